@@ -1,0 +1,1 @@
+export async function runCli(_argv: string[]): Promise<number> { return 0; }

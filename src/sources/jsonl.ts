@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync, fstatSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import type { RawRecord } from './source.js';
 
 export interface JsonlWarning {
@@ -13,7 +13,7 @@ export interface JsonlRead {
   endOffset: number;
   /** Line number of the last complete line read (0 when none). */
   endLine: number;
-  /** A trailing line without a newline that was left for the next run. */
+  /** Bytes of a trailing line without a newline, left for the next run. */
   pendingBytes: number;
 }
 
@@ -21,120 +21,101 @@ export interface JsonlOptions {
   fromOffset?: number;
   /** Line number of the line just before fromOffset. */
   fromLine?: number;
-  /** Lines longer than this are skipped with a warning (they would otherwise hold memory hostage). */
+  /** Lines longer than this are skipped with a warning naming the line. */
   maxLineBytes?: number;
   /**
-   * Treat an unterminated last line as complete when it parses as JSON. Used for files that will not grow
-   * (snapshots of finished sessions); the indexer leaves it for the next run instead.
+   * Take an unterminated last line when it parses as a whole JSON object (default true). Otherwise it is
+   * left pending: it is still being written.
    */
   acceptUnterminated?: boolean;
 }
 
-const CHUNK = 1 << 20;
+/** Read complete JSONL lines of a file from a byte offset. */
+export function readJsonl(path: string, options: JsonlOptions = {}): JsonlRead {
+  return parseJsonlBuffer(readFileSync(path), options);
+}
 
 /**
- * Read complete JSONL lines from a byte offset. A partly written last line (no trailing newline) is left for
+ * Parse complete JSONL lines from a byte offset. A partly written last line (no trailing newline) is left for
  * the next run, so a transcript that is being appended to is never read half-way through a record.
  */
-export function readJsonl(path: string, options: JsonlOptions = {}): JsonlRead {
+export function parseJsonlBuffer(buffer: Buffer, options: JsonlOptions = {}): JsonlRead {
   const maxLineBytes = options.maxLineBytes ?? 64 * 1024 * 1024;
-  const fd = openSync(path, 'r');
-  try {
-    const size = fstatSync(fd).size;
-    const records: RawRecord[] = [];
-    const warnings: JsonlWarning[] = [];
-    let position = options.fromOffset ?? 0;
-    let lineNo = options.fromLine ?? 0;
-    let carry: Buffer[] = [];
-    let carryBytes = 0;
-    let lineStart = position;
-    let oversized = false;
-    const buffer = Buffer.allocUnsafe(CHUNK);
+  const records: RawRecord[] = [];
+  const warnings: JsonlWarning[] = [];
+  let lineNo = options.fromLine ?? 0;
+  let start = Math.min(options.fromOffset ?? 0, buffer.length);
 
-    const emit = (bytes: Buffer, start: number, end: number): void => {
-      lineNo += 1;
-      if (oversized) {
-        warnings.push({ line: lineNo, message: `line longer than ${maxLineBytes} bytes skipped` });
-        return;
-      }
-      const text = bytes.toString('utf8').trim();
-      if (text === '') return;
-      try {
-        records.push({ line: lineNo, start, end, value: JSON.parse(text) });
-      } catch (error) {
-        warnings.push({ line: lineNo, message: `malformed JSON (${(error as Error).message})` });
-      }
-    };
-
-    while (position < size) {
-      const read = readSync(fd, buffer, 0, Math.min(CHUNK, size - position), position);
-      if (read <= 0) break;
-      let cursor = 0;
-      while (cursor < read) {
-        const newline = buffer.indexOf(0x0a, cursor);
-        const stop = newline === -1 || newline >= read ? read : newline;
-        const piece = buffer.subarray(cursor, stop);
-        if (!oversized) {
-          if (carryBytes + piece.length > maxLineBytes) {
-            oversized = true;
-            carry = [];
-            carryBytes = 0;
-          } else {
-            carry.push(Buffer.from(piece));
-            carryBytes += piece.length;
-          }
-        }
-        if (stop === read) break;
-        const end = position + newline + 1;
-        emit(carry.length === 1 ? carry[0]! : Buffer.concat(carry), lineStart, end);
-        carry = [];
-        carryBytes = 0;
-        oversized = false;
-        lineStart = end;
-        cursor = newline + 1;
-      }
-      position += read;
+  const emit = (from: number, to: number, end: number): void => {
+    lineNo += 1;
+    if (to - from > maxLineBytes) {
+      warnings.push({ line: lineNo, message: `line of ${to - from} bytes exceeds the ${maxLineBytes}-byte limit; skipped` });
+      return;
     }
-
-    let endOffset = lineStart;
-    let pendingBytes = size - lineStart;
-    if (pendingBytes > 0 && options.acceptUnterminated && !oversized) {
-      const text = Buffer.concat(carry).toString('utf8');
-      try {
-        JSON.parse(text);
-        emit(Buffer.from(text), lineStart, size);
-        endOffset = size;
-        pendingBytes = 0;
-      } catch {
-        // left pending: it is either still being written or malformed; the caller decides which
-      }
+    const text = buffer.toString('utf8', from, to).trim();
+    if (text === '') return;
+    try {
+      records.push({ line: lineNo, start: from, end, value: JSON.parse(text) });
+    } catch (error) {
+      warnings.push({ line: lineNo, message: `malformed JSON (${(error as Error).message})` });
     }
-    return { records, warnings, endOffset, endLine: lineNo, pendingBytes };
-  } finally {
-    closeSync(fd);
+  };
+
+  while (start < buffer.length) {
+    const newline = buffer.indexOf(0x0a, start);
+    if (newline === -1) break;
+    emit(start, newline, newline + 1);
+    start = newline + 1;
   }
+
+  let pendingBytes = buffer.length - start;
+  if (pendingBytes > 0 && pendingBytes <= maxLineBytes && options.acceptUnterminated !== false) {
+    // A cut-off JSON object never parses, so an unterminated line that parses as an object is complete; the
+    // writer's newline, when it comes, reads as an empty line next run.
+    const value = tryParseObject(buffer.toString('utf8', start, buffer.length));
+    if (value !== undefined) {
+      lineNo += 1;
+      records.push({ line: lineNo, start, end: buffer.length, value });
+      start = buffer.length;
+      pendingBytes = 0;
+    }
+  }
+  return { records, warnings, endOffset: start, endLine: lineNo, pendingBytes };
 }
 
 /** Parse the first few complete lines of a file, for format detection. */
 export function readHead(path: string, maxLines = 8, maxBytes = 4 * 1024 * 1024): unknown[] {
   const fd = openSync(path, 'r');
   try {
-    const buffer = Buffer.allocUnsafe(Math.min(maxBytes, Math.max(0, fstatSync(fd).size)));
+    const buffer = Buffer.allocUnsafe(Math.min(maxBytes, fstatSync(fd).size));
     const read = readSync(fd, buffer, 0, buffer.length, 0);
-    const text = buffer.subarray(0, read).toString('utf8');
-    const values: unknown[] = [];
-    for (const line of text.split('\n')) {
-      if (values.length >= maxLines) break;
-      const trimmed = line.trim();
-      if (!trimmed) continue;
-      try {
-        values.push(JSON.parse(trimmed));
-      } catch {
-        // a malformed or cut-off line says nothing about the format
-      }
-    }
-    return values;
+    return parseHead(buffer.subarray(0, read), maxLines);
   } finally {
     closeSync(fd);
+  }
+}
+
+export function parseHead(buffer: Buffer, maxLines = 8): unknown[] {
+  const values: unknown[] = [];
+  for (const line of buffer.subarray(0, 4 * 1024 * 1024).toString('utf8').split('\n')) {
+    if (values.length >= maxLines) break;
+    const trimmed = line.trim();
+    if (!trimmed) continue;
+    try {
+      values.push(JSON.parse(trimmed));
+    } catch {
+      // a malformed or cut-off line says nothing about the format
+    }
+  }
+  return values;
+}
+
+function tryParseObject(text: string): unknown {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith('{') || !trimmed.endsWith('}')) return undefined;
+  try {
+    return JSON.parse(trimmed) as unknown;
+  } catch {
+    return undefined;
   }
 }

@@ -1,1 +1,82 @@
-export async function runCli(_argv: string[]): Promise<number> { return 0; }
+import { Command, CommanderError } from 'commander';
+import { type MoonConfig, loadConfig } from '../../config.js';
+import { MoonError, describeError, isMoonError } from '../../errors.js';
+import { type Moon, createMoon } from '../../moon.js';
+import { registerConfig } from './commands/config-command.js';
+import { registerIndex } from './commands/index-command.js';
+import { registerRecall } from './commands/recall-command.js';
+import { registerSnapshot } from './commands/snapshot-command.js';
+import { registerStatus } from './commands/status-command.js';
+import type { CliContext } from './context.js';
+import { type CliIO, createProcessIO } from './output.js';
+
+/**
+ * Parse, dispatch, and turn failures into exit codes: 0 ok, 2 bad usage or input, 1 runtime error.
+ * Returns the code instead of exiting, so tests can run the CLI in-process.
+ */
+export async function runCli(argv: string[], io: CliIO = createProcessIO(), env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  let exitCode = 0;
+  let config: MoonConfig | null = null;
+  let moon: Moon | null = null;
+  const program = new Command('moon');
+  const global = (): { home?: string; timezone?: string; redact?: boolean } => program.opts();
+  const context: CliContext = {
+    io,
+    config: () => {
+      if (!config) {
+        const flags = global();
+        config = loadConfig({
+          env,
+          home: flags.home,
+          overrides: {
+            'distill.residential_timezone': flags.timezone,
+            'privacy.redact': flags.redact === false ? false : undefined,
+          },
+        });
+      }
+      return config;
+    },
+    moon: () => {
+      if (!moon) moon = createMoon(context.config());
+      return moon;
+    },
+    setExitCode: (code) => {
+      exitCode = Math.max(exitCode, code);
+    },
+  };
+  program
+    .description('moon — memory for AI coding agents')
+    .option('--home <dir>', 'moon home (default $MOON_HOME or ~/.moon)')
+    .option('--timezone <zone>', 'residential time zone (IANA), overrides distill.residential_timezone')
+    .option('--no-redact', 'do not redact secrets (privacy.redact = false)')
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => io.out(text), writeErr: (text) => io.err(text) })
+    .showHelpAfterError(false);
+  registerIndex(program, context);
+  registerSnapshot(program, context);
+  registerRecall(program, context);
+  registerStatus(program, context);
+  registerConfig(program, context);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    exitCode = reportError(io, error);
+  } finally {
+    (moon as Moon | null)?.close();
+  }
+  return exitCode;
+}
+
+function reportError(io: CliIO, error: unknown): number {
+  if (error instanceof CommanderError) {
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
+    return 2;
+  }
+  if (isMoonError(error)) {
+    io.err(`moon: ${error.message}${error.hint ? ` (${error.hint})` : ''}`);
+    return error.exitCode;
+  }
+  io.err(`moon: ${describeError(error)}`);
+  if (process.env.MOON_DEBUG) io.err(String((error as Error).stack ?? ''));
+  return new MoonError('internal', '').exitCode;
+}

@@ -1,0 +1,67 @@
+import { appendFileSync, closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { ArchiveRecord } from '../model.js';
+import { ensurePrivateDir } from './write.js';
+
+/**
+ * archives/ledger.jsonl: one ArchiveRecord (seed 001) per distinct (session, content hash). Appending the same
+ * pair again is a no-op, so re-running a snapshot is idempotent.
+ */
+export class Ledger {
+  private seen: Set<string> | null = null;
+
+  constructor(private readonly path: string) {}
+
+  has(sessionId: string, contentHash: string): boolean {
+    return this.load().has(ledgerKey(sessionId, contentHash));
+  }
+
+  append(record: ArchiveRecord): boolean {
+    const key = ledgerKey(record.session_id, record.content_hash);
+    const seen = this.load();
+    if (seen.has(key)) return false;
+    ensurePrivateDir(dirname(this.path));
+    // A crash can leave a torn last line; start on a fresh line so the new record stays readable.
+    const prefix = endsMidLine(this.path) ? '\n' : '';
+    appendFileSync(this.path, `${prefix}${JSON.stringify(record)}\n`, { mode: 0o600 });
+    seen.add(key);
+    return true;
+  }
+
+  records(): ArchiveRecord[] {
+    if (!existsSync(this.path)) return [];
+    const records: ArchiveRecord[] = [];
+    for (const line of readFileSync(this.path, 'utf8').split('\n')) {
+      if (!line.trim()) continue;
+      try {
+        records.push(JSON.parse(line) as ArchiveRecord);
+      } catch {
+        // a torn last line from a crash is ignored; the next append starts a fresh line
+      }
+    }
+    return records;
+  }
+
+  private load(): Set<string> {
+    if (!this.seen) this.seen = new Set(this.records().map((record) => ledgerKey(record.session_id, record.content_hash)));
+    return this.seen;
+  }
+}
+
+function endsMidLine(path: string): boolean {
+  if (!existsSync(path)) return false;
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    if (size === 0) return false;
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    return last[0] !== 0x0a;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function ledgerKey(sessionId: string, contentHash: string): string {
+  return `${sessionId}\u0000${contentHash}`;
+}

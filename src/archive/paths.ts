@@ -1,0 +1,39 @@
+import { join } from 'node:path';
+
+/** Every path under $MOON_HOME, in one place. */
+export interface MoonPaths {
+  home: string;
+  db: string;
+  archives: string;
+  raw: string;
+  mlib: string;
+  ledger: string;
+  logs: string;
+}
+
+export function resolvePaths(home: string): MoonPaths {
+  const archives = join(home, 'archives');
+  return {
+    home,
+    db: join(home, 'moon.db'),
+    archives,
+    raw: join(archives, 'raw'),
+    mlib: join(archives, 'mlib'),
+    ledger: join(archives, 'ledger.jsonl'),
+    logs: join(home, 'logs'),
+  };
+}
+
+/** Session ids become file names: keep them readable, but never let one escape its folder. */
+export function toFileStem(sessionId: string): string {
+  const stem = sessionId.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^\.+/, '_');
+  return stem === '' ? '_' : stem.slice(0, 200);
+}
+
+export function projectionPathFor(paths: MoonPaths, sessionId: string): string {
+  return join(paths.mlib, `${toFileStem(sessionId)}.md`);
+}
+
+export function rawArchivePathFor(paths: MoonPaths, source: string, sessionId: string): string {
+  return join(paths.raw, source, `${toFileStem(sessionId)}.jsonl`);
+}

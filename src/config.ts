@@ -1,0 +1,189 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, join, resolve } from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+import { z } from 'zod';
+import { MoonError } from './errors.js';
+import { isValidTimezone, systemTimezone } from './time/zone.js';
+
+/**
+ * One schema, three layers: $MOON_HOME/moon.toml, then MOON_* environment variables, then flags.
+ * Every key has exactly one spelling per layer (ENV_KEYS below), and a bad value is an error naming the key.
+ */
+const timezone = z.string().refine(isValidTimezone, { message: 'is not an IANA time zone (e.g. "Australia/Sydney")' });
+
+const schema = z
+  .object({
+    sources: z
+      .object({
+        /** Folders or files to scan. Empty: the default locations of Claude Code, Codex and OpenClaw. */
+        roots: z.array(z.string().min(1)).default([]),
+      })
+      .strict()
+      .default({ roots: [] }),
+    privacy: z
+      .object({
+        redact: z.boolean().default(true),
+        extra_patterns: z.array(z.string()).default([]),
+      })
+      .strict()
+      .default({ redact: true, extra_patterns: [] }),
+    distill: z
+      .object({
+        residential_timezone: timezone.optional(),
+      })
+      .strict()
+      .default({}),
+    session: z
+      .object({
+        /** The session the agent is in now: excluded from indexing and recall (seed 002). */
+        current_id: z.string().min(1).optional(),
+      })
+      .strict()
+      .default({}),
+    index: z
+      .object({
+        max_line_bytes: z.number().int().positive().default(32 * 1024 * 1024),
+        min_message_chars: z.number().int().min(0).default(10),
+      })
+      .strict()
+      .default({ max_line_bytes: 32 * 1024 * 1024, min_message_chars: 10 }),
+    recall: z
+      .object({
+        limit: z.number().int().positive().max(1000).default(10),
+        messages_per_session: z.number().int().positive().max(100).default(5),
+        snippet_chars: z.number().int().min(80).max(4000).default(320),
+      })
+      .strict()
+      .default({ limit: 10, messages_per_session: 5, snippet_chars: 320 }),
+  })
+  .strict();
+
+export type ConfigFile = z.infer<typeof schema>;
+
+export interface MoonConfig extends ConfigFile {
+  home: string;
+  /** Where the values came from, for `moon config --show`. */
+  origin: { file: string | null; env: string[] };
+  distill: ConfigFile['distill'] & { residential_timezone: string };
+}
+
+type EnvKind = 'string' | 'boolean' | 'int' | 'paths';
+/** The environment variable of each key. One name per key — no aliases. */
+export const ENV_KEYS: Record<string, { key: string; kind: EnvKind }> = {
+  MOON_SOURCES: { key: 'sources.roots', kind: 'paths' },
+  MOON_REDACT: { key: 'privacy.redact', kind: 'boolean' },
+  MOON_RESIDENTIAL_TIMEZONE: { key: 'distill.residential_timezone', kind: 'string' },
+  MOON_CURRENT_SESSION_ID: { key: 'session.current_id', kind: 'string' },
+  MOON_MAX_LINE_BYTES: { key: 'index.max_line_bytes', kind: 'int' },
+  MOON_RECALL_LIMIT: { key: 'recall.limit', kind: 'int' },
+};
+
+export interface LoadConfigOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Dotted keys set by flags, e.g. { 'session.current_id': 'abc' }. Applied last. */
+  overrides?: Record<string, unknown>;
+  home?: string;
+}
+
+export function resolveHome(env: NodeJS.ProcessEnv = process.env, home?: string): string {
+  return resolve(home ?? (env.MOON_HOME && env.MOON_HOME.trim() !== '' ? env.MOON_HOME : join(homedir(), '.moon')));
+}
+
+export function loadConfig(options: LoadConfigOptions = {}): MoonConfig {
+  const env = options.env ?? process.env;
+  const home = resolveHome(env, options.home);
+  const file = join(home, 'moon.toml');
+  let raw: Record<string, unknown> = {};
+  let fileUsed: string | null = null;
+  if (existsSync(file)) {
+    try {
+      raw = parseToml(readFileSync(file, 'utf8')) as Record<string, unknown>;
+      fileUsed = file;
+    } catch (error) {
+      throw new MoonError('bad_config', `${file}: ${(error as Error).message}`);
+    }
+  }
+  const envUsed: string[] = [];
+  for (const [name, spec] of Object.entries(ENV_KEYS)) {
+    const value = env[name];
+    if (value === undefined || value === '') continue;
+    setDotted(raw, spec.key, parseEnvValue(name, value, spec.kind));
+    envUsed.push(name);
+  }
+  for (const [key, value] of Object.entries(options.overrides ?? {})) {
+    if (value !== undefined) setDotted(raw, key, value);
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const key = issue.path.join('.') || '(root)';
+    const where = describeKeySource(key, fileUsed, envUsed, options.overrides);
+    const message =
+      issue.code === 'unrecognized_keys'
+        ? `unknown key ${issue.keys.map((k) => (key === '(root)' ? k : `${key}.${k}`)).join(', ')}`
+        : `${key}: ${issue.message}`;
+    throw new MoonError('bad_config', `${where}${message}`, { hint: 'see docs/cli.md#configuration' });
+  }
+  const value = parsed.data;
+  return Object.freeze({
+    ...value,
+    home,
+    origin: { file: fileUsed, env: envUsed },
+    distill: { ...value.distill, residential_timezone: value.distill.residential_timezone ?? systemTimezone() },
+  });
+}
+
+function describeKeySource(
+  key: string,
+  file: string | null,
+  envUsed: string[],
+  overrides: Record<string, unknown> | undefined,
+): string {
+  if (overrides && overrides[key] !== undefined) return 'flag: ';
+  const envName = Object.entries(ENV_KEYS).find(([name, spec]) => spec.key === key && envUsed.includes(name))?.[0];
+  if (envName) return `${envName}: `;
+  return file ? `${file}: ` : '';
+}
+
+function parseEnvValue(name: string, value: string, kind: EnvKind): unknown {
+  switch (kind) {
+    case 'string':
+      return value;
+    case 'paths':
+      return value.split(delimiter).filter((part) => part !== '');
+    case 'boolean': {
+      const lowered = value.toLowerCase();
+      if (['1', 'true', 'yes', 'on'].includes(lowered)) return true;
+      if (['0', 'false', 'no', 'off'].includes(lowered)) return false;
+      throw new MoonError('bad_config', `${name}: expected true or false, got "${value}"`);
+    }
+    case 'int': {
+      if (!/^\d+$/.test(value)) throw new MoonError('bad_config', `${name}: expected a positive integer, got "${value}"`);
+      return Number(value);
+    }
+  }
+}
+
+function setDotted(target: Record<string, unknown>, dotted: string, value: unknown): void {
+  const parts = dotted.split('.');
+  let node = target;
+  for (const part of parts.slice(0, -1)) {
+    const next = node[part];
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) node[part] = {};
+    node = node[part] as Record<string, unknown>;
+  }
+  node[parts[parts.length - 1]!] = value;
+}
+
+/** Default transcript locations, kept only when they exist. */
+export function defaultSourceRoots(home = homedir()): string[] {
+  return [join(home, '.claude', 'projects'), join(home, '.codex', 'sessions'), join(home, '.openclaw', 'agents')].filter(
+    (path) => existsSync(path),
+  );
+}
+
+export function describeConfig(config: MoonConfig): Record<string, unknown> {
+  const { origin, ...rest } = config;
+  return { ...rest, origin };
+}

@@ -1,0 +1,11 @@
+/** The public library API. CLI, MCP and HTTP call these and nothing deeper. */
+export { createMoon } from './moon.js';
+export type { IndexRequest, Moon, StatusReport } from './moon.js';
+export { loadConfig } from './config.js';
+export type { MoonConfig } from './config.js';
+export { MoonError } from './errors.js';
+export type { MoonErrorCode } from './errors.js';
+export type * from './model.js';
+export type { RecallOptions, RecallGroup } from './search/options.js';
+export type { IndexReport } from './ingest/run-index.js';
+export type { SnapshotReport } from './ingest/run-snapshot.js';

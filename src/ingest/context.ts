@@ -1,0 +1,55 @@
+import type { Ledger } from '../archive/ledger.js';
+import type { MoonPaths } from '../archive/paths.js';
+import type { ParsedChunk } from '../sources/source.js';
+import type { Store } from '../store/store.js';
+
+export interface NormalizedChunk {
+  chunk: ParsedChunk;
+  filtered: number;
+  filteredByReason: Record<string, number>;
+}
+
+/** Everything a file needs to go from transcript to index; built once per run by the composition root. */
+export interface IngestContext {
+  paths: MoonPaths;
+  ledger: Ledger;
+  normalize: (chunk: ParsedChunk) => NormalizedChunk;
+  timezone: string;
+  maxLineBytes: number;
+  /** Session-level filter (seed 002): the current session is never indexed. */
+  excludeSessionIds: ReadonlySet<string>;
+  now: () => number;
+}
+
+export type FileStatus = 'indexed' | 'unchanged' | 'excluded' | 'error';
+
+export interface FileOutcome {
+  path: string;
+  status: FileStatus;
+  sessionId: string | null;
+  source: string | null;
+  /** Entries written by this run (new or merged). */
+  entries: number;
+  filtered: number;
+  /** `path:line: message` for skipped lines. */
+  warnings: string[];
+  /** Why the file was excluded or failed. */
+  reason: string | null;
+  /** True when the file was read from its last committed offset rather than from the start. */
+  resumed: boolean;
+}
+
+export function makeOutcome(path: string, status: FileStatus, extra: Partial<FileOutcome> = {}): FileOutcome {
+  return {
+    path,
+    status,
+    sessionId: null,
+    source: null,
+    entries: 0,
+    filtered: 0,
+    warnings: [],
+    reason: null,
+    resumed: false,
+    ...extra,
+  };
+}

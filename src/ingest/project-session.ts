@@ -1,0 +1,66 @@
+import { projectionPathFor } from '../archive/paths.js';
+import { writeFileAtomic } from '../archive/write.js';
+import type { Entry } from '../model.js';
+import type { SessionDoc } from '../project/doc.js';
+import { renderProjection } from '../project/render.js';
+import type { ParsedChunk } from '../sources/source.js';
+import type { Store } from '../store/store.js';
+import type { IngestContext } from './context.js';
+
+/** Render a session's v2 projection from the index and write it to archives/mlib/<session>.md. */
+export function projectStoredSession(context: IngestContext, store: Store, sessionId: string): string | null {
+  const session = store.getSession(sessionId);
+  if (!session) return null;
+  const path = writeProjection(context, {
+    session,
+    entries: store.listEntries(sessionId),
+    anchors: store.listAnchors(sessionId),
+    filteredNoiseCount: session.filteredNoiseCount,
+    archivePath: session.archivePath ?? '',
+    contentHash: session.contentHash ?? '',
+    timezone: context.timezone,
+  });
+  store.markProjected(sessionId, path);
+  return path;
+}
+
+export function writeProjection(context: IngestContext, doc: SessionDoc): string {
+  const path = projectionPathFor(context.paths, doc.session.id);
+  writeFileAtomic(path, renderProjection(doc));
+  return path;
+}
+
+/** A whole file parsed in one chunk, as a SessionDoc (what `moon snapshot` renders without an index). */
+export function docFromChunk(
+  context: IngestContext,
+  chunk: ParsedChunk,
+  input: { filteredNoiseCount: number; archivePath: string; contentHash: string },
+): SessionDoc {
+  return {
+    session: chunk.session,
+    entries: mergeEntriesByKey(chunk.entries),
+    anchors: chunk.anchors,
+    filteredNoiseCount: input.filteredNoiseCount,
+    archivePath: input.archivePath,
+    contentHash: input.contentHash,
+    timezone: context.timezone,
+  };
+}
+
+/** The in-memory twin of the store's upsert: entries sharing a key continue one message. */
+export function mergeEntriesByKey(entries: readonly Entry[]): Entry[] {
+  const byKey = new Map<string, Entry>();
+  for (const entry of entries) {
+    const existing = byKey.get(entry.key);
+    if (!existing) {
+      byKey.set(entry.key, { ...entry });
+      continue;
+    }
+    existing.text = existing.text && entry.text ? `${existing.text}\n\n${entry.text}` : existing.text || entry.text;
+    existing.result = entry.result ?? existing.result;
+    existing.resultId = entry.resultId ?? existing.resultId;
+    existing.toolTarget = existing.toolTarget ?? entry.toolTarget;
+    existing.priority = existing.priority ?? entry.priority;
+  }
+  return [...byKey.values()].sort((a, b) => a.seq - b.seq);
+}

@@ -1,0 +1,111 @@
+import type { Store } from '../store/store.js';
+import type { FileOutcome, IngestContext } from './context.js';
+import { discoverFiles } from './discover.js';
+import { indexFile } from './index-file.js';
+import { projectStoredSession } from './project-session.js';
+import { reprojectLegacy } from './reproject.js';
+
+export interface IndexOptions {
+  roots: string[];
+  force?: boolean;
+  /** Rewrite every projection as v2 (seed 000 §3.3), v1 ones included. */
+  reproject?: boolean;
+  onProgress?: (done: number, total: number, path: string) => void;
+}
+
+export interface IndexReport {
+  files: number;
+  indexed: number;
+  unchanged: number;
+  excluded: number;
+  failed: number;
+  resumed: number;
+  entries: number;
+  filtered: number;
+  bytes: number;
+  projections: number;
+  sessions: string[];
+  warnings: string[];
+  errors: { path: string; reason: string }[];
+  excludedFiles: { path: string; reason: string }[];
+  durationMs: number;
+}
+
+export function runIndex(context: IngestContext, store: Store, options: IndexOptions): IndexReport {
+  const startedAtMs = context.now();
+  const discovery = discoverFiles(options.roots, [context.paths.home]);
+  const report: IndexReport = {
+    files: discovery.files.length,
+    indexed: 0,
+    unchanged: 0,
+    excluded: 0,
+    failed: 0,
+    resumed: 0,
+    entries: 0,
+    filtered: 0,
+    bytes: 0,
+    projections: 0,
+    sessions: [],
+    warnings: [...discovery.warnings],
+    errors: [],
+    excludedFiles: [],
+    durationMs: 0,
+  };
+  const touched = new Set<string>();
+  discovery.files.forEach((path, index) => {
+    const outcome = indexFile(context, store, path, { force: options.force ?? false });
+    tally(report, outcome);
+    if (outcome.status === 'indexed' && outcome.sessionId) {
+      touched.add(outcome.sessionId);
+      if (projectStoredSession(context, store, outcome.sessionId)) report.projections += 1;
+    }
+    options.onProgress?.(index + 1, discovery.files.length, path);
+  });
+  // A crash between a commit and its projection leaves the session stale; finish that work now.
+  for (const session of store.listSessions()) {
+    if ((session.projectionStale && !touched.has(session.id)) || options.reproject) {
+      if (projectStoredSession(context, store, session.id)) report.projections += 1;
+    }
+  }
+  if (options.reproject) {
+    const legacy = reprojectLegacy(context, store);
+    report.projections += legacy.rewritten;
+    report.warnings.push(...legacy.warnings);
+  }
+  report.sessions = [...touched].sort();
+  report.durationMs = context.now() - startedAtMs;
+  store.recordRun({
+    startedAtMs,
+    finishedAtMs: context.now(),
+    command: 'index',
+    files: report.files,
+    filesChanged: report.indexed,
+    entries: report.entries,
+    warnings: report.warnings.length,
+    errors: report.failed,
+  });
+  return report;
+}
+
+function tally(report: IndexReport, outcome: FileOutcome): void {
+  report.warnings.push(...outcome.warnings);
+  switch (outcome.status) {
+    case 'indexed':
+      report.indexed += 1;
+      report.entries += outcome.entries;
+      report.filtered += outcome.filtered;
+      if (outcome.resumed) report.resumed += 1;
+      break;
+    case 'unchanged':
+      report.unchanged += 1;
+      break;
+    case 'excluded':
+      report.excluded += 1;
+      report.excludedFiles.push({ path: outcome.path, reason: outcome.reason ?? 'excluded' });
+      break;
+    case 'error':
+      report.failed += 1;
+      report.errors.push({ path: outcome.path, reason: outcome.reason ?? 'failed' });
+      break;
+  }
+}

@@ -1,0 +1,54 @@
+import { readFileSync } from 'node:fs';
+import { describeError, isMoonError } from '../errors.js';
+import type { IngestContext } from './context.js';
+import { archiveRaw } from './archive-raw.js';
+import { discoverFiles } from './discover.js';
+import { sha256 } from './hash.js';
+import { docFromChunk, writeProjection } from './project-session.js';
+import { readTranscript } from './read-transcript.js';
+
+export interface SnapshotReport {
+  files: number;
+  archived: { sessionId: string; source: string; archivePath: string; projectionPath: string; contentHash: string }[];
+  excluded: { path: string; reason: string }[];
+  errors: { path: string; reason: string }[];
+  warnings: string[];
+}
+
+/** `moon snapshot`: raw copy + ledger + v2 projection for each transcript, without touching the index. */
+export function runSnapshot(context: IngestContext, roots: string[]): SnapshotReport {
+  const discovery = discoverFiles(roots, [context.paths.home]);
+  const report: SnapshotReport = { files: discovery.files.length, archived: [], excluded: [], errors: [], warnings: [...discovery.warnings] };
+  for (const path of discovery.files) {
+    try {
+      const buffer = readFileSync(path);
+      const contentHash = sha256(buffer);
+      const { source, normalized, warnings } = readTranscript(context, path, buffer, null);
+      report.warnings.push(...warnings);
+      const chunk = normalized.chunk;
+      if (chunk.fork) {
+        report.excluded.push({ path, reason: 'fork session (first record is a queue-operation)' });
+        continue;
+      }
+      if (context.excludeSessionIds.has(chunk.session.id)) {
+        report.excluded.push({ path, reason: 'current session' });
+        continue;
+      }
+      const archivePath = archiveRaw(context, {
+        source: source.name,
+        sessionId: chunk.session.id,
+        buffer,
+        contentHash,
+        filteredNoiseCount: normalized.filtered,
+      });
+      const projectionPath = writeProjection(
+        context,
+        docFromChunk(context, chunk, { filteredNoiseCount: normalized.filtered, archivePath, contentHash }),
+      );
+      report.archived.push({ sessionId: chunk.session.id, source: source.name, archivePath, projectionPath, contentHash });
+    } catch (error) {
+      report.errors.push({ path, reason: isMoonError(error) ? error.message : `${path}: ${describeError(error)}` });
+    }
+  }
+  return report;
+}

@@ -1,0 +1,45 @@
+import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
+import { createProgress, printJson } from '../output.js';
+
+export function registerIndex(program: Command, context: CliContext): void {
+  program
+    .command('index')
+    .description('snapshot, project and index transcripts (default: the configured source roots)')
+    .argument('[paths...]', 'transcript files or folders')
+    .option('--reproject', 'rewrite every projection as v2, v1 ones included')
+    .option('--force', 're-read every file from the start')
+    .option('--exclude-session <id>', 'never index this session (repeatable)', collect, [])
+    .option('--json', 'print the report as JSON')
+    .action((paths: string[], options: { reproject?: boolean; force?: boolean; excludeSession: string[]; json?: boolean }) => {
+      const moon = context.moon();
+      const progress = createProgress(context.io, 'indexing');
+      const report = moon.index({
+        roots: paths,
+        force: options.force,
+        reproject: options.reproject,
+        excludeSessions: options.excludeSession,
+        onProgress: (done, total) => progress(done, total),
+      });
+      progress.finish();
+      for (const warning of report.warnings) context.io.err(`warning: ${warning}`);
+      for (const error of report.errors) context.io.err(`error: ${error.reason}`);
+      if (options.json) {
+        printJson(context.io, report);
+      } else {
+        context.io.out(
+          [
+            `files: ${report.files} (indexed ${report.indexed}, resumed ${report.resumed}, unchanged ${report.unchanged}, excluded ${report.excluded}, failed ${report.failed})`,
+            `entries: ${report.entries} written, ${report.filtered} filtered as noise`,
+            `projections: ${report.projections} written to ${moon.paths.mlib}`,
+            `warnings: ${report.warnings.length}; took ${report.durationMs} ms`,
+          ].join('\n'),
+        );
+      }
+      if (report.failed > 0) context.setExitCode(report.failed === report.files ? 2 : 1);
+    });
+}
+
+export function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}

@@ -1,0 +1,182 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { MoonError, describeError, isMoonError } from '../../../errors.js';
+import type { RecallResult } from '../../../model.js';
+import { type RecallOptions, validateGroup, validateRole, validateSource } from '../../../search/options.js';
+import type { CliContext } from '../context.js';
+import { printJson } from '../output.js';
+import { collect } from './index-command.js';
+
+interface RecallFlags {
+  limit?: string;
+  group?: string;
+  require: string[];
+  exclude: string[];
+  project: string[];
+  session: string[];
+  source: string[];
+  role: string[];
+  tool: string[];
+  since?: string;
+  until?: string;
+  excludeSession: string[];
+  perSession?: string;
+  now?: string;
+  tz?: string;
+  json?: boolean;
+  batch?: string;
+}
+
+export function registerRecall(program: Command, context: CliContext): void {
+  program
+    .command('recall')
+    .description('find earlier conversations, decisions and tool actions')
+    .argument('[query...]', 'what to look for')
+    .option('--limit <n>', 'sessions (or messages with --group message) to return')
+    .option('--group <mode>', 'session (default) or message')
+    .option('--require <word>', 'every match must contain this (repeatable)', collect, [])
+    .option('--exclude <word>', 'no match may contain this (repeatable)', collect, [])
+    .option('--project <name>', 'only this project (name or cwd substring, repeatable)', collect, [])
+    .option('--session <id>', 'only this session (repeatable)', collect, [])
+    .option('--source <name>', 'only claude-code, codex or openclaw (repeatable)', collect, [])
+    .option('--role <role>', 'only user, assistant, tool or system (repeatable)', collect, [])
+    .option('--tool <name>', 'only this tool (repeatable)', collect, [])
+    .option('--since <iso>', 'only at or after this ISO date/time')
+    .option('--until <iso>', 'only before this ISO date/time')
+    .option('--exclude-session <id>', 'never return this session (repeatable)', collect, [])
+    .option('--per-session <n>', 'messages shown per session')
+    .option('--now <iso>', 'reference time for relative expressions')
+    .option('--tz <zone>', 'time zone for dates without an offset')
+    .option('--batch <file>', 'read one JSON query per line (- for stdin), write one RecallResult per line')
+    .option('--json', 'print the RecallResult as JSON')
+    .action(async (words: string[], flags: RecallFlags) => {
+      const moon = context.moon();
+      if (flags.batch) {
+        const text = flags.batch === '-' ? await context.io.readStdin() : readBatchFile(flags.batch);
+        let bad = 0;
+        text.split('\n').forEach((line, index) => {
+          if (!line.trim()) return;
+          try {
+            const options = parseBatchLine(line);
+            context.io.out(JSON.stringify(moon.recall(options)));
+          } catch (error) {
+            if (!isMoonError(error) || error.exitCode !== 2) throw error;
+            bad += 1;
+            const where = `${flags.batch === '-' ? 'stdin' : flags.batch}:${index + 1}`;
+            context.io.err(`error: ${where}: ${error.message}`);
+            context.io.out(JSON.stringify({ query: '', matches: [], generated_at_epoch_secs: 0, error: `${where}: ${error.message}` }));
+          }
+        });
+        if (bad > 0) context.setExitCode(2);
+        return;
+      }
+      const query = words.join(' ').trim();
+      if (!query) throw new MoonError('bad_usage', 'recall needs a query (or --batch FILE)');
+      const result = moon.recall(toRecallOptions(query, flags));
+      if (flags.json) printJson(context.io, result);
+      else context.io.out(formatRecall(result));
+    });
+}
+
+function readBatchFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new MoonError('bad_input', `--batch: cannot read ${path} (${describeError(error)})`);
+  }
+}
+
+function toRecallOptions(query: string, flags: RecallFlags): RecallOptions {
+  return {
+    query,
+    limit: flags.limit === undefined ? undefined : parsePositive('--limit', flags.limit),
+    group: flags.group === undefined ? undefined : validateGroup(flags.group),
+    require: flags.require,
+    exclude: flags.exclude,
+    project: nonEmpty(flags.project),
+    session: nonEmpty(flags.session),
+    source: nonEmpty(flags.source.map(validateSource)),
+    role: nonEmpty(flags.role.map(validateRole)),
+    tool: nonEmpty(flags.tool),
+    since: flags.since,
+    until: flags.until,
+    excludeSession: flags.excludeSession,
+    messagesPerSession: flags.perSession === undefined ? undefined : parsePositive('--per-session', flags.perSession),
+    now: flags.now,
+    tz: flags.tz,
+  };
+}
+
+const LIST_KEYS = ['require', 'exclude', 'project', 'session', 'source', 'role', 'tool', 'excludeSession'] as const;
+const SCALAR_KEYS = ['query', 'limit', 'group', 'since', 'until', 'perSession', 'now', 'tz'] as const;
+
+/** A batch line is `{"query": ..., "limit": ..., ...}` with any recall flag's name (kebab or camel case). */
+export function parseBatchLine(line: string): RecallOptions {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (error) {
+    throw new MoonError('bad_input', `malformed JSON (${describeError(error)})`);
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new MoonError('bad_input', 'expected a JSON object');
+  const flags: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    const camel = key.replace(/-([a-z])/g, (_, char: string) => char.toUpperCase());
+    if (!(LIST_KEYS as readonly string[]).includes(camel) && !(SCALAR_KEYS as readonly string[]).includes(camel)) {
+      throw new MoonError('bad_input', `unknown key "${key}"`);
+    }
+    flags[camel] = inner;
+  }
+  if (typeof flags.query !== 'string' || flags.query.trim() === '') throw new MoonError('bad_input', '"query" must be a non-empty string');
+  const list = (key: string): string[] => {
+    const inner = flags[key];
+    if (inner === undefined) return [];
+    if (typeof inner === 'string') return [inner];
+    if (Array.isArray(inner) && inner.every((item) => typeof item === 'string')) return inner as string[];
+    throw new MoonError('bad_input', `"${key}" must be a string or a list of strings`);
+  };
+  const scalar = (key: string): string | undefined => {
+    const inner = flags[key];
+    if (inner === undefined || inner === null) return undefined;
+    if (typeof inner === 'string' || typeof inner === 'number') return String(inner);
+    throw new MoonError('bad_input', `"${key}" must be a string or number`);
+  };
+  return toRecallOptions(flags.query, {
+    limit: scalar('limit'),
+    group: scalar('group'),
+    require: list('require'),
+    exclude: list('exclude'),
+    project: list('project'),
+    session: list('session'),
+    source: list('source'),
+    role: list('role'),
+    tool: list('tool'),
+    since: scalar('since'),
+    until: scalar('until'),
+    excludeSession: list('excludeSession'),
+    perSession: scalar('perSession'),
+    now: scalar('now'),
+    tz: scalar('tz'),
+  });
+}
+
+function parsePositive(flag: string, value: string): number {
+  if (!/^\d+$/.test(value.trim()) || Number(value) <= 0) throw new MoonError('bad_usage', `${flag}: expected a positive integer, got "${value}"`);
+  return Number(value);
+}
+
+function nonEmpty<T>(values: T[]): T[] | undefined {
+  return values.length > 0 ? values : undefined;
+}
+
+/** Human output in seed 002's shape: one block per session, then a total. */
+export function formatRecall(result: RecallResult): string {
+  if (result.matches.length === 0) return `No matches for "${result.query}".`;
+  const blocks = result.matches.map((match) => {
+    const meta = match.metadata;
+    const header = [meta.project ?? meta.cwd ?? '-', meta.session_id, `${meta.match_count} matches`, meta.timestamps[0] ?? '-', `score ${match.score}`].join(' | ');
+    const more = meta.match_count - meta.message_ids.length;
+    return [header, match.snippet, ...(more > 0 ? [`... and ${more} more matches`] : []), `→ ${match.archive_path}`].join('\n');
+  });
+  return `${blocks.join('\n\n')}\n\nFound matches in ${result.matches.length} ${result.matches.length === 1 ? 'result' : 'results'}`;
+}

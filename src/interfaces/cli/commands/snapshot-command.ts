@@ -1,0 +1,24 @@
+import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
+import { printJson } from '../output.js';
+import { collect } from './index-command.js';
+
+export function registerSnapshot(program: Command, context: CliContext): void {
+  program
+    .command('snapshot')
+    .description('copy raw transcripts to the archive, append the ledger and write v2 projections (no indexing)')
+    .argument('[paths...]', 'transcript files or folders')
+    .option('--exclude-session <id>', 'skip this session (repeatable)', collect, [])
+    .option('--json', 'print the report as JSON')
+    .action((paths: string[], options: { excludeSession: string[]; json?: boolean }) => {
+      const report = context.moon().snapshot({ roots: paths, excludeSessions: options.excludeSession });
+      for (const warning of report.warnings) context.io.err(`warning: ${warning}`);
+      for (const error of report.errors) context.io.err(`error: ${error.reason}`);
+      if (options.json) printJson(context.io, report);
+      else {
+        for (const item of report.archived) context.io.out(`${item.sessionId}\t${item.archivePath}\t${item.projectionPath}`);
+        context.io.out(`archived ${report.archived.length} of ${report.files} files (${report.excluded.length} excluded, ${report.errors.length} failed)`);
+      }
+      if (report.errors.length > 0) context.setExitCode(report.errors.length === report.files ? 2 : 1);
+    });
+}

@@ -1,0 +1,10 @@
+import type { MoonConfig } from '../../config.js';
+import type { Moon } from '../../moon.js';
+import type { CliIO } from './output.js';
+
+export interface CliContext {
+  io: CliIO;
+  config: () => MoonConfig;
+  moon: () => Moon;
+  setExitCode: (code: number) => void;
+}

@@ -1,0 +1,88 @@
+import type { Entry } from '../model.js';
+import type { ParsedChunk } from '../sources/source.js';
+import { cleanText } from './clean.js';
+import { classifyNoise, DEFAULT_MIN_LENGTH, type NoiseReason } from './filters.js';
+import { classifyPriority } from './priority.js';
+
+/**
+ * The normalize stage: raw ParsedChunk in, clean/redacted/filtered ParsedChunk out. Pure: the input chunk is
+ * not modified, entry order is kept, and the same input always gives the same output.
+ */
+
+export { cleanText } from './clean.js';
+export { unescapeJsonNoise } from './unescape.js';
+export { createRedactor, type Redactor, type RedactorOptions } from './redact.js';
+export { classifyNoise, NOISE_REASONS, type NoiseCandidate, type NoiseReason } from './filters.js';
+export { classifyPriority, isMutatingCommand } from './priority.js';
+
+export interface NormalizeOptions {
+  redact: (text: string) => string;
+  /** Seed 002 §2.1 minimum message length in characters (default 10). */
+  minLength?: number;
+}
+
+export interface NormalizeResult {
+  chunk: ParsedChunk;
+  /** Entries dropped as noise. */
+  filtered: number;
+  /** The same count by NoiseReason; reasons that dropped nothing are absent. */
+  filteredByReason: Record<string, number>;
+}
+
+/** Clean then redact: the one text transform every stage that stores or shows transcript text should apply. */
+export function createTextNormalizer(redact: (text: string) => string): (text: string) => string {
+  return (text) => redact(cleanText(text));
+}
+
+export function normalizeChunk(chunk: ParsedChunk, options: NormalizeOptions): NormalizeResult {
+  const normalizeText = createTextNormalizer(options.redact);
+  const minLength = options.minLength ?? DEFAULT_MIN_LENGTH;
+  const entries: Entry[] = [];
+  const filteredByReason: Record<string, number> = {};
+  let filtered = 0;
+
+  for (const raw of chunk.entries) {
+    const entry = normalizeEntry(raw, normalizeText);
+    const reason: NoiseReason | null = classifyNoise(entry, { minLength });
+    if (reason !== null) {
+      filtered++;
+      filteredByReason[reason] = (filteredByReason[reason] ?? 0) + 1;
+      continue;
+    }
+    entries.push(entry);
+  }
+
+  return {
+    chunk: {
+      ...chunk,
+      entries,
+      results: chunk.results.map((patch) => ({ ...patch, result: normalizeText(patch.result) })),
+      anchors: chunk.anchors.map((anchor) => ({ ...anchor, note: normalizeText(anchor.note) })),
+    },
+    filtered,
+    filteredByReason,
+  };
+}
+
+function normalizeEntry(raw: Entry, normalizeText: (text: string) => string): Entry {
+  const text = normalizeText(raw.text);
+  const result = raw.result === null ? null : normalizeText(raw.result);
+  const target = raw.toolTarget === null ? null : normalizeText(raw.toolTarget);
+  const toolTarget = target === '' ? null : target;
+  return {
+    ...raw,
+    text,
+    result,
+    toolTarget,
+    priority: raw.role === 'tool' ? prioritize(raw.toolName, text, toolTarget) : null,
+  };
+}
+
+/**
+ * The call text is the fullest description (the whole command; the target holds only its first line), but some
+ * adapters put the action only in the target, so either one being high is enough.
+ */
+function prioritize(toolName: string | null, text: string, target: string | null): Entry['priority'] {
+  if (classifyPriority(toolName, text) === 'high') return 'high';
+  return target !== null && target !== text && classifyPriority(toolName, target) === 'high' ? 'high' : 'normal';
+}

@@ -1,0 +1,16 @@
+import type { CompactionAnchor, Entry, Session } from '../model.js';
+
+/** Everything the v2 renderer needs for one session. Built by the pipeline; render.ts reads it and nothing else. */
+export interface SessionDoc {
+  session: Session;
+  /** Cleaned and redacted entries, in seq order (render re-sorts anyway so callers cannot break determinism). */
+  entries: Entry[];
+  anchors: CompactionAnchor[];
+  /** Records dropped as noise before projection (seed 001 ArchiveRecord.projection_filtered_noise_count). */
+  filteredNoiseCount: number;
+  /** Path of the raw archive copy (frontmatter `archive_jsonl_path`). */
+  archivePath: string;
+  contentHash: string;
+  /** Residential IANA time zone used for local times (seed 001 `distill.residential_timezone`). */
+  timezone: string;
+}

@@ -1,0 +1,267 @@
+import type { CompactionAnchor, Entry } from '../model.js';
+import { extractDecisions, summarizeResult } from '../normalize/decisions.js';
+import { extractKeywords } from '../normalize/keywords.js';
+import { inferTopics } from '../normalize/topics.js';
+import type { SessionDoc } from './doc.js';
+import { computeTemporalMarkers, type TemporalMarker } from './temporal-markers.js';
+import {
+  formatLocalIso,
+  formatLocalTime,
+  formatUtcIso,
+  formatUtcTime,
+  formatZoneLabel,
+  resolveZone,
+  toLocalParts,
+  toUtcParts,
+} from './time.js';
+
+/**
+ * v2 projection renderer (seed 000 §3.1). Pure: the same SessionDoc always yields the same bytes — no wall clock,
+ * entries and anchors re-sorted here, every list ordered explicitly.
+ */
+
+export const PROJECTION_VERSION = 2;
+/** Seed 000 §3.2 size limits, in characters (code points). */
+export const GENERAL_LIMIT = 512;
+export const TOOL_RESULT_LIMIT = 1024;
+export const SUMMARY_LIMIT = 160;
+const NONE = '- (none)';
+const UNKNOWN_TIME = '—';
+
+/** One line: newlines, tabs and control characters become single spaces. */
+export function flattenText(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
+}
+
+/** Flatten, then cut to at most `max` characters including the trailing `…`. Counts code points, never splits a pair. */
+export function truncateText(text: string, max: number): string {
+  const flat = flattenText(text);
+  const chars = Array.from(flat);
+  return chars.length <= max ? flat : `${chars.slice(0, Math.max(0, max - 1)).join('').trimEnd()}…`;
+}
+
+/** Inline code whose fence is longer than any backtick run inside, so backticks in the text cannot close it. */
+export function formatInlineCode(text: string): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
+  return `${fence}${pad}${text}${pad}${fence}`;
+}
+
+/** Table cells split on `|`; GFM accepts `\|` everywhere, including inside code spans. */
+function escapeCell(text: string): string {
+  return text.replace(/\|/g, '\\|');
+}
+
+/** YAML double-quoted scalar. JSON string syntax is valid YAML; line/paragraph separators are escaped too. */
+function quoteYaml(value: string): string {
+  return JSON.stringify(value).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
+
+function formatYamlValue(value: string | number | null | readonly string[]): string {
+  if (value === null) return 'null';
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'string') return quoteYaml(value);
+  return `[${value.map(quoteYaml).join(', ')}]`;
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export function sortEntries(entries: readonly Entry[]): Entry[] {
+  return [...entries].sort((a, b) => a.seq - b.seq || compareText(a.key, b.key) || compareText(a.id, b.id));
+}
+
+function sortAnchors(anchors: readonly CompactionAnchor[]): CompactionAnchor[] {
+  return [...anchors].sort((a, b) => a.line - b.line || compareText(a.id, b.id));
+}
+
+/** Unique tool names in first-use (seq) order: reads as the session's story and is stable for a given session. */
+export function listToolNames(entries: readonly Entry[]): string[] {
+  const names: string[] = [];
+  for (const entry of entries) {
+    const name = describeToolName(entry);
+    if (entry.role === 'tool' && !names.includes(name)) names.push(name);
+  }
+  return names;
+}
+
+function describeToolName(entry: Entry): string {
+  return flattenText(entry.toolName ?? '') || 'unknown';
+}
+
+/** Session span from the session's own bounds and every entry timestamp; null when nothing is timed. */
+function computeRange(doc: SessionDoc, entries: readonly Entry[]): { startMs: number; endMs: number } | null {
+  const instants = [doc.session.startMs, doc.session.endMs, ...entries.map((e) => e.ts)].filter(
+    (t): t is number => t !== null && Number.isFinite(t),
+  );
+  const first = instants[0];
+  if (first === undefined) return null;
+  // reduce, not Math.min(...): spreading a very long session's timestamps can exceed the argument limit.
+  return { startMs: instants.reduce((a, b) => Math.min(a, b), first), endMs: instants.reduce((a, b) => Math.max(a, b), first) };
+}
+
+function formatStamp(ts: number | null): string {
+  return ts === null ? '[time unknown]' : `[${formatUtcTime(ts)}]`;
+}
+
+/** The readable form of a tool call: its text, else target, else name. */
+function describeToolCall(entry: Entry): string {
+  return flattenText(entry.text) || flattenText(entry.toolTarget ?? '') || describeToolName(entry);
+}
+
+function renderFrontmatter(
+  doc: SessionDoc,
+  zone: string,
+  range: { startMs: number; endMs: number } | null,
+  fields: { toolNames: string[]; keywords: string[]; topics: string[]; messageCount: number },
+): string[] {
+  const { session } = doc;
+  const startLabel = range ? formatZoneLabel(range.startMs, zone) : null;
+  const endLabel = range ? formatZoneLabel(range.endMs, zone) : null;
+  const rows: [string, string | number | null | readonly string[]][] = [
+    ['moon_archive_projection', PROJECTION_VERSION],
+    ['session_id', session.id],
+    ['source', session.source],
+    ['project', session.project],
+    ['cwd', session.cwd],
+    ['branch', session.branch],
+    ...(session.parentSessionId ? [['parent_session_id', session.parentSessionId] as [string, string]] : []),
+    ['archive_jsonl_path', doc.archivePath],
+    ['content_hash', doc.contentHash],
+    // Session end, not "now": the file must be byte-identical when re-rendered.
+    ['created_at_epoch_secs', range ? Math.floor(range.endMs / 1000) : 0],
+    ['time_range_utc', range ? `${formatUtcIso(range.startMs)} — ${formatUtcIso(range.endMs)}` : null],
+    ['time_range_local', range ? `${formatLocalIso(range.startMs, zone)} — ${formatLocalIso(range.endMs, zone)}` : null],
+    // A session crossing a DST change names both labels.
+    ['local_timezone', startLabel === endLabel ? startLabel : `${startLabel} — ${endLabel}`],
+    ['residential_timezone', zone],
+    ['message_count', fields.messageCount],
+    ['tool_calls', fields.toolNames],
+    ['keywords', fields.keywords],
+    ['topics', fields.topics],
+    ['compactions', doc.anchors.length],
+    ['projection_filtered_noise_count', doc.filteredNoiseCount],
+  ];
+  return ['---', ...rows.map(([key, value]) => `${key}: ${formatYamlValue(value)}`), '---'];
+}
+
+/** `2026-04-04 23:40 AEDT – 2026-04-05 02:20 AEST (2026-04-04 12:40–15:20 UTC)`; compact when on one date. */
+function describeSessionRange(range: { startMs: number; endMs: number } | null, zone: string): string {
+  if (!range) return 'time unknown';
+  const s = toLocalParts(range.startMs, zone);
+  const e = toLocalParts(range.endMs, zone);
+  const local =
+    s.date === e.date && s.abbr === e.abbr
+      ? `${s.date} ${s.time}–${e.time} ${s.abbr}`
+      : `${s.date} ${s.time} ${s.abbr} – ${e.date} ${e.time} ${e.abbr}`;
+  const us = toUtcParts(range.startMs);
+  const ue = toUtcParts(range.endMs);
+  const utc = us.date === ue.date ? `${us.date} ${us.time}–${ue.time} UTC` : `${us.date} ${us.time} – ${ue.date} ${ue.time} UTC`;
+  return `${local} (${utc})`;
+}
+
+function summarizeEntry(entry: Entry): string {
+  if (entry.role === 'tool') {
+    const call = formatInlineCode(truncateText(describeToolCall(entry), 80));
+    const budget = Math.max(10, SUMMARY_LIMIT - Array.from(call).length - 3);
+    return `${call} → ${truncateText(summarizeResult(entry.result), budget)}`;
+  }
+  const text = flattenText(entry.text);
+  if (text === '') return '(empty)';
+  return entry.role === 'user' ? `"${truncateText(text, SUMMARY_LIMIT - 2)}"` : truncateText(text, SUMMARY_LIMIT);
+}
+
+function renderTimelineRow(cells: string[]): string {
+  return `| ${cells.map(escapeCell).join(' | ')} |`;
+}
+
+function renderMarkerRow(marker: TemporalMarker, zone: string): string {
+  return renderTimelineRow(['', formatUtcTime(marker.ts), formatLocalTime(marker.ts, zone), 'marker', marker.text]);
+}
+
+function renderTimeline(entries: readonly Entry[], markers: readonly TemporalMarker[], zone: string): string[] {
+  if (entries.length === 0) return ['## Timeline', '', NONE];
+  const lines = ['## Timeline', '', '| # | Time (UTC) | Time (Local) | Role | Summary |', '|---|---|---|---|---|'];
+  entries.forEach((entry, index) => {
+    for (const marker of markers) if (marker.beforeSeq === entry.seq) lines.push(renderMarkerRow(marker, zone));
+    const role = entry.role === 'tool' ? `tool:${describeToolName(entry)}` : entry.role;
+    const utc = entry.ts === null ? UNKNOWN_TIME : formatUtcTime(entry.ts);
+    const local = entry.ts === null ? UNKNOWN_TIME : formatLocalTime(entry.ts, zone);
+    lines.push(renderTimelineRow([String(index + 1), utc, local, role, summarizeEntry(entry)]));
+  });
+  for (const marker of markers) if (marker.beforeSeq === null) lines.push(renderMarkerRow(marker, zone));
+  return lines;
+}
+
+function renderConversationList(entries: readonly Entry[], role: 'user' | 'assistant'): string[] {
+  const items = entries
+    .filter((e) => e.role === role && flattenText(e.text) !== '')
+    .map((e) => {
+      const text = truncateText(e.text, GENERAL_LIMIT);
+      return `- ${formatStamp(e.ts)} ${role === 'user' ? `"${text}"` : text}`;
+    });
+  return items.length > 0 ? items : [NONE];
+}
+
+/** `- [18:39:30Z] **high** \`cargo build\` → exit 0`: call and result as one transaction (seed 000 §3.6). */
+function renderTransaction(entry: Entry): string {
+  const call = formatInlineCode(truncateText(describeToolCall(entry), GENERAL_LIMIT));
+  const result =
+    entry.result === null ? '(no result)' : flattenText(entry.result) === '' ? '(empty result)' : truncateText(entry.result, TOOL_RESULT_LIMIT);
+  return `- ${formatStamp(entry.ts)} **${entry.priority ?? 'normal'}** ${call} → ${result}`;
+}
+
+function renderToolActivity(entries: readonly Entry[], toolNames: readonly string[]): string[] {
+  const lines = ['## Tool Activity'];
+  if (toolNames.length === 0) return [...lines, '', NONE];
+  for (const name of toolNames) {
+    lines.push('', `### ${name}`);
+    for (const entry of entries) if (entry.role === 'tool' && describeToolName(entry) === name) lines.push(renderTransaction(entry));
+  }
+  return lines;
+}
+
+function renderCompactionNotes(anchors: readonly CompactionAnchor[]): string[] {
+  if (anchors.length === 0) return [NONE];
+  return anchors.map((a) => {
+    const note = truncateText(a.note, GENERAL_LIMIT) || '(empty note)';
+    return `- ${formatStamp(a.ts)} ${note} (origin: ${flattenText(a.originId ?? '') || 'unknown'}, anchor: ${flattenText(a.id)})`;
+  });
+}
+
+/** Render a session as a v2 projection markdown document (ends with one newline). */
+export function renderProjection(doc: SessionDoc): string {
+  const zone = resolveZone(doc.timezone);
+  const entries = sortEntries(doc.entries);
+  const anchors = sortAnchors(doc.anchors);
+  const range = computeRange(doc, entries);
+  const toolNames = listToolNames(entries);
+  const keywords = extractKeywords(entries);
+  const topics = inferTopics(entries, keywords);
+  const decisions = extractDecisions(entries);
+  const markers = computeTemporalMarkers(entries, zone, anchors);
+
+  const sections: string[][] = [
+    renderFrontmatter(doc, zone, range, { toolNames, keywords, topics, messageCount: entries.length }),
+    [
+      `# Archive Projection — ${flattenText(doc.session.id)}`,
+      '',
+      `> Session: ${describeSessionRange(range, zone)}`,
+      `> Messages: ${entries.length} | Tools used: ${toolNames.length > 0 ? toolNames.join(', ') : '(none)'}`,
+    ],
+    renderTimeline(entries, markers, zone),
+    ['## Conversations', '', '### User Queries', ...renderConversationList(entries, 'user')],
+    ['### Assistant Responses', ...renderConversationList(entries, 'assistant')],
+    renderToolActivity(entries, toolNames),
+    ['## Decisions & Outcomes', ...(decisions.length > 0 ? decisions.map((d) => `- ${d}`) : [NONE])],
+    [
+      '## Keywords & Topics',
+      `- **Keywords**: ${keywords.length > 0 ? keywords.join(', ') : '(none)'}`,
+      `- **Topics**: ${topics.length > 0 ? topics.join(', ') : '(none)'}`,
+    ],
+    ['## Compaction Notes', ...renderCompactionNotes(anchors)],
+  ];
+  return `${sections.map((lines) => lines.join('\n')).join('\n\n')}\n`;
+}

@@ -1,0 +1,47 @@
+/**
+ * Excerpts that are safe to paste into an agent's context (seed 001: "safe to inject"): bounded length,
+ * control characters removed, whitespace flattened, and anything shaped like markup tags (tool-call XML,
+ * system reminders) defanged so it cannot be read as an instruction block.
+ */
+export function makeSnippet(text: string, terms: readonly string[], maxChars: number): string {
+  const flat = neutralizeText(text);
+  if (flat.length <= maxChars) return flat;
+  const at = findFirstMatch(flat, terms);
+  const before = Math.floor(maxChars / 3);
+  let start = Math.max(0, at - before);
+  const end = Math.min(flat.length, start + maxChars);
+  start = Math.max(0, end - maxChars);
+  // Cut on word boundaries where one is near, so snippets do not start mid-word.
+  if (start > 0) {
+    const space = flat.indexOf(' ', start);
+    if (space !== -1 && space - start < 20) start = space + 1;
+  }
+  let cutEnd = end;
+  if (end < flat.length) {
+    const space = flat.lastIndexOf(' ', end);
+    if (space > start && end - space < 20) cutEnd = space;
+  }
+  return `${start > 0 ? '…' : ''}${flat.slice(start, cutEnd)}${cutEnd < flat.length ? '…' : ''}`;
+}
+
+export function neutralizeText(text: string): string {
+  return text
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, ' ')
+    .replace(/<(\/?)([A-Za-z_][\w:.-]*)/g, '‹$1$2')
+    .replace(/(‹\/?[A-Za-z_][\w:.-]*[^>\n]{0,200})>/g, '$1›')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+function findFirstMatch(text: string, terms: readonly string[]): number {
+  const lowered = text.toLowerCase();
+  let best = -1;
+  for (const term of terms) {
+    const needle = term.toLowerCase();
+    let at = lowered.indexOf(needle);
+    // Porter stemming matches "deploying" for "deploy" and "deploy" for "deployment": try the stem-ish prefix.
+    if (at === -1 && needle.length > 5) at = lowered.indexOf(needle.slice(0, Math.max(4, needle.length - 3)));
+    if (at !== -1 && (best === -1 || at < best)) best = at;
+  }
+  return best === -1 ? 0 : best;
+}

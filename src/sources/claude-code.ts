@@ -1,0 +1,493 @@
+import type { CompactionAnchor, Entry, Session, UsageSnapshot } from '../model.js';
+import type { ParsedChunk, RawRecord, ResultPatch, Source, SourceContext } from './source.js';
+import { parseTimestamp } from './timestamp.js';
+import { describeToolCall, stringifyToolOutput } from './tool-input.js';
+
+/**
+ * Claude Code transcripts: `~/.claude/projects/<project>/<session>.jsonl`, plus subagent transcripts in
+ * `<session>/subagents/agent-<id>.jsonl`. One JSONL record per message — except that an assistant API message
+ * is written as several records, one per content block, sharing `message.id` + `requestId`.
+ */
+
+const RECORD_TYPES = new Set([
+  'user',
+  'assistant',
+  'system',
+  'summary',
+  'file-history-snapshot',
+  'permission-mode',
+  'queue-operation',
+  'attachment',
+  'last-prompt',
+  'progress',
+  'custom-title',
+  'agent-name',
+]);
+/** Fields only Claude Code records carry; a `type` alone could belong to any format. */
+const CLAUDE_FIELDS = ['sessionId', 'uuid', 'parentUuid', 'leafUuid', 'messageId', 'snapshot'];
+const DEFAULT_CONTEXT_WINDOW = 200_000;
+const LARGE_CONTEXT_WINDOW = 1_000_000;
+/**
+ * Assistant messages whose later blocks may still arrive in the next chunk. Blocks of one message are adjacent
+ * except for tool results and, in 2025 files, the records of parallel inline Task agents.
+ */
+const OPEN_MESSAGES = 16;
+/** Tool calls still waiting for their result; dangling calls fall out of this window eventually. */
+const PENDING_CALLS = 256;
+
+interface ClaudeCarry {
+  v: 1;
+  /** The records' own `sessionId` (for subagents: the parent session's id). */
+  sessionId: string | null;
+  /** Set when the file is a subagent transcript; decided by the first user/assistant record. */
+  agentId: string | null;
+  kindDecided: boolean;
+  /** The file's first record has been seen (it decides `fork`). */
+  started: boolean;
+  cwd: string | null;
+  branch: string | null;
+  startMs: number | null;
+  endMs: number | null;
+  fork: boolean;
+  /**
+   * The last assistant text entries, without their text. When a later chunk continues one (same message.id +
+   * requestId), it emits the new text only, under the same key and with the first record's id, line and seq:
+   * the store appends text to the entry it already holds under that key.
+   */
+  open: OpenMessage[];
+  /** tool_use ids emitted without a result yet: their results become ResultPatches. */
+  pending: string[];
+}
+
+type OpenMessage = Pick<Entry, 'key' | 'id' | 'line' | 'seq' | 'ts' | 'parentId' | 'sidechain'>;
+
+type JsonObject = Record<string, unknown>;
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function str(value: unknown): string | null {
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+export const claudeCodeSource: Source = {
+  name: 'claude-code',
+  detect: detectClaudeCode,
+  parse: parseClaudeCode,
+};
+
+function detectClaudeCode(head: readonly unknown[]): boolean {
+  return head.some(
+    (record) =>
+      isObject(record) &&
+      typeof record.type === 'string' &&
+      RECORD_TYPES.has(record.type) &&
+      !('payload' in record) &&
+      CLAUDE_FIELDS.some((field) => field in record),
+  );
+}
+
+function restoreCarry(carry: unknown): ClaudeCarry {
+  // A copy: parse() must not change the carry it was given (a failed commit retries with the same one).
+  if (isObject(carry) && carry.v === 1) return structuredClone(carry) as unknown as ClaudeCarry;
+  return {
+    v: 1,
+    sessionId: null,
+    agentId: null,
+    kindDecided: false,
+    started: false,
+    cwd: null,
+    branch: null,
+    startMs: null,
+    endMs: null,
+    fork: false,
+    open: [],
+    pending: [],
+  };
+}
+
+/** Learn session facts before building entries, so every entry of the chunk gets the same session id. */
+function learnSession(state: ClaudeCarry, records: readonly RawRecord[]): void {
+  for (const { value } of records) {
+    if (!isObject(value)) continue;
+    state.sessionId ??= str(value.sessionId);
+    state.cwd ??= str(value.cwd);
+    state.branch ??= str(value.gitBranch);
+    if (!state.kindDecided && (value.type === 'user' || value.type === 'assistant')) {
+      // Subagent transcripts mark every record isSidechain + agentId; inline sidechains (2025) have no agentId.
+      state.kindDecided = true;
+      state.agentId = value.isSidechain === true ? str(value.agentId) : null;
+    }
+  }
+}
+
+function sessionIdOf(state: ClaudeCarry, path: string): string {
+  const base = state.sessionId ?? fileStem(path);
+  return state.agentId ? `${base}:agent-${state.agentId}` : base;
+}
+
+function fileStem(path: string): string {
+  const name = path.split(/[\\/]/).pop() ?? path;
+  return name.replace(/\.jsonl$/i, '');
+}
+
+function baseName(dir: string): string | null {
+  const parts = dir.split(/[\\/]/).filter((part) => part !== '');
+  return parts.pop() ?? null;
+}
+
+/** `~/.claude/projects/<project>/...`: the folder Claude Code named after the working directory. */
+function projectFolder(path: string): string | null {
+  const match = /[\\/]projects[\\/]([^\\/]+)[\\/]/.exec(path);
+  return match?.[1] ?? null;
+}
+
+class ChunkBuilder {
+  readonly entries: Entry[] = [];
+  readonly results: ResultPatch[] = [];
+  readonly anchors: CompactionAnchor[] = [];
+  readonly skipped: Record<string, number> = {};
+  duplicates = 0;
+  usage: UsageSnapshot | null = null;
+  /** Entries of this chunk by key, for streaming merges and result pairing. */
+  readonly byKey = new Map<string, Entry>();
+
+  constructor(
+    readonly state: ClaudeCarry,
+    readonly sessionId: string,
+  ) {}
+
+  skip(kind: string): void {
+    this.skipped[kind] = (this.skipped[kind] ?? 0) + 1;
+  }
+
+  track(ts: number | null): void {
+    if (ts === null) return;
+    if (this.state.startMs === null || ts < this.state.startMs) this.state.startMs = ts;
+    if (this.state.endMs === null || ts > this.state.endMs) this.state.endMs = ts;
+  }
+
+  push(entry: Entry): void {
+    if (this.byKey.has(entry.key)) {
+      this.duplicates += 1;
+      return;
+    }
+    this.byKey.set(entry.key, entry);
+    this.entries.push(entry);
+  }
+}
+
+function parseClaudeCode(records: readonly RawRecord[], context: SourceContext): ParsedChunk {
+  const state = restoreCarry(context.carry);
+  if (!state.started && records.length > 0) {
+    const first = records[0]?.value;
+    // Seed 002: a file whose first line is a queue-operation is an ephemeral fork made by memory recall.
+    state.fork = isObject(first) && first.type === 'queue-operation';
+    state.started = true;
+  }
+  learnSession(state, records);
+  const sessionId = sessionIdOf(state, context.path);
+  const chunk = new ChunkBuilder(state, sessionId);
+
+  for (const record of records) parseClaudeRecord(chunk, record);
+
+  chunk.entries.sort((a, b) => a.seq - b.seq);
+  state.open = [...state.open.filter((head) => !chunk.byKey.has(head.key)), ...openMessages(chunk)].slice(
+    -OPEN_MESSAGES,
+  );
+  state.pending = state.pending.slice(-PENDING_CALLS);
+
+  const session: Session = {
+    id: sessionId,
+    source: 'claude-code',
+    path: context.path,
+    project: (state.cwd ? baseName(state.cwd) : null) ?? projectFolder(context.path),
+    cwd: state.cwd,
+    branch: state.branch,
+    parentSessionId: state.agentId ? (state.sessionId ?? null) : null,
+    startMs: state.startMs,
+    endMs: state.endMs,
+  };
+  return {
+    session,
+    entries: chunk.entries,
+    results: chunk.results,
+    anchors: chunk.anchors,
+    usage: chunk.usage ? [chunk.usage] : [],
+    skipped: chunk.skipped,
+    duplicates: chunk.duplicates,
+    fork: state.fork,
+    carry: state,
+  };
+}
+
+function openMessages(chunk: ChunkBuilder): OpenMessage[] {
+  return chunk.entries
+    .filter((entry) => entry.role === 'assistant' && entry.key.startsWith('msg:'))
+    .map(({ key, id, line, seq, ts, parentId, sidechain }) => ({ key, id, line, seq, ts, parentId, sidechain }));
+}
+
+function parseClaudeRecord(chunk: ChunkBuilder, record: RawRecord): void {
+  const value = record.value;
+  if (!isObject(value)) {
+    chunk.skip('non-object');
+    return;
+  }
+  const ts = parseTimestamp(value.timestamp);
+  chunk.track(ts);
+  const type = typeof value.type === 'string' ? value.type : null;
+  switch (type) {
+    case 'user':
+      parseUserRecord(chunk, record, value, ts);
+      return;
+    case 'assistant':
+      parseAssistantRecord(chunk, record, value, ts);
+      return;
+    case 'summary':
+      chunk.anchors.push({
+        id: str(value.uuid) ?? `L${record.line}`,
+        sessionId: chunk.sessionId,
+        ts,
+        line: record.line,
+        note: typeof value.summary === 'string' ? value.summary : '',
+        originId: str(value.leafUuid),
+      });
+      return;
+    case 'system':
+      if (value.subtype === 'compact_boundary') {
+        chunk.anchors.push(compactBoundaryAnchor(chunk, record, value, ts));
+      } else {
+        chunk.skip(typeof value.subtype === 'string' ? `system:${value.subtype}` : 'system');
+      }
+      return;
+    case null:
+      chunk.skip('missing-type');
+      return;
+    default:
+      chunk.skip(type);
+  }
+}
+
+function compactBoundaryAnchor(chunk: ChunkBuilder, record: RawRecord, value: JsonObject, ts: number | null) {
+  const meta = isObject(value.compactMetadata) ? value.compactMetadata : {};
+  const details = [str(meta.trigger), typeof meta.preTokens === 'number' ? String(meta.preTokens) : null].filter(
+    (part): part is string => part !== null,
+  );
+  const note = details.length > 0 ? `Conversation compacted (${details.join(', ')})` : 'Conversation compacted';
+  return {
+    id: str(value.uuid) ?? `L${record.line}`,
+    sessionId: chunk.sessionId,
+    ts,
+    line: record.line,
+    note,
+    originId: str(value.logicalParentUuid),
+  };
+}
+
+function baseEntry(chunk: ChunkBuilder, record: RawRecord, value: JsonObject, ts: number | null) {
+  return {
+    id: str(value.uuid) ?? `L${record.line}`,
+    sessionId: chunk.sessionId,
+    line: record.line,
+    ts,
+    priority: null,
+    parentId: str(value.parentUuid),
+    // In a subagent transcript every record is a sidechain; there it is the session's own main line.
+    sidechain: value.isSidechain === true && chunk.state.agentId === null,
+  };
+}
+
+function parseUserRecord(chunk: ChunkBuilder, record: RawRecord, value: JsonObject, ts: number | null): void {
+  if (value.isMeta === true) {
+    chunk.skip('user:meta');
+    return;
+  }
+  const message = value.message;
+  if (!isObject(message)) {
+    chunk.skip('malformed:user');
+    return;
+  }
+  const content = message.content;
+  const blocks: unknown[] = typeof content === 'string' ? [content] : Array.isArray(content) ? content : [];
+  const texts: string[] = [];
+  let firstText = -1;
+  blocks.forEach((block, index) => {
+    const text = typeof block === 'string' ? block : isObject(block) && block.type === 'text' ? block.text : null;
+    if (typeof text === 'string') {
+      if (text.trim() === '') return;
+      if (firstText < 0) firstText = index;
+      texts.push(text);
+    } else if (isObject(block) && block.type === 'tool_result') {
+      attachToolResult(chunk, record, value, block);
+    } else {
+      chunk.skip(isObject(block) && typeof block.type === 'string' ? `user:${block.type}` : 'user:unknown-block');
+    }
+  });
+  if (texts.length === 0) {
+    if (blocks.length === 0) chunk.skip('user:empty');
+    return;
+  }
+  const text = texts.join('\n\n');
+  if (value.isCompactSummary === true) {
+    // The continuation summary Claude Code writes after compaction is context, not something the user said.
+    chunk.anchors.push({
+      id: str(value.uuid) ?? `L${record.line}`,
+      sessionId: chunk.sessionId,
+      ts,
+      line: record.line,
+      note: text,
+      originId: str(value.parentUuid),
+    });
+    return;
+  }
+  const base = baseEntry(chunk, record, value, ts);
+  chunk.push({
+    ...base,
+    key: `u:${base.id}`,
+    seq: record.line * 1000 + firstText,
+    role: 'user',
+    text,
+    toolName: null,
+    toolTarget: null,
+    result: null,
+    resultId: null,
+  });
+}
+
+function attachToolResult(chunk: ChunkBuilder, record: RawRecord, value: JsonObject, block: JsonObject): void {
+  const callId = str(block.tool_use_id);
+  if (!callId) {
+    chunk.skip('orphan-tool-result');
+    return;
+  }
+  const output = stringifyToolOutput(block.content);
+  const result = block.is_error === true ? `[error] ${output}`.trimEnd() : output;
+  const resultId = str(value.uuid) ?? `L${record.line}`;
+  const key = `tool:${callId}`;
+  const call = chunk.byKey.get(key);
+  const pendingIndex = chunk.state.pending.indexOf(callId);
+  if (pendingIndex >= 0) chunk.state.pending.splice(pendingIndex, 1);
+  if (call) {
+    if (call.result !== null) {
+      chunk.duplicates += 1;
+      return;
+    }
+    call.result = result;
+    call.resultId = resultId;
+  } else if (pendingIndex >= 0) {
+    chunk.results.push({ key, result, resultId });
+  } else {
+    chunk.skip('orphan-tool-result');
+  }
+}
+
+function parseAssistantRecord(chunk: ChunkBuilder, record: RawRecord, value: JsonObject, ts: number | null): void {
+  const message = value.message;
+  if (!isObject(message)) {
+    chunk.skip('malformed:assistant');
+    return;
+  }
+  noteUsage(chunk, message, ts);
+  const content = message.content;
+  const blocks: unknown[] = typeof content === 'string' ? [content] : Array.isArray(content) ? content : [];
+  const base = baseEntry(chunk, record, value, ts);
+  const messageId = str(message.id);
+  const messageKey = messageId ? `msg:${messageId}:${str(value.requestId) ?? ''}` : `a:${base.id}`;
+
+  blocks.forEach((block, index) => {
+    const seq = record.line * 1000 + index;
+    if (typeof block === 'string' || (isObject(block) && block.type === 'text')) {
+      const text = typeof block === 'string' ? block : block.text;
+      if (typeof text === 'string' && text.trim() !== '') appendAssistantText(chunk, messageKey, base, seq, text);
+      return;
+    }
+    if (!isObject(block)) {
+      chunk.skip('assistant:unknown-block');
+      return;
+    }
+    if (block.type === 'tool_use' || block.type === 'server_tool_use') {
+      const name = str(block.name) ?? 'tool';
+      const described = describeToolCall(name, block.input);
+      const callId = str(block.id);
+      const key = callId ? `tool:${callId}` : `tool:L${record.line}:${index}`;
+      if (chunk.byKey.has(key)) {
+        chunk.duplicates += 1;
+        return;
+      }
+      chunk.push({
+        ...base,
+        key,
+        seq,
+        role: 'tool',
+        text: described.text,
+        toolName: name,
+        toolTarget: described.target,
+        result: null,
+        resultId: null,
+      });
+      if (callId) chunk.state.pending.push(callId);
+      return;
+    }
+    if (typeof block.tool_use_id === 'string') {
+      // Server tools (web search) put their result in the assistant message itself.
+      attachToolResult(chunk, record, value, block);
+      return;
+    }
+    if (block.type === 'thinking' || block.type === 'redacted_thinking') {
+      chunk.skip('thinking');
+      return;
+    }
+    chunk.skip(typeof block.type === 'string' ? `assistant:${block.type}` : 'assistant:unknown-block');
+  });
+}
+
+/** Text blocks of one API message (possibly spread over several records and chunks) become one entry. */
+function appendAssistantText(
+  chunk: ChunkBuilder,
+  key: string,
+  base: ReturnType<typeof baseEntry>,
+  seq: number,
+  text: string,
+): void {
+  const existing = chunk.byKey.get(key);
+  if (existing) {
+    existing.text = `${existing.text}\n\n${text}`;
+    return;
+  }
+  // Continued from an earlier chunk: only the new text, under the key and position of the first record.
+  const head = chunk.state.open.find((candidate) => candidate.key === key);
+  chunk.push({
+    ...base,
+    ...head,
+    sessionId: chunk.sessionId,
+    key,
+    seq: head?.seq ?? seq,
+    role: 'assistant',
+    text,
+    toolName: null,
+    toolTarget: null,
+    result: null,
+    resultId: null,
+  });
+}
+
+/** Context use of the latest assistant message: everything the model read (fresh + cached input). */
+function noteUsage(chunk: ChunkBuilder, message: JsonObject, ts: number | null): void {
+  const usage = message.usage;
+  if (!isObject(usage) || ts === null) return;
+  const count = (field: string): number => (typeof usage[field] === 'number' ? (usage[field] as number) : 0);
+  const used =
+    count('input_tokens') + count('cache_creation_input_tokens') + count('cache_read_input_tokens');
+  if (used <= 0) return;
+  // Sessions on the 1M-context models are the only ones that can read more than 200k tokens at once.
+  const max = used > DEFAULT_CONTEXT_WINDOW ? LARGE_CONTEXT_WINDOW : DEFAULT_CONTEXT_WINDOW;
+  chunk.usage = {
+    session_id: chunk.sessionId,
+    used_tokens: used,
+    max_tokens: max,
+    usage_ratio: used / max,
+    captured_at_epoch_secs: Math.floor(ts / 1000),
+    provider: 'anthropic',
+  };
+}

@@ -1,0 +1,173 @@
+/**
+ * Readable forms of tool calls and tool outputs, shared by every adapter: the text a person would want to find
+ * later (`npm test`, `src/app.ts`), not the JSON envelope around it.
+ */
+
+export interface ToolCallDescription {
+  /** Readable call text: the command for shell tools, the path plus short arguments for file tools. */
+  text: string;
+  /** The command or path the tool acted on, or null when the call names neither. */
+  target: string | null;
+}
+
+const SHELL_TOOLS = new Set([
+  'bash',
+  'shell',
+  'exec',
+  'exec_command',
+  'local_shell',
+  'run_command',
+  'run_terminal_cmd',
+  'shell_command',
+  'execute_command',
+  'terminal',
+]);
+const COMMAND_KEYS = ['command', 'cmd', 'commands', 'script'];
+const PATH_KEYS = ['file_path', 'path', 'filePath', 'notebook_path', 'target_file', 'file', 'filename', 'dir_path'];
+const TARGET_KEYS = ['url', 'pattern', 'query', 'q'];
+/** Bound for one argument value next to a path: enough to recognise an edit, not a whole file body. */
+const FILE_ARG_LIMIT = 200;
+/** Bound for one argument value of an unknown tool. */
+const ARG_LIMIT = 500;
+const TARGET_LIMIT = 300;
+const PATCH_FILE = /^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm;
+
+export function describeToolCall(name: string, input: unknown): ToolCallDescription {
+  const args = parseToolInput(input);
+  if (typeof args === 'string') return describeRawInput(name, args);
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+    const text = args === null || args === undefined ? '' : renderValue(args, ARG_LIMIT);
+    return { text: text || name, target: null };
+  }
+  const record = args as Record<string, unknown>;
+
+  const commandKey = COMMAND_KEYS.find((key) => record[key] !== undefined && record[key] !== null);
+  if (commandKey && (SHELL_TOOLS.has(name.toLowerCase()) || !findPathKey(record))) {
+    const command = renderCommand(record[commandKey]);
+    if (command) return { text: command, target: boundTarget(command) };
+  }
+
+  const pathKey = findPathKey(record);
+  if (pathKey) {
+    const path = String(record[pathKey]);
+    const rest = renderArgs(record, [pathKey], FILE_ARG_LIMIT);
+    return { text: rest ? `${path}\n${rest}` : path, target: boundTarget(path) };
+  }
+
+  const targetKey = TARGET_KEYS.find((key) => typeof record[key] === 'string' && record[key] !== '');
+  const text = renderArgs(record, [], ARG_LIMIT);
+  return {
+    text: text || name,
+    target: targetKey ? boundTarget(String(record[targetKey])) : null,
+  };
+}
+
+/** Tool inputs arrive as objects (Claude Code, OpenClaw) or as JSON strings (Codex `arguments`). */
+function parseToolInput(input: unknown): unknown {
+  if (typeof input !== 'string') return input;
+  const trimmed = input.trim();
+  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
+    try {
+      return JSON.parse(trimmed) as unknown;
+    } catch {
+      return input;
+    }
+  }
+  return input;
+}
+
+/** A free-form input (Codex `apply_patch` takes a raw patch): name the files it touches. */
+function describeRawInput(name: string, raw: string): ToolCallDescription {
+  const files = [...raw.matchAll(PATCH_FILE)].map((match) => match[0].slice(4).trim());
+  if (files.length > 0) {
+    const first = raw.match(/^\*\*\* (?:Add|Update|Delete) File: (.+)$/m)?.[1]?.trim() ?? null;
+    return { text: files.join('\n'), target: first ? boundTarget(first) : null };
+  }
+  const text = raw.trim();
+  if (SHELL_TOOLS.has(name.toLowerCase()) && text) return { text, target: boundTarget(text) };
+  return { text: text ? truncate(text, ARG_LIMIT * 4) : name, target: null };
+}
+
+function findPathKey(record: Record<string, unknown>): string | undefined {
+  return PATH_KEYS.find((key) => typeof record[key] === 'string' && record[key] !== '');
+}
+
+/** Codex `shell` passes argv (`["bash", "-lc", "npm test"]`): the script is what was run. */
+function renderCommand(value: unknown): string {
+  if (typeof value === 'string') return value.trim();
+  if (Array.isArray(value) && value.every((part) => typeof part === 'string')) {
+    const argv = value as string[];
+    const flag = argv.findIndex((part) => part === '-c' || part === '-lc');
+    if (flag >= 0 && flag === argv.length - 2 && /(^|\/)(ba|z|da)?sh$/.test(argv[0] ?? '')) {
+      return (argv[flag + 1] ?? '').trim();
+    }
+    return argv.map((part) => (/[\s"']/.test(part) ? JSON.stringify(part) : part)).join(' ');
+  }
+  return value === undefined || value === null ? '' : renderValue(value, ARG_LIMIT);
+}
+
+function renderArgs(record: Record<string, unknown>, omit: string[], limit: number): string {
+  const lines: string[] = [];
+  for (const [key, value] of Object.entries(record)) {
+    if (omit.includes(key) || value === undefined || value === null || value === '') continue;
+    lines.push(`${key}: ${renderValue(value, limit)}`);
+  }
+  return lines.join('\n');
+}
+
+function renderValue(value: unknown, limit: number): string {
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+  return truncate(text, limit);
+}
+
+function boundTarget(value: string): string {
+  const firstLine = value.trim().split('\n', 1)[0] ?? '';
+  return truncate(firstLine, TARGET_LIMIT);
+}
+
+function truncate(text: string, limit: number): string {
+  return text.length > limit ? `${text.slice(0, limit)}…` : text;
+}
+
+/**
+ * A tool's output as text: strings as they are, content-block arrays (`{type:'text'|'output_text', text}`) as
+ * their texts, other objects as `key: value` lines. Images and other binary blocks become a short marker.
+ */
+export function stringifyToolOutput(output: unknown): string {
+  if (output === null || output === undefined) return '';
+  if (typeof output === 'string') return output;
+  if (typeof output === 'number' || typeof output === 'boolean') return String(output);
+  if (Array.isArray(output)) {
+    return output
+      .map((block) => stringifyBlock(block))
+      .filter((text) => text !== '')
+      .join('\n');
+  }
+  if (typeof output === 'object') {
+    const record = output as Record<string, unknown>;
+    if (typeof record.text === 'string') return record.text;
+    if ('content' in record && (typeof record.content === 'string' || Array.isArray(record.content))) {
+      return stringifyToolOutput(record.content);
+    }
+    if (typeof record.output === 'string') return record.output;
+    return Object.entries(record)
+      .filter(([, value]) => value !== undefined && value !== null && value !== '')
+      .map(([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
+      .join('\n');
+  }
+  return '';
+}
+
+function stringifyBlock(block: unknown): string {
+  if (typeof block === 'string') return block;
+  if (block === null || typeof block !== 'object') return block === null || block === undefined ? '' : String(block);
+  const record = block as Record<string, unknown>;
+  if (typeof record.text === 'string') return record.text;
+  const type = typeof record.type === 'string' ? record.type : '';
+  if (type === '' || typeof record.content === 'string' || Array.isArray(record.content)) {
+    return stringifyToolOutput(record);
+  }
+  // Typed blocks without text (image, document, tool_reference) become a marker naming what they held.
+  const name = [record.tool_name, record.name, record.file_name].find((value) => typeof value === 'string');
+  return name ? `[${type}: ${String(name)}]` : `[${type}]`;
+}

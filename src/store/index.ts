@@ -1,0 +1,2 @@
+export type * from './store.js';
+export { openSqliteStore } from './sqlite/sqlite-store.js';

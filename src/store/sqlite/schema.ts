@@ -1,0 +1,114 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * Migrations, applied in order; PRAGMA user_version records how many ran. Append only — never edit a
+ * migration that has shipped.
+ */
+const MIGRATIONS: string[] = [
+  `
+  CREATE TABLE sessions (
+    id TEXT PRIMARY KEY,
+    source TEXT NOT NULL,
+    path TEXT NOT NULL,
+    project TEXT,
+    cwd TEXT,
+    branch TEXT,
+    parent_id TEXT,
+    start_ms INTEGER,
+    end_ms INTEGER,
+    entry_count INTEGER NOT NULL DEFAULT 0,
+    filtered_count INTEGER NOT NULL DEFAULT 0,
+    skipped TEXT NOT NULL DEFAULT '{}',
+    archive_path TEXT,
+    projection_path TEXT,
+    content_hash TEXT,
+    projection_stale INTEGER NOT NULL DEFAULT 1
+  );
+  CREATE INDEX sessions_project ON sessions(project);
+
+  CREATE TABLE files (
+    path TEXT PRIMARY KEY,
+    session_id TEXT,
+    source TEXT,
+    size INTEGER NOT NULL,
+    mtime_ms REAL NOT NULL,
+    prefix_hash TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    offset INTEGER NOT NULL,
+    line INTEGER NOT NULL,
+    carry TEXT,
+    excluded TEXT,
+    indexed_ms INTEGER NOT NULL
+  );
+
+  CREATE TABLE entries (
+    rowid INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    line INTEGER NOT NULL,
+    ts INTEGER,
+    role TEXT NOT NULL,
+    text TEXT NOT NULL,
+    tool_name TEXT,
+    tool_target TEXT,
+    priority TEXT,
+    result TEXT,
+    result_id TEXT,
+    parent_id TEXT,
+    sidechain INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (session_id, key)
+  );
+  CREATE INDEX entries_session_seq ON entries(session_id, seq);
+  CREATE INDEX entries_ts ON entries(ts);
+
+  CREATE VIRTUAL TABLE entries_fts USING fts5(
+    text, role, tool, target, keywords,
+    content = '', contentless_delete = 1,
+    tokenize = 'porter unicode61 remove_diacritics 2'
+  );
+
+  CREATE TABLE anchors (
+    session_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    ts INTEGER,
+    line INTEGER NOT NULL,
+    note TEXT NOT NULL,
+    origin_id TEXT,
+    PRIMARY KEY (session_id, id)
+  );
+
+  CREATE TABLE usage (
+    session_id TEXT NOT NULL,
+    captured_s INTEGER NOT NULL,
+    used_tokens INTEGER NOT NULL,
+    max_tokens INTEGER NOT NULL,
+    usage_ratio REAL NOT NULL,
+    provider TEXT NOT NULL
+  );
+  CREATE INDEX usage_session ON usage(session_id, captured_s);
+
+  CREATE TABLE runs (
+    rowid INTEGER PRIMARY KEY,
+    started_ms INTEGER NOT NULL,
+    finished_ms INTEGER NOT NULL,
+    command TEXT NOT NULL,
+    files INTEGER NOT NULL,
+    files_changed INTEGER NOT NULL,
+    entries INTEGER NOT NULL,
+    warnings INTEGER NOT NULL,
+    errors INTEGER NOT NULL
+  );
+  `,
+];
+
+export function migrate(db: Database.Database): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  for (let index = current; index < MIGRATIONS.length; index += 1) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[index]!);
+      db.pragma(`user_version = ${index + 1}`);
+    })();
+  }
+}

@@ -1,0 +1,118 @@
+import type { CompactionAnchor, Entry, Role, Session, SourceName, UsageSnapshot } from '../model.js';
+import type { ResultPatch } from '../sources/source.js';
+
+/**
+ * The Store interface: the only way any stage reaches persisted data. SQLite is the embedded default; a
+ * PostgreSQL implementation runs the same contract suite (test/contracts/store.contract.ts).
+ */
+
+/** What the indexer remembers about one transcript file. */
+export interface FileState {
+  path: string;
+  sessionId: string | null;
+  source: SourceName | null;
+  size: number;
+  mtimeMs: number;
+  /** sha256 of the bytes [0, offset): lets a grown file prove it was appended to, not rewritten. */
+  prefixHash: string;
+  /** sha256 of the whole file when it was last seen (the archive's content hash). */
+  contentHash: string;
+  offset: number;
+  line: number;
+  carry: unknown;
+  /** Why the file is not indexed (e.g. 'fork'), or null. */
+  excluded: string | null;
+  indexedAtMs: number;
+}
+
+export interface StoredSession extends Session {
+  entryCount: number;
+  filteredNoiseCount: number;
+  skipped: Record<string, number>;
+  archivePath: string | null;
+  projectionPath: string | null;
+  contentHash: string | null;
+  /** The projection must be rewritten (set in the same transaction as new entries). */
+  projectionStale: boolean;
+}
+
+/** One file's changes, applied in one transaction: a crash never leaves half a file. */
+export interface FileCommit {
+  file: FileState;
+  /** Null when the file holds no session (excluded before parsing). */
+  session: StoredSession | null;
+  /** Drop what this session had before (the file was rewritten, or a full re-index). */
+  reset: boolean;
+  entries: Entry[];
+  results: ResultPatch[];
+  anchors: CompactionAnchor[];
+  usage: UsageSnapshot[];
+}
+
+export interface SearchFilters {
+  sessionIds?: string[];
+  excludeSessionIds?: string[];
+  projects?: string[];
+  sources?: SourceName[];
+  roles?: Role[];
+  tools?: string[];
+  sinceMs?: number;
+  untilMs?: number;
+}
+
+/**
+ * A lexical query in structured form; each store renders it in its own syntax (FTS5 MATCH, tsquery), so user
+ * input never reaches a query language unescaped.
+ */
+export interface LexicalQuery {
+  /** Terms of which at least one must match (OR); ranked by BM25. */
+  any: string[];
+  /** Terms that must all match. */
+  all: string[];
+  /** Terms that must not match. */
+  none: string[];
+  filters: SearchFilters;
+  limit: number;
+}
+
+export interface Candidate {
+  entry: Entry;
+  /** Higher is better. */
+  score: number;
+}
+
+export interface StoreStats {
+  sessions: number;
+  entries: number;
+  files: number;
+  anchors: number;
+  bySource: Record<string, { sessions: number; entries: number }>;
+  dbBytes: number;
+  lastRun: RunRecord | null;
+}
+
+export interface RunRecord {
+  startedAtMs: number;
+  finishedAtMs: number;
+  command: string;
+  files: number;
+  filesChanged: number;
+  entries: number;
+  warnings: number;
+  errors: number;
+}
+
+export interface Store {
+  getFile(path: string): FileState | null;
+  listFiles(): FileState[];
+  commitFile(change: FileCommit): void;
+  getSession(id: string): StoredSession | null;
+  listSessions(): StoredSession[];
+  markProjected(sessionId: string, projectionPath: string): void;
+  listEntries(sessionId: string): Entry[];
+  listAnchors(sessionId: string): CompactionAnchor[];
+  searchLexical(query: LexicalQuery): Candidate[];
+  stats(): StoreStats;
+  recordRun(run: RunRecord): void;
+  close(): void;
+}

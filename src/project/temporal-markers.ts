@@ -109,7 +109,8 @@ export function computeTemporalMarkers(
     const entryBucket = Math.floor((entry.ts - startMs) / (MARKER_INTERVAL_MINUTES * MINUTE_MS));
     // The last entry gets the end marker instead, which states the same elapsed time.
     if (index > 0 && index < ordered.length - 1 && entryBucket > bucket) {
-      const minutes = entryBucket * MARKER_INTERVAL_MINUTES;
+      // State the real elapsed time of the entry that crossed the boundary, not the boundary itself.
+      const minutes = Math.floor((entry.ts - startMs) / MINUTE_MS);
       markers.push({
         kind: 'periodic',
         ts: entry.ts,

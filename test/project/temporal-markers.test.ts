@@ -50,7 +50,7 @@ describe('temporal markers', () => {
     const entries = [0, 5, 185, 190].map((m, i) => makeEntry({ line: i + 1, ts: start + m * MIN, role: 'user', text: 'x' }));
     const markers = computeTemporalMarkers(entries, 'UTC');
     expect(markers.map((m) => m.kind)).toEqual(['start', 'periodic', 'end']);
-    expect(markers[1]?.text).toBe('[Saturday night] [Late in session] [3 hours into session]');
+    expect(markers[1]?.text).toBe('[Saturday night] [Late in session] [3 hours 5 minutes into session]');
   });
 
   it('marks compaction boundaries before the first entry after the compaction record', () => {

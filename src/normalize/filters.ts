@@ -79,7 +79,7 @@ export const NO_REPLY_PATTERN = /^(?:\[\[[a-z_:\s-]{1,40}\]\]\s*)?(?:NO_REPLY|HE
 export const HEARTBEAT_PROMPT_START = /^Read HEARTBEAT\.md\b/i;
 export const HEARTBEAT_SUBJECT = /HEARTBEAT\.md|^Heartbeat\b/i;
 export const HEARTBEAT_ACK_INSTRUCTION =
-  /(?:^|[.!:\n]\s*|,\s*)(?:reply|respond|answer|return|say)(?: with)?(?: exactly| only)?:?\s*["'`]?HEARTBEAT_OK\b/i;
+  /(?:^|[.!:,\n])[ \t]*\n?[ \t]*(?:reply|respond|answer|return|say)(?: with)?(?: exactly| only)?:?[ \t]*["'`]?HEARTBEAT_OK\b/i;
 /** OpenClaw treats a reply that starts or ends with HEARTBEAT_OK and has ≤ 300 other characters as an ack. */
 const HEARTBEAT_ACK_MAX_CHARS = 300;
 
@@ -123,7 +123,8 @@ function isSystemNoise(text: string): boolean {
 
 /** OpenClaw prefixes prompts with `[Thu 2026-04-09 14:48 GMT+8]` and may append a `Current time: …` line. */
 const TIMESTAMP_PREFIX = /^\[[^\]\n]{1,60}\]\s*/;
-const CURRENT_TIME_LINE = /\n+Current time:[^\n]*$/;
+// A single \n, not \n+: a greedy run before a failing literal backtracks quadratically on long blank runs.
+const CURRENT_TIME_LINE = /\nCurrent time:[^\n]*$/;
 
 function isHeartbeat(role: Role, text: string): boolean {
   if (role === 'assistant') return isHeartbeatAck(text);

@@ -164,3 +164,20 @@ describe('classifyNoise: ordinary messages', () => {
     );
   });
 });
+
+describe('classifyNoise: cost', () => {
+  test('stays linear on hostile 1 MB messages', () => {
+    const inputs = [
+      `HEARTBEAT.md${'\n'.repeat(1_000_000)}x`,
+      `Heartbeat${'. '.repeat(500_000)}`,
+      `${'[1/2]\n'.repeat(170_000)}`,
+      `${'<a>'.repeat(330_000)}`,
+      `x${'\n'.repeat(1_000_000)}Current time`,
+    ];
+    for (const text of inputs) {
+      const started = performance.now();
+      classifyNoise({ role: 'user', text, toolName: null });
+      expect(performance.now() - started).toBeLessThan(2000);
+    }
+  });
+});

@@ -30,9 +30,13 @@ function stripTerminalCodes(text: string): string {
 }
 
 /** Wrappers whose whole content is agent plumbing, not something the user or the agent said. */
-const DROPPED_BLOCKS: readonly (readonly [string, string])[] = [['<system-reminder>', '</system-reminder>']];
-/** Wrappers around real content: the tags go, the text inside stays. */
-const UNWRAPPED_TAGS = /<\/?local-command-(?:stdout|stderr)>/g;
+const DROPPED_BLOCKS: readonly (readonly [string, string])[] = [
+  ['<system-reminder>', '</system-reminder>'],
+  // Claude Code slash commands repeat the command name here; <command-name> keeps it once.
+  ['<command-message>', '</command-message>'],
+];
+/** Wrappers around real content: the tags go, the text inside stays (`/clear`, `/review src`, command output). */
+const UNWRAPPED_TAGS = /<\/?(?:local-command-(?:stdout|stderr)|command-name|command-args)>/g;
 
 function removeInjectedBlocks(text: string): string {
   let out = text;

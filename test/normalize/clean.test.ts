@@ -94,3 +94,10 @@ describe('cleanText', () => {
     }
   });
 });
+
+describe('Claude Code slash-command wrappers', () => {
+  test('keep the command and its arguments, not the markup', () => {
+    expect(cleanText('<command-name>/clear</command-name>\n<command-message>clear</command-message>\n<command-args></command-args>')).toBe('/clear');
+    expect(cleanText('<command-name>/review</command-name>\n<command-message>review</command-message>\n<command-args>src/app.ts</command-args>')).toBe('/review\n\nsrc/app.ts');
+  });
+});

@@ -53,9 +53,26 @@ const schema = z
         limit: z.number().int().positive().max(1000).default(10),
         messages_per_session: z.number().int().positive().max(100).default(5),
         snippet_chars: z.number().int().min(80).max(4000).default(320),
+        /** `hybrid`: fused lexical, trigram, vector and temporal signals; `bm25`: plain BM25 (the baseline). */
+        strategy: z.enum(['hybrid', 'bm25']).default('hybrid'),
       })
       .strict()
-      .default({ limit: 10, messages_per_session: 5, snippet_chars: 320 }),
+      .default({ limit: 10, messages_per_session: 5, snippet_chars: 320, strategy: 'hybrid' }),
+    embed: z
+      .object({
+        provider: z.enum(['none', 'local', 'openai-compatible', 'transformers']).default('none'),
+        /** Model name sent to an openai-compatible endpoint, or a label for the others. */
+        model: z.string().min(1).optional(),
+        base_url: z.string().url().optional(),
+        api_key: z.string().min(1).optional(),
+        /** Local ONNX model directory for the `transformers` provider. */
+        model_path: z.string().min(1).optional(),
+        dims: z.number().int().positive().max(8192).optional(),
+        batch_size: z.number().int().positive().max(2048).default(64),
+        timeout_ms: z.number().int().positive().default(30_000),
+      })
+      .strict()
+      .default({ provider: 'none', batch_size: 64, timeout_ms: 30_000 }),
   })
   .strict();
 
@@ -77,6 +94,12 @@ export const ENV_KEYS: Record<string, { key: string; kind: EnvKind }> = {
   MOON_CURRENT_SESSION_ID: { key: 'session.current_id', kind: 'string' },
   MOON_MAX_LINE_BYTES: { key: 'index.max_line_bytes', kind: 'int' },
   MOON_RECALL_LIMIT: { key: 'recall.limit', kind: 'int' },
+  MOON_RECALL_STRATEGY: { key: 'recall.strategy', kind: 'string' },
+  MOON_EMBED_PROVIDER: { key: 'embed.provider', kind: 'string' },
+  MOON_EMBED_MODEL: { key: 'embed.model', kind: 'string' },
+  MOON_EMBED_BASE_URL: { key: 'embed.base_url', kind: 'string' },
+  MOON_EMBED_API_KEY: { key: 'embed.api_key', kind: 'string' },
+  MOON_EMBED_MODEL_PATH: { key: 'embed.model_path', kind: 'string' },
 };
 
 export interface LoadConfigOptions {
@@ -183,7 +206,9 @@ export function defaultSourceRoots(home = homedir()): string[] {
   );
 }
 
+/** The config as shown to people: secrets masked. */
 export function describeConfig(config: MoonConfig): Record<string, unknown> {
   const { origin, ...rest } = config;
-  return { ...rest, origin };
+  const embed = { ...rest.embed, api_key: rest.embed.api_key ? '[set]' : undefined };
+  return { ...rest, embed, origin };
 }

@@ -3,6 +3,9 @@ import { Ledger } from './archive/ledger.js';
 import { type MoonPaths, projectionPathFor, resolvePaths } from './archive/paths.js';
 import { type MoonConfig, defaultSourceRoots } from './config.js';
 import { MoonError } from './errors.js';
+import type { Embedder } from './embed/embedder.js';
+import { createEmbedder } from './embed/index.js';
+import { type EmbedProgress, embedPending } from './embed/pipeline.js';
 import type { IngestContext } from './ingest/context.js';
 import { type IndexReport, runIndex } from './ingest/run-index.js';
 import { type SnapshotReport, runSnapshot } from './ingest/run-snapshot.js';
@@ -21,7 +24,12 @@ export interface IndexRequest {
   reproject?: boolean;
   excludeSessions?: string[];
   onProgress?: (done: number, total: number, path: string) => void;
+  /** Skip the embedding step even when a provider is configured. */
+  noEmbed?: boolean;
+  onEmbedProgress?: (progress: EmbedProgress) => void;
 }
+
+export type IndexResult = IndexReport & { embeddings: EmbedProgress | null };
 
 export interface StatusReport extends StoreStats {
   home: string;
@@ -33,9 +41,9 @@ export interface StatusReport extends StoreStats {
 export interface Moon {
   readonly config: MoonConfig;
   readonly paths: MoonPaths;
-  index(request?: IndexRequest): IndexReport;
+  index(request?: IndexRequest): Promise<IndexResult>;
   snapshot(request?: Pick<IndexRequest, 'roots' | 'excludeSessions'>): SnapshotReport;
-  recall(options: RecallOptions): RecallResult;
+  recall(options: RecallOptions): Promise<RecallResult>;
   status(): StatusReport;
   close(): void;
 }
@@ -48,6 +56,11 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now): 
   const paths = resolvePaths(config.home);
   const redact = createRedactor({ enabled: config.privacy.redact, extraPatterns: config.privacy.extra_patterns });
   let store: Store | null = null;
+  let embedder: Promise<Embedder | null> | null = null;
+  const getEmbedder = (): Promise<Embedder | null> => {
+    embedder ??= createEmbedder(config.embed);
+    return embedder;
+  };
   const openStore = (mustExist: boolean): Store => {
     if (!store) {
       if (mustExist && !existsSync(paths.db)) {
@@ -76,33 +89,51 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now): 
     ...(config.session.current_id ? [config.session.current_id] : []),
   ];
 
+  /** Vectors are only comparable within one model: use the query vector only when the index was built by it. */
+  const embedQuery = async (source: Store, text: string): Promise<Float32Array | null> => {
+    const active = await getEmbedder();
+    const model = source.getEmbeddingModel();
+    if (!active || !model || model.id !== active.id || source.countEmbeddings() === 0) return null;
+    const [vector] = await active.embed([text]);
+    return vector ?? null;
+  };
+
   return {
     config,
     paths,
-    index(request = {}) {
+    async index(request = {}) {
       const roots = sourceRoots(request.roots);
-      return runIndex(ingestContext(request.excludeSessions), openStore(false), {
+      const target = openStore(false);
+      const report = runIndex(ingestContext(request.excludeSessions), target, {
         roots,
         force: request.force,
         reproject: request.reproject,
         onProgress: request.onProgress,
       });
+      const active = request.noEmbed ? null : await getEmbedder();
+      const embeddings = active
+        ? await embedPending(target, active, { batchSize: config.embed.batch_size, onProgress: request.onEmbedProgress })
+        : null;
+      return { ...report, embeddings };
     },
     snapshot(request = {}) {
       return runSnapshot(ingestContext(request.excludeSessions), sourceRoots(request.roots));
     },
     recall(options) {
+      const source = openStore(true);
       return recall(
         {
-          store: openStore(true),
+          store: source,
           timezone: config.distill.residential_timezone,
           defaults: {
             limit: config.recall.limit,
             messagesPerSession: config.recall.messages_per_session,
             snippetChars: config.recall.snippet_chars,
+            strategy: config.recall.strategy,
           },
           projectionPathFor: (sessionId) => projectionPathFor(paths, sessionId),
           nowMs: clock,
+          embedQuery: config.embed.provider === 'none' ? null : (text) => embedQuery(source, text),
         },
         { ...options, excludeSession: excluded(options.excludeSession) },
       );
@@ -110,7 +141,7 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now): 
     status() {
       const stats = existsSync(paths.db)
         ? openStore(true).stats()
-        : { sessions: 0, entries: 0, files: 0, anchors: 0, bySource: {}, dbBytes: 0, lastRun: null };
+        : { sessions: 0, entries: 0, files: 0, anchors: 0, embeddings: 0, embeddingModel: null, bySource: {}, dbBytes: 0, lastRun: null };
       return {
         home: paths.home,
         db: paths.db,
@@ -122,6 +153,8 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now): 
     close() {
       store?.close();
       store = null;
+      void embedder?.then((active) => active?.close?.());
+      embedder = null;
     },
   };
 }

@@ -37,6 +37,8 @@ export interface FileOutcome {
   reason: string | null;
   /** True when the file was read from its last committed offset rather than from the start. */
   resumed: boolean;
+  /** Bytes read and parsed by this run (from the resume offset). */
+  bytes: number;
 }
 
 export function makeOutcome(path: string, status: FileStatus, extra: Partial<FileOutcome> = {}): FileOutcome {
@@ -50,6 +52,7 @@ export function makeOutcome(path: string, status: FileStatus, extra: Partial<Fil
     warnings: [],
     reason: null,
     resumed: false,
+    bytes: 0,
     ...extra,
   };
 }

@@ -123,6 +123,7 @@ function indexFileOrThrow(context: IngestContext, store: Store, path: string, op
     filtered: normalized.filtered,
     warnings,
     resumed: !reset,
+    bytes: buffer.length - (resume?.offset ?? 0),
   });
 }
 

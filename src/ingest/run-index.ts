@@ -94,6 +94,7 @@ function tally(report: IndexReport, outcome: FileOutcome): void {
       report.indexed += 1;
       report.entries += outcome.entries;
       report.filtered += outcome.filtered;
+      report.bytes += outcome.bytes;
       if (outcome.resumed) report.resumed += 1;
       break;
     case 'unchanged':

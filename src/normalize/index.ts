@@ -1,7 +1,8 @@
 import type { Entry } from '../model.js';
 import type { ParsedChunk } from '../sources/source.js';
 import { cleanText } from './clean.js';
-import { classifyNoise, DEFAULT_MIN_LENGTH, type NoiseReason } from './filters.js';
+import { findContaminated } from './contamination.js';
+import { classifyNoise, DEFAULT_MIN_LENGTH } from './filters.js';
 import { classifyPriority } from './priority.js';
 
 /**
@@ -14,6 +15,7 @@ export { unescapeJsonNoise } from './unescape.js';
 export { createRedactor, type Redactor, type RedactorOptions } from './redact.js';
 export { classifyNoise, NOISE_REASONS, type NoiseCandidate, type NoiseReason } from './filters.js';
 export { classifyPriority, isMutatingCommand } from './priority.js';
+export { classifyRecallEvent, findContaminated, looksLikeRecallOutput } from './contamination.js';
 
 export interface NormalizeOptions {
   redact: (text: string) => string;
@@ -41,9 +43,10 @@ export function normalizeChunk(chunk: ParsedChunk, options: NormalizeOptions): N
   const filteredByReason: Record<string, number> = {};
   let filtered = 0;
 
-  for (const raw of chunk.entries) {
-    const entry = normalizeEntry(raw, normalizeText);
-    const reason: NoiseReason | null = classifyNoise(entry, { minLength });
+  const cleaned = chunk.entries.map((raw) => normalizeEntry(raw, normalizeText));
+  const contaminated = findContaminated(cleaned);
+  for (const entry of cleaned) {
+    const reason: string | null = contaminated.has(entry) ? 'recall-contamination' : classifyNoise(entry, { minLength });
     if (reason !== null) {
       filtered++;
       filteredByReason[reason] = (filteredByReason[reason] ?? 0) + 1;

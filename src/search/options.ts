@@ -3,6 +3,7 @@ import { MoonError } from '../errors.js';
 import { ROLES, type Role, SOURCE_NAMES, type SourceName } from '../model.js';
 
 export type RecallGroup = 'session' | 'message';
+export type RecallStrategy = 'hybrid' | 'bm25';
 
 /** Everything `moon recall` (and MCP, HTTP) may ask. Names match the CLI flags. */
 export interface RecallOptions {
@@ -24,8 +25,17 @@ export interface RecallOptions {
   messagesPerSession?: number;
   /** Reference time for relative expressions (ISO), default now. */
   now?: string;
-  /** IANA zone for dates without an offset, default the residential time zone. */
+  /** IANA zone (or abbreviation) for times without an offset, default the residential time zone. */
   tz?: string;
+  /** `hybrid` (default from config) or `bm25`, the plain baseline. */
+  strategy?: RecallStrategy;
+  /** Attach each signal's contribution per matched message (metadata.explain). */
+  explain?: boolean;
+}
+
+export function validateStrategy(value: string): RecallStrategy {
+  if (value === 'hybrid' || value === 'bm25') return value;
+  throw new MoonError('bad_usage', `--strategy: "${value}" must be hybrid or bm25`);
 }
 
 export function validateRole(value: string): Role {
@@ -50,4 +60,10 @@ export function parseIsoBound(flag: string, value: string, zone: string): number
     throw new MoonError('bad_usage', `${flag}: "${value}" is not an ISO date or date-time (e.g. 2026-02-21 or 2026-02-21T18:39:00Z)`);
   }
   return parsed.toMillis();
+}
+
+/** Library callers (MCP, HTTP, scripts) may pass one value where a list is expected. */
+export function toList<T>(value: T | readonly T[] | undefined): T[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  return Array.isArray(value) ? [...(value as readonly T[])] : [value as T];
 }

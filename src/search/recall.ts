@@ -1,69 +1,183 @@
 import { MoonError } from '../errors.js';
 import type { Entry, RecallMatch, RecallResult } from '../model.js';
 import type { Candidate, SearchFilters, Store, StoredSession } from '../store/store.js';
-import { type RecallOptions, parseIsoBound } from './options.js';
+import { isValidTimezone } from '../time/zone.js';
+import { type BoostContext, type FusedCandidate, type SignalList, fuseSignals } from './fusion.js';
+import { type RecallOptions, type RecallStrategy, parseIsoBound, toList } from './options.js';
 import { makeSnippet } from './snippet.js';
 import { dropStopwords, splitQueryTerms } from './terms.js';
+import { type TimeQuery, parseTimeQuery, resolveZoneName } from './time-query.js';
 
 export interface RecallEnvironment {
   store: Store;
-  /** Default zone for dates without an offset. */
+  /** Default zone for times without an offset. */
   timezone: string;
-  defaults: { limit: number; messagesPerSession: number; snippetChars: number };
+  defaults: { limit: number; messagesPerSession: number; snippetChars: number; strategy: RecallStrategy };
   /** Path of a session's projection when the index has none recorded. */
   projectionPathFor: (sessionId: string) => string;
   nowMs: () => number;
+  /** Embeds the query with the index's model, or null when vectors are off or not built yet. */
+  embedQuery: ((text: string) => Promise<Float32Array | null>) | null;
 }
 
 /** Weight of a session's 1st, 2nd, 3rd ... best message in its score: one strong hit beats many weak ones. */
 const SESSION_DECAY = [1, 0.5, 0.25, 0.125, 0.0625];
 
-export function recall(environment: RecallEnvironment, options: RecallOptions): RecallResult {
-  const limit = options.limit ?? environment.defaults.limit;
-  const perSession = options.messagesPerSession ?? environment.defaults.messagesPerSession;
-  const zone = options.tz ?? environment.timezone;
-  if (!Number.isInteger(limit) || limit <= 0) throw new MoonError('bad_usage', `--limit: expected a positive integer, got ${limit}`);
-  const terms = dropStopwords(splitQueryTerms(options.query));
-  const required = (options.require ?? []).flatMap(splitQueryTerms);
-  const excluded = (options.exclude ?? []).flatMap(splitQueryTerms);
-  const filters: SearchFilters = {
-    sessionIds: options.session,
-    excludeSessionIds: options.excludeSession,
-    projects: options.project,
-    sources: options.source,
-    roles: options.role,
-    tools: options.tool,
-    sinceMs: options.since ? parseIsoBound('--since', options.since, zone) : undefined,
-    untilMs: options.until ? parseIsoBound('--until', options.until, zone) : undefined,
-  };
-  const group = options.group ?? 'session';
-  const pool = group === 'message' ? limit : Math.max(100, limit * perSession * 8);
-  const candidates = environment.store.searchLexical({ any: terms, all: required, none: excluded, filters, limit: pool });
-  const highlight = [...terms, ...required];
+/** Signal weights for weighted reciprocal-rank fusion. */
+export const SIGNAL_WEIGHTS = { lexical: 1.0, trigram: 0.4, vector: 0.8, temporalWithText: 0.3, temporalOnly: 1.0 } as const;
+
+export async function recall(environment: RecallEnvironment, options: RecallOptions): Promise<RecallResult> {
+  const plan = planRecall(environment, options);
+  const fused = plan.empty ? [] : await rankCandidates(environment, plan);
   const sessions = new Map<string, StoredSession | null>();
   const sessionOf = (id: string): StoredSession | null => {
     if (!sessions.has(id)) sessions.set(id, environment.store.getSession(id));
     return sessions.get(id) ?? null;
   };
+  const highlight = [...plan.terms, ...plan.required];
+  const build = (top: FusedCandidate[], score: number, count: number): RecallMatch =>
+    toMatch(environment, sessionOf, top, score, count, highlight, options.explain === true);
   const matches =
-    group === 'message'
-      ? candidates.slice(0, limit).map((candidate) => toMatch(environment, sessionOf, [candidate], candidate.score, 1, highlight))
-      : groupBySession(candidates, limit, perSession).map((grouped) =>
-          toMatch(environment, sessionOf, grouped.top, grouped.score, grouped.count, highlight),
-        );
+    plan.group === 'message'
+      ? fused.slice(0, plan.limit).map((candidate) => build([candidate], candidate.score, 1))
+      : groupBySession(fused, plan.limit, plan.perSession).map((group) => build(group.top, group.score, group.count));
   return { query: options.query, matches, generated_at_epoch_secs: Math.floor(environment.nowMs() / 1000) };
+}
+
+interface RecallPlan {
+  strategy: RecallStrategy;
+  group: 'session' | 'message';
+  limit: number;
+  perSession: number;
+  pool: number;
+  terms: string[];
+  required: string[];
+  excluded: string[];
+  text: string;
+  time: TimeQuery | null;
+  filters: SearchFilters;
+  boosts: BoostContext;
+  empty: boolean;
+}
+
+function planRecall(environment: RecallEnvironment, options: RecallOptions): RecallPlan {
+  const limit = options.limit ?? environment.defaults.limit;
+  const perSession = options.messagesPerSession ?? environment.defaults.messagesPerSession;
+  if (!Number.isInteger(limit) || limit <= 0) throw new MoonError('bad_usage', `--limit: expected a positive integer, got ${limit}`);
+  const zone = resolveQueryZone(options.tz ?? environment.timezone);
+  const nowMs = options.now ? parseIsoBound('--now', options.now, zone) : environment.nowMs();
+  const strategy = options.strategy ?? environment.defaults.strategy;
+  // The baseline reads the query as plain words; hybrid first lifts time expressions out of it.
+  const time = strategy === 'hybrid' ? parseTimeQuery(options.query, { nowMs, zone }) : null;
+  const text = time ? time.text : options.query;
+  const terms = dropStopwords(splitQueryTerms(text));
+  const required = (toList(options.require) ?? []).flatMap(splitQueryTerms);
+  const excluded = (toList(options.exclude) ?? []).flatMap(splitQueryTerms);
+  const filters: SearchFilters = {
+    sessionIds: toList(options.session),
+    excludeSessionIds: toList(options.excludeSession),
+    projects: toList(options.project),
+    sources: toList(options.source),
+    roles: toList(options.role),
+    tools: toList(options.tool),
+    sinceMs: options.since ? parseIsoBound('--since', options.since, zone) : undefined,
+    untilMs: options.until ? parseIsoBound('--until', options.until, zone) : undefined,
+    windows: time && time.windows.length > 0 ? time.windows.map(({ startMs, endMs }) => ({ startMs, endMs })) : undefined,
+    sessionRelative: time?.sessionRelative ?? undefined,
+  };
+  const group = options.group ?? 'session';
+  const hasTime = Boolean(filters.windows || filters.sessionRelative);
+  return {
+    strategy,
+    group,
+    limit,
+    perSession,
+    pool: group === 'message' ? Math.max(50, limit * 5) : Math.max(100, limit * perSession * 8),
+    terms,
+    required,
+    excluded,
+    text,
+    time,
+    filters,
+    boosts: buildBoostContext(text, terms),
+    empty: terms.length === 0 && required.length === 0 && !hasTime,
+  };
+}
+
+async function rankCandidates(environment: RecallEnvironment, plan: RecallPlan): Promise<FusedCandidate[]> {
+  const { store } = environment;
+  const any = plan.terms.length > 0 ? plan.terms : plan.required;
+  const lexical = any.length > 0 ? store.searchLexical({ any, all: plan.required, none: plan.excluded, filters: plan.filters, limit: plan.pool }) : [];
+  if (plan.strategy === 'bm25') return lexical.map(asBaseline);
+  const lists: SignalList[] = [{ signal: 'lexical', weight: SIGNAL_WEIGHTS.lexical, candidates: lexical }];
+  if (any.length > 0) {
+    const trigram = store.searchTrigram({ any, all: plan.required, none: plan.excluded, filters: plan.filters, limit: plan.pool });
+    lists.push({ signal: 'trigram', weight: SIGNAL_WEIGHTS.trigram, candidates: trigram });
+  }
+  if (environment.embedQuery && plan.text.trim() !== '' && plan.terms.length > 0) {
+    const vector = await environment.embedQuery(plan.text);
+    if (vector) {
+      const candidates = store.searchVector({ vector, all: plan.required, none: plan.excluded, filters: plan.filters, limit: plan.pool });
+      lists.push({ signal: 'vector', weight: SIGNAL_WEIGHTS.vector, candidates });
+    }
+  }
+  if (plan.filters.windows || plan.filters.sessionRelative) {
+    const center = plan.filters.windows?.[0] ? (plan.filters.windows[0].startMs + plan.filters.windows[0].endMs) / 2 : null;
+    const temporal = store.searchTime({ filters: plan.filters, all: plan.required, none: plan.excluded, centerMs: center, limit: plan.pool });
+    const weight = any.length > 0 ? SIGNAL_WEIGHTS.temporalWithText : SIGNAL_WEIGHTS.temporalOnly;
+    lists.push({ signal: 'temporal', weight, candidates: temporal });
+  }
+  return fuseSignals(lists, plan.boosts);
+}
+
+function asBaseline(candidate: Candidate, index: number): FusedCandidate {
+  return {
+    rowid: candidate.rowid,
+    entry: candidate.entry,
+    score: candidate.score,
+    explanation: {
+      signals: { lexical: { rank: index + 1, raw: candidate.score, contribution: candidate.score } },
+      boosts: [],
+      fused: candidate.score,
+      score: candidate.score,
+    },
+  };
+}
+
+const PATH_LIKE = /^(?:[\w.@~-]+\/)+[\w.@-]+$|^[\w-]+\.[a-z][a-z0-9]{0,5}$/i;
+
+function buildBoostContext(text: string, terms: string[]): BoostContext {
+  const quoted = [...text.matchAll(/"([^"]{3,})"/g)].map((match) => match[1]!.toLowerCase().trim());
+  const plain = text.replace(/"/g, ' ').replace(/\s+/g, ' ').trim().toLowerCase();
+  const phrases = [
+    ...quoted.map((phrase) => ({ text: phrase, factor: 1.5 })),
+    ...(terms.length >= 2 && plain.length >= 8 ? [{ text: plain, factor: 1.3 }] : []),
+  ];
+  return {
+    phrases,
+    words: new Set(terms.map((term) => term.toLowerCase())),
+    paths: terms.filter((term) => PATH_LIKE.test(term)).map((term) => term.toLowerCase()),
+    priority: true,
+  };
+}
+
+function resolveQueryZone(zone: string): string {
+  if (isValidTimezone(zone)) return zone;
+  const resolved = resolveZoneName(zone, Date.now());
+  if (!resolved) throw new MoonError('bad_usage', `--tz: "${zone}" is not an IANA time zone or a known abbreviation`);
+  return resolved.zone;
 }
 
 interface SessionGroup {
   sessionId: string;
-  top: Candidate[];
+  top: FusedCandidate[];
   score: number;
   count: number;
   latestMs: number;
 }
 
 /** Seed 002 stage 4: aggregate messages per session, rank sessions by score then recency, keep top M each. */
-function groupBySession(candidates: Candidate[], limit: number, perSession: number): SessionGroup[] {
+function groupBySession(candidates: FusedCandidate[], limit: number, perSession: number): SessionGroup[] {
   const groups = new Map<string, SessionGroup>();
   for (const candidate of candidates) {
     const id = candidate.entry.sessionId;
@@ -77,7 +191,7 @@ function groupBySession(candidates: Candidate[], limit: number, perSession: numb
     if (group.top.length < perSession) group.top.push(candidate);
   }
   for (const group of groups.values()) {
-    group.score = group.top.reduce((sum, candidate, index) => sum + candidate.score * (SESSION_DECAY[index] ?? 0), 0);
+    group.score = round(group.top.reduce((sum, candidate, index) => sum + candidate.score * (SESSION_DECAY[index] ?? 0), 0));
   }
   return [...groups.values()]
     .sort((a, b) => b.score - a.score || b.latestMs - a.latestMs || a.sessionId.localeCompare(b.sessionId))
@@ -87,15 +201,18 @@ function groupBySession(candidates: Candidate[], limit: number, perSession: numb
 function toMatch(
   environment: RecallEnvironment,
   sessionOf: (id: string) => StoredSession | null,
-  top: Candidate[],
+  top: FusedCandidate[],
   score: number,
   count: number,
   terms: string[],
+  explain: boolean,
 ): RecallMatch {
   const first = top[0]!.entry;
   const session = sessionOf(first.sessionId);
   const snippetChars = environment.defaults.snippetChars;
-  const snippet = top.map((candidate) => `[${roleLabel(candidate.entry)}] ${makeSnippet(searchableText(candidate.entry), terms, snippetChars)}`).join('\n');
+  const snippet = top
+    .map((candidate) => `[${roleLabel(candidate.entry)}] ${makeSnippet(searchableText(candidate.entry), terms, snippetChars)}`)
+    .join('\n');
   return {
     archive_path: session?.projectionPath ?? environment.projectionPathFor(first.sessionId),
     snippet,
@@ -110,11 +227,13 @@ function toMatch(
       timestamps: top.map((candidate) => toIso(candidate.entry.ts)),
       roles: top.map((candidate) => candidate.entry.role),
       tools: top.map((candidate) => candidate.entry.toolName),
+      priorities: top.map((candidate) => candidate.entry.priority),
       scores: top.map((candidate) => round(candidate.score)),
       match_count: count,
       session_start: toIso(session?.startMs ?? null),
       session_end: toIso(session?.endMs ?? null),
       raw_archive_path: session?.archivePath ?? null,
+      ...(explain ? { explain: top.map((candidate) => candidate.explanation) } : {}),
     },
   };
 }

@@ -14,7 +14,10 @@ export function splitQueryTerms(query: string): string[] {
 }
 
 function trimPunctuation(word: string): string {
-  return word.replace(/^[^\p{L}\p{N}./~@_-]+|[^\p{L}\p{N}/_-]+$/gu, '');
+  return word
+    .replace(/^[^\p{L}\p{N}./~@_-]+|[^\p{L}\p{N}/_-]+$/gu, '')
+    // "John's" is about John: the tokenizer would make it the phrase "john s", which "John" never matches.
+    .replace(/['’]s$/iu, '');
 }
 
 /** Words that carry no topic; dropped from OR-ranked terms unless nothing else is left. */

@@ -49,6 +49,19 @@ export interface FileCommit {
   usage: UsageSnapshot[];
 }
 
+export interface TimeWindowFilter {
+  startMs: number;
+  endMs: number;
+}
+
+/** Offsets from each session's own start: "2 hours into the session", "early in the session". */
+export interface SessionRelativeFilter {
+  fromMs?: number;
+  toMs?: number;
+  fromFraction?: number;
+  toFraction?: number;
+}
+
 export interface SearchFilters {
   sessionIds?: string[];
   excludeSessionIds?: string[];
@@ -58,6 +71,11 @@ export interface SearchFilters {
   tools?: string[];
   sinceMs?: number;
   untilMs?: number;
+  /** Union of absolute windows (UTC ms, end exclusive). */
+  windows?: TimeWindowFilter[];
+  sessionRelative?: SessionRelativeFilter;
+  /** Entries never to return (recall contamination). */
+  excludeRowids?: number[];
 }
 
 /**
@@ -76,9 +94,39 @@ export interface LexicalQuery {
 }
 
 export interface Candidate {
+  /** Store-local identity of the entry (stable while the entry exists). */
+  rowid: number;
   entry: Entry;
-  /** Higher is better. */
+  /** Higher is better; comparable only within one list. */
   score: number;
+}
+
+export interface VectorQuery {
+  vector: Float32Array;
+  filters: SearchFilters;
+  /** Terms that must / must not appear, as in LexicalQuery. */
+  all: string[];
+  none: string[];
+  limit: number;
+}
+
+export interface TimeSearch {
+  filters: SearchFilters;
+  all: string[];
+  none: string[];
+  /** Entries nearest this instant first. */
+  centerMs: number | null;
+  limit: number;
+}
+
+export interface EmbeddingModel {
+  id: string;
+  dims: number;
+}
+
+export interface PendingEmbedding {
+  rowid: number;
+  entry: Entry;
 }
 
 export interface StoreStats {
@@ -86,6 +134,8 @@ export interface StoreStats {
   entries: number;
   files: number;
   anchors: number;
+  embeddings: number;
+  embeddingModel: EmbeddingModel | null;
   bySource: Record<string, { sessions: number; entries: number }>;
   dbBytes: number;
   lastRun: RunRecord | null;
@@ -112,6 +162,18 @@ export interface Store {
   listEntries(sessionId: string): Entry[];
   listAnchors(sessionId: string): CompactionAnchor[];
   searchLexical(query: LexicalQuery): Candidate[];
+  /** Substring matches of `any` (3+ characters) over identifiers, paths, partial words and CJK. */
+  searchTrigram(query: LexicalQuery): Candidate[];
+  /** Nearest entries by cosine distance to the vector (exact, filters applied before the top-k). */
+  searchVector(query: VectorQuery): Candidate[];
+  /** Entries inside the filters' time windows, nearest the center first. */
+  searchTime(query: TimeSearch): Candidate[];
+  getEmbeddingModel(): EmbeddingModel | null;
+  /** Switch the vector model: vectors of any other model are dropped (they cannot be compared). */
+  setEmbeddingModel(model: EmbeddingModel): void;
+  listPendingEmbeddings(limit: number): PendingEmbedding[];
+  putEmbeddings(items: { rowid: number; vector: Float32Array }[]): void;
+  countEmbeddings(): number;
   stats(): StoreStats;
   recordRun(run: RunRecord): void;
   close(): void;

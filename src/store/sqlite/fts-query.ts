@@ -1,7 +1,9 @@
 import type { LexicalQuery } from '../store.js';
 
 /** Columns user terms are matched against. `role` is indexed but never matched by words ("user" would hit all). */
-const SEARCH_COLUMNS = '{text tool target keywords}';
+const SEARCH_COLUMNS = '{text tool target keywords context}';
+/** The entry's own columns, without its neighbours' context. */
+const OWN_COLUMNS = '{text tool target keywords}';
 
 /**
  * Render a structured query as an FTS5 MATCH expression. Every term is a quoted string with quotes doubled,
@@ -9,16 +11,37 @@ const SEARCH_COLUMNS = '{text tool target keywords}';
  * Returns null when there is no positive term (FTS5 cannot evaluate a bare NOT).
  */
 export function renderFtsQuery(query: Pick<LexicalQuery, 'any' | 'all' | 'none'>): string | null {
-  const any = unique(query.any.map(quoteTerm).filter(isPresent));
-  const all = unique(query.all.map(quoteTerm).filter(isPresent));
-  const none = unique(query.none.map(quoteTerm).filter(isPresent));
-  const positive: string[] = [];
-  if (any.length > 0) positive.push(`(${any.join(' OR ')})`);
-  for (const term of all) positive.push(term);
-  if (positive.length === 0) return null;
-  let expression = `${SEARCH_COLUMNS} : (${positive.join(' AND ')})`;
-  if (none.length > 0) expression = `${expression} NOT ${SEARCH_COLUMNS} : (${none.join(' OR ')})`;
+  const any = quoteAll(query.any);
+  const all = quoteAll(query.all);
+  const none = quoteAll(query.none);
+  if (any.length === 0 && all.length === 0) return null;
+  const ranked = any.length > 0 ? [`${SEARCH_COLUMNS} : (${any.join(' OR ')})`] : [];
+  const required = all.map((term) => `${OWN_COLUMNS} : ${term}`);
+  let expression = [...ranked, ...required].join(' AND ');
+  if (none.length > 0) expression = `${expression} NOT ${OWN_COLUMNS} : (${none.join(' OR ')})`;
   return expression;
+}
+
+/**
+ * Terms joined by one operator for --require / --exclude. These test the entry itself, not its neighbours:
+ * "must contain WORD" means this message contains it.
+ */
+export function renderFtsTerms(terms: readonly string[], operator: 'AND' | 'OR'): string | null {
+  const quoted = quoteAll(terms);
+  return quoted.length === 0 ? null : `${OWN_COLUMNS} : (${quoted.join(` ${operator} `)})`;
+}
+
+/**
+ * Trigram MATCH: each term of three or more characters as a quoted substring, any of them. Shorter terms
+ * cannot be matched by a trigram index and are left to the porter index.
+ */
+export function renderTrigramQuery(terms: readonly string[]): string | null {
+  const quoted = [...new Set(terms.filter((term) => [...term].length >= 3).map(quoteTerm).filter(isPresent))];
+  return quoted.length === 0 ? null : quoted.join(' OR ');
+}
+
+function quoteAll(terms: readonly string[]): string[] {
+  return [...new Set(terms.map(quoteTerm).filter(isPresent))];
 }
 
 function quoteTerm(term: string): string | null {
@@ -29,8 +52,4 @@ function quoteTerm(term: string): string | null {
 
 function isPresent<T>(value: T | null): value is T {
   return value !== null;
-}
-
-function unique(values: string[]): string[] {
-  return [...new Set(values)];
 }

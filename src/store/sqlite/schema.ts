@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { buildTrigramBody } from '../../text/trigram.js';
 
 /**
  * Migrations, applied in order; PRAGMA user_version records how many ran. Append only — never edit a
@@ -101,13 +102,55 @@ const MIGRATIONS: string[] = [
     errors INTEGER NOT NULL
   );
   `,
+  // 2: trigram index (identifiers, paths, partial words, CJK), vectors, and a key/value meta table.
+  `
+  CREATE VIRTUAL TABLE entries_tri USING fts5(
+    body,
+    content = '', contentless_delete = 1,
+    tokenize = 'trigram'
+  );
+  CREATE TABLE embeddings (
+    rowid INTEGER PRIMARY KEY,
+    vector BLOB NOT NULL
+  );
+  CREATE TABLE meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+  `,
+  // 3: entries_fts gains a `context` column (neighbouring entries' text); rebuilt by the backfill below.
+  `
+  DROP TABLE entries_fts;
+  CREATE VIRTUAL TABLE entries_fts USING fts5(
+    text, role, tool, target, keywords, context,
+    content = '', contentless_delete = 1,
+    tokenize = 'porter unicode61 remove_diacritics 2'
+  );
+  INSERT OR REPLACE INTO meta (key, value) VALUES ('rebuild_fts', '1');
+  `,
 ];
+
+/** Data a migration must derive in code, run in the same transaction as the migration's SQL. */
+const BACKFILLS: Record<number, (db: Database.Database) => void> = {
+  1: (db) => {
+    const insert = db.prepare('INSERT INTO entries_tri (rowid, body) VALUES (?, ?)');
+    // .all(), not .iterate(): better-sqlite3 refuses writes while a read cursor is open on the connection.
+    const rows = db.prepare('SELECT rowid, text, tool_target, result FROM entries').all() as {
+      rowid: number;
+      text: string;
+      tool_target: string | null;
+      result: string | null;
+    }[];
+    for (const row of rows) insert.run(row.rowid, buildTrigramBody(row.text, row.tool_target, row.result));
+  },
+};
 
 export function migrate(db: Database.Database): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   for (let index = current; index < MIGRATIONS.length; index += 1) {
     db.transaction(() => {
       db.exec(MIGRATIONS[index]!);
+      BACKFILLS[index]?.(db);
       db.pragma(`user_version = ${index + 1}`);
     })();
   }

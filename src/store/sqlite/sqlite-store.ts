@@ -4,18 +4,24 @@ import Database from 'better-sqlite3';
 import { MoonError } from '../../errors.js';
 import type { CompactionAnchor, Entry } from '../../model.js';
 import { expandIdentifiers } from '../../text/identifiers.js';
+import { buildTrigramBody } from '../../text/trigram.js';
+import * as sqliteVec from 'sqlite-vec';
 import type {
   Candidate,
+  EmbeddingModel,
   FileCommit,
   FileState,
   LexicalQuery,
+  PendingEmbedding,
   RunRecord,
-  SearchFilters,
   Store,
   StoreStats,
   StoredSession,
+  TimeSearch,
+  VectorQuery,
 } from '../store.js';
-import { renderFtsQuery } from './fts-query.js';
+import { andClauses, joinSessions, renderFilters } from './filters.js';
+import { renderFtsQuery, renderTrigramQuery } from './fts-query.js';
 import {
   type AnchorRow,
   type EntryRow,
@@ -31,8 +37,10 @@ import {
 } from './rows.js';
 import { migrate } from './schema.js';
 
-/** BM25 column weights: text, role, tool, target, keywords. */
-const BM25_WEIGHTS = '1.0, 0.0, 2.0, 1.5, 0.6';
+/** BM25 column weights: text, role, tool, target, keywords, context (neighbouring entries). */
+const BM25_WEIGHTS = '1.0, 0.0, 2.0, 1.5, 0.6, 0.5';
+/** Characters of each neighbouring entry indexed as context. */
+const CONTEXT_CHARS = 300;
 
 export function openSqliteStore(path: string, options: { readonly?: boolean } = {}): Store {
   if (options.readonly && !existsSync(path)) {
@@ -43,6 +51,7 @@ export function openSqliteStore(path: string, options: { readonly?: boolean } = 
   try {
     db = new Database(path, { readonly: options.readonly ?? false });
     db.pragma('busy_timeout = 10000');
+    sqliteVec.load(db);
     if (!options.readonly) {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
@@ -51,7 +60,9 @@ export function openSqliteStore(path: string, options: { readonly?: boolean } = 
   } catch (error) {
     throw new MoonError('store', `cannot open index ${path}: ${(error as Error).message}`, { cause: error });
   }
-  return new SqliteStore(db, path);
+  const store = new SqliteStore(db, path);
+  if (!options.readonly) store.finishPendingRebuild();
+  return store;
 }
 
 class SqliteStore implements Store {
@@ -95,6 +106,18 @@ class SqliteStore implements Store {
       deleteAnchors: db.prepare<[string]>('DELETE FROM anchors WHERE session_id = ?'),
       deleteUsage: db.prepare<[string]>('DELETE FROM usage WHERE session_id = ?'),
       deleteFts: db.prepare<[number]>('DELETE FROM entries_fts WHERE rowid = ?'),
+      deleteTrigram: db.prepare<[number]>('DELETE FROM entries_tri WHERE rowid = ?'),
+      deleteEmbedding: db.prepare<[number]>('DELETE FROM embeddings WHERE rowid = ?'),
+      insertTrigram: db.prepare<[number, string]>('INSERT INTO entries_tri (rowid, body) VALUES (?, ?)'),
+      getMeta: db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?'),
+      putMeta: db.prepare<[string, string]>(
+        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+      ),
+      putEmbedding: db.prepare<[number, Buffer]>('INSERT OR REPLACE INTO embeddings (rowid, vector) VALUES (?, ?)'),
+      pendingEmbeddings: db.prepare<[number], EntryRow>(
+        `SELECT e.* FROM entries e LEFT JOIN embeddings v ON v.rowid = e.rowid
+         WHERE v.rowid IS NULL ORDER BY e.rowid LIMIT ?`,
+      ),
       findEntry: db.prepare<[string, string], EntryRow>('SELECT * FROM entries WHERE session_id = ? AND key = ?'),
       insertEntry: db.prepare(
         `INSERT INTO entries (session_id, key, id, seq, line, ts, role, text, tool_name, tool_target, priority, result,
@@ -107,7 +130,7 @@ class SqliteStore implements Store {
            priority = @priority WHERE rowid = @rowid`,
       ),
       insertFts: db.prepare(
-        'INSERT INTO entries_fts (rowid, text, role, tool, target, keywords) VALUES (?, ?, ?, ?, ?, ?)',
+        'INSERT INTO entries_fts (rowid, text, role, tool, target, keywords, context) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
       listEntries: db.prepare<[string], EntryRow>('SELECT * FROM entries WHERE session_id = ? ORDER BY seq, rowid'),
       putAnchor: db.prepare(
@@ -127,6 +150,18 @@ class SqliteStore implements Store {
     };
   }
 
+  /** A migration that changed the FTS columns leaves this flag: rebuild every FTS row once, in one transaction. */
+  finishPendingRebuild(): void {
+    if (!this.statements.getMeta.get('rebuild_fts')) return;
+    this.db.transaction(() => {
+      for (const session of this.listSessions()) {
+        const rowids = new Set(this.statements.entryRowids.all(session.id).map((row) => row.rowid));
+        this.refreshIndex(session.id, rowids, { ftsOnly: true });
+      }
+      this.db.prepare("DELETE FROM meta WHERE key = 'rebuild_fts'").run();
+    })();
+  }
+
   getFile(path: string): FileState | null {
     const row = this.statements.getFile.get(path);
     return row ? toFileState(row) : null;
@@ -142,8 +177,13 @@ class SqliteStore implements Store {
       if (session) {
         if (change.reset) this.deleteSessionContent(session.id);
         this.statements.putSession.run(sessionParams(session));
-        for (const entry of change.entries) this.upsertEntry(entry);
-        for (const patch of change.results) this.attachResult(session.id, patch.key, patch.result, patch.resultId);
+        const changed = new Set<number>();
+        for (const entry of change.entries) changed.add(this.upsertEntry(entry));
+        for (const patch of change.results) {
+          const rowid = this.attachResult(session.id, patch.key, patch.result, patch.resultId);
+          if (rowid !== null) changed.add(rowid);
+        }
+        this.refreshIndex(session.id, changed);
         for (const anchor of change.anchors) this.statements.putAnchor.run(anchorParams(anchor));
         for (const usage of change.usage) this.statements.putUsage.run(usage);
         this.statements.countEntries.run(session.id, session.id);
@@ -176,16 +216,87 @@ class SqliteStore implements Store {
   searchLexical(query: LexicalQuery): Candidate[] {
     const match = renderFtsQuery(query);
     if (match === null) return [];
-    const { where, params } = renderFilters(query.filters);
-    const sql = `
-      SELECT e.*, bm25(entries_fts, ${BM25_WEIGHTS}) AS rank
-      FROM entries_fts JOIN entries e ON e.rowid = entries_fts.rowid
-      ${where.some((clause) => clause.includes('s.')) ? 'JOIN sessions s ON s.id = e.session_id' : ''}
-      WHERE entries_fts MATCH ? ${where.map((clause) => `AND ${clause}`).join(' ')}
-      ORDER BY rank, e.ts DESC, e.rowid
-      LIMIT ?`;
-    const rows = this.db.prepare<unknown[], EntryRow & { rank: number }>(sql).all(match, ...params, query.limit);
-    return rows.map((row) => ({ entry: toEntry(row), score: -row.rank }));
+    const filters = renderFilters(query.filters);
+    return this.rank(
+      `SELECT e.*, bm25(entries_fts, ${BM25_WEIGHTS}) AS rank
+       FROM entries_fts JOIN entries e ON e.rowid = entries_fts.rowid ${joinSessions(filters)}
+       WHERE entries_fts MATCH ? ${andClauses(filters)}
+       ORDER BY rank, e.ts DESC, e.rowid LIMIT ?`,
+      [match, ...filters.params, query.limit],
+      (rank) => -rank,
+    );
+  }
+
+  searchTrigram(query: LexicalQuery): Candidate[] {
+    const match = renderTrigramQuery(query.any);
+    if (match === null) return [];
+    const filters = renderFilters(query.filters, query);
+    return this.rank(
+      `SELECT e.*, bm25(entries_tri) AS rank
+       FROM entries_tri JOIN entries e ON e.rowid = entries_tri.rowid ${joinSessions(filters)}
+       WHERE entries_tri MATCH ? ${andClauses(filters)}
+       ORDER BY rank, e.ts DESC, e.rowid LIMIT ?`,
+      [match, ...filters.params, query.limit],
+      (rank) => -rank,
+    );
+  }
+
+  searchVector(query: VectorQuery): Candidate[] {
+    const filters = renderFilters(query.filters, query);
+    return this.rank(
+      `SELECT e.*, vec_distance_cosine(v.vector, ?) AS rank
+       FROM embeddings v JOIN entries e ON e.rowid = v.rowid ${joinSessions(filters)}
+       WHERE 1 ${andClauses(filters)}
+       ORDER BY rank, e.ts DESC, e.rowid LIMIT ?`,
+      [toBlob(query.vector), ...filters.params, query.limit],
+      (distance) => 1 - distance,
+    );
+  }
+
+  searchTime(query: TimeSearch): Candidate[] {
+    const filters = renderFilters(query.filters, query);
+    const center = query.centerMs;
+    return this.rank(
+      `SELECT e.*, ${center === null ? '0' : 'abs(e.ts - ?)'} AS rank
+       FROM entries e ${joinSessions(filters)}
+       WHERE e.ts IS NOT NULL ${andClauses(filters)}
+       ORDER BY rank, e.ts, e.rowid LIMIT ?`,
+      [...(center === null ? [] : [center]), ...filters.params, query.limit],
+      (distance) => -distance,
+    );
+  }
+
+  getEmbeddingModel(): EmbeddingModel | null {
+    const row = this.statements.getMeta.get('embedding_model');
+    return row ? (JSON.parse(row.value) as EmbeddingModel) : null;
+  }
+
+  setEmbeddingModel(model: EmbeddingModel): void {
+    const current = this.getEmbeddingModel();
+    if (current && current.id === model.id && current.dims === model.dims) return;
+    this.db.transaction(() => {
+      this.db.exec('DELETE FROM embeddings');
+      this.statements.putMeta.run('embedding_model', JSON.stringify(model));
+    })();
+  }
+
+  listPendingEmbeddings(limit: number): PendingEmbedding[] {
+    return this.statements.pendingEmbeddings.all(limit).map((row) => ({ rowid: row.rowid, entry: toEntry(row) }));
+  }
+
+  putEmbeddings(items: { rowid: number; vector: Float32Array }[]): void {
+    this.db.transaction(() => {
+      for (const item of items) this.statements.putEmbedding.run(item.rowid, toBlob(item.vector));
+    })();
+  }
+
+  countEmbeddings(): number {
+    return (this.db.prepare('SELECT count(*) FROM embeddings').pluck().get() as number) ?? 0;
+  }
+
+  private rank(sql: string, params: unknown[], toScore: (rank: number) => number): Candidate[] {
+    const rows = this.db.prepare<unknown[], EntryRow & { rank: number }>(sql).all(...params);
+    return rows.map((row) => ({ rowid: row.rowid, entry: toEntry(row), score: toScore(row.rank) }));
   }
 
   stats(): StoreStats {
@@ -203,6 +314,8 @@ class SqliteStore implements Store {
       entries: one('SELECT count(*) FROM entries'),
       files: one('SELECT count(*) FROM files'),
       anchors: one('SELECT count(*) FROM anchors'),
+      embeddings: one('SELECT count(*) FROM embeddings'),
+      embeddingModel: this.getEmbeddingModel(),
       bySource,
       dbBytes: ['', '-wal', '-shm'].reduce((sum, suffix) => sum + fileSize(this.path + suffix), 0),
       lastRun: last
@@ -229,39 +342,37 @@ class SqliteStore implements Store {
   }
 
   private deleteSessionContent(sessionId: string): void {
-    for (const { rowid } of this.statements.entryRowids.all(sessionId)) this.statements.deleteFts.run(rowid);
+    for (const { rowid } of this.statements.entryRowids.all(sessionId)) this.unindexEntry(rowid);
     this.statements.deleteEntries.run(sessionId);
     this.statements.deleteAnchors.run(sessionId);
     this.statements.deleteUsage.run(sessionId);
   }
 
   /** Entries sharing a key continue one logical message (streamed blocks): the later text is appended. */
-  private upsertEntry(entry: Entry): void {
+  private upsertEntry(entry: Entry): number {
     const existing = this.statements.findEntry.get(entry.sessionId, entry.key);
-    if (!existing) {
-      const info = this.statements.insertEntry.run(entryParams(entry));
-      this.indexEntry(Number(info.lastInsertRowid), entry);
-      return;
-    }
+    if (!existing) return Number(this.statements.insertEntry.run(entryParams(entry)).lastInsertRowid);
     const merged = toEntry(existing);
     merged.text = joinText(merged.text, entry.text);
     merged.result = entry.result ?? merged.result;
     merged.resultId = entry.resultId ?? merged.resultId;
     merged.toolTarget = merged.toolTarget ?? entry.toolTarget;
     merged.priority = merged.priority ?? entry.priority;
-    this.replaceEntry(existing.rowid, merged);
+    this.updateEntry(existing.rowid, merged);
+    return existing.rowid;
   }
 
-  private attachResult(sessionId: string, key: string, result: string, resultId: string | null): void {
+  private attachResult(sessionId: string, key: string, result: string, resultId: string | null): number | null {
     const existing = this.statements.findEntry.get(sessionId, key);
-    if (!existing) return;
+    if (!existing) return null;
     const entry = toEntry(existing);
     entry.result = result;
     entry.resultId = resultId;
-    this.replaceEntry(existing.rowid, entry);
+    this.updateEntry(existing.rowid, entry);
+    return existing.rowid;
   }
 
-  private replaceEntry(rowid: number, entry: Entry): void {
+  private updateEntry(rowid: number, entry: Entry): void {
     this.statements.updateEntry.run({
       rowid,
       text: entry.text,
@@ -270,14 +381,50 @@ class SqliteStore implements Store {
       tool_target: entry.toolTarget,
       priority: entry.priority,
     });
-    this.statements.deleteFts.run(rowid);
-    this.indexEntry(rowid, entry);
   }
 
-  private indexEntry(rowid: number, entry: Entry): void {
-    const body = entry.result ? `${entry.text}\n${entry.result}` : entry.text;
-    const keywords = expandIdentifiers(`${entry.toolTarget ?? ''} ${body}`);
-    this.statements.insertFts.run(rowid, body, entry.role, entry.toolName, entry.toolTarget, keywords);
+  /** Drop an entry's index rows; its vector goes too (the text changed, so it is re-embedded). */
+  private unindexEntry(rowid: number): void {
+    this.statements.deleteFts.run(rowid);
+    this.statements.deleteTrigram.run(rowid);
+    this.statements.deleteEmbedding.run(rowid);
+  }
+
+  /**
+   * Rebuild the index rows of changed entries and of their neighbours. Each FTS row carries a `context` column
+   * with the previous and next entry's text: in a conversation the words of an answer are often in the question
+   * before it ("what did you research?" → "adoption agencies"). Measured on the LoCoMo dev split this lifts
+   * turn-level Recall@5 by about 7 points (docs/benchmarks.md).
+   */
+  private refreshIndex(sessionId: string, changed: ReadonlySet<number>, options: { ftsOnly?: boolean } = {}): void {
+    if (changed.size === 0) return;
+    const rows = this.statements.listEntries.all(sessionId);
+    const contextChanged = new Set<number>();
+    rows.forEach((row, index) => {
+      if (!changed.has(row.rowid)) return;
+      const before = rows[index - 1];
+      const after = rows[index + 1];
+      if (before) contextChanged.add(before.rowid);
+      if (after) contextChanged.add(after.rowid);
+    });
+    rows.forEach((row, index) => {
+      const isChanged = changed.has(row.rowid);
+      if (!isChanged && !contextChanged.has(row.rowid)) return;
+      const entry = toEntry(row);
+      const context = [rows[index - 1], rows[index + 1]]
+        .filter((neighbour): neighbour is EntryRow => neighbour !== undefined)
+        .map((neighbour) => neighbour.text.slice(0, CONTEXT_CHARS))
+        .join('\n');
+      const body = entry.result ? `${entry.text}\n${entry.result}` : entry.text;
+      const keywords = expandIdentifiers(`${entry.toolTarget ?? ''} ${body}`);
+      this.statements.deleteFts.run(row.rowid);
+      this.statements.insertFts.run(row.rowid, body, entry.role, entry.toolName, entry.toolTarget, keywords, context);
+      if (isChanged && !options.ftsOnly) {
+        this.statements.deleteTrigram.run(row.rowid);
+        this.statements.deleteEmbedding.run(row.rowid);
+        this.statements.insertTrigram.run(row.rowid, buildTrigramBody(entry.text, entry.toolTarget, entry.result));
+      }
+    });
   }
 }
 
@@ -298,40 +445,8 @@ function anchorParams(anchor: CompactionAnchor): Record<string, unknown> {
   };
 }
 
-function renderFilters(filters: SearchFilters): { where: string[]; params: unknown[] } {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  const inList = (column: string, values: readonly unknown[] | undefined, negate = false): void => {
-    if (!values || values.length === 0) return;
-    where.push(`${column} ${negate ? 'NOT IN' : 'IN'} (${values.map(() => '?').join(', ')})`);
-    params.push(...values);
-  };
-  inList('e.session_id', filters.sessionIds);
-  inList('e.session_id', filters.excludeSessionIds, true);
-  inList('e.role', filters.roles);
-  if (filters.tools && filters.tools.length > 0) {
-    where.push(`lower(e.tool_name) IN (${filters.tools.map(() => '?').join(', ')})`);
-    params.push(...filters.tools.map((tool) => tool.toLowerCase()));
-  }
-  inList('s.source', filters.sources);
-  if (filters.projects && filters.projects.length > 0) {
-    where.push(
-      `(${filters.projects.map(() => "(s.project LIKE ? ESCAPE '\\' OR s.cwd LIKE ? ESCAPE '\\')").join(' OR ')})`,
-    );
-    for (const project of filters.projects) {
-      const pattern = `%${project.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
-      params.push(pattern, pattern);
-    }
-  }
-  if (filters.sinceMs !== undefined) {
-    where.push('e.ts >= ?');
-    params.push(filters.sinceMs);
-  }
-  if (filters.untilMs !== undefined) {
-    where.push('e.ts < ?');
-    params.push(filters.untilMs);
-  }
-  return { where, params };
+function toBlob(vector: Float32Array): Buffer {
+  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
 }
 
 function fileSize(path: string): number {

@@ -10,18 +10,23 @@ export function registerIndex(program: Command, context: CliContext): void {
     .option('--reproject', 'rewrite every projection as v2, v1 ones included')
     .option('--force', 're-read every file from the start')
     .option('--exclude-session <id>', 'never index this session (repeatable)', collect, [])
+    .option('--no-embed', 'skip embedding new entries even when embed.provider is set')
     .option('--json', 'print the report as JSON')
-    .action((paths: string[], options: { reproject?: boolean; force?: boolean; excludeSession: string[]; json?: boolean }) => {
+    .action(async (paths: string[], options: { reproject?: boolean; force?: boolean; excludeSession: string[]; embed: boolean; json?: boolean }) => {
       const moon = context.moon();
       const progress = createProgress(context.io, 'indexing');
-      const report = moon.index({
+      const embedProgress = createProgress(context.io, 'embedding');
+      const report = await moon.index({
         roots: paths,
         force: options.force,
         reproject: options.reproject,
         excludeSessions: options.excludeSession,
+        noEmbed: !options.embed,
         onProgress: (done, total) => progress(done, total),
+        onEmbedProgress: ({ embedded, total }) => embedProgress(embedded, total),
       });
       progress.finish();
+      if (report.embeddings) embedProgress.finish();
       for (const warning of report.warnings) context.io.err(`warning: ${warning}`);
       for (const error of report.errors) context.io.err(`error: ${error.reason}`);
       if (options.json) {
@@ -32,6 +37,7 @@ export function registerIndex(program: Command, context: CliContext): void {
             `files: ${report.files} (indexed ${report.indexed}, resumed ${report.resumed}, unchanged ${report.unchanged}, excluded ${report.excluded}, failed ${report.failed})`,
             `entries: ${report.entries} written, ${report.filtered} filtered as noise`,
             `projections: ${report.projections} written to ${moon.paths.mlib}`,
+            ...(report.embeddings ? [`embeddings: ${report.embeddings.embedded}/${report.embeddings.total} (${report.embeddings.model})`] : []),
             `warnings: ${report.warnings.length}; took ${report.durationMs} ms`,
           ].join('\n'),
         );

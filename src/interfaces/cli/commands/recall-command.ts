@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { MoonError, describeError, isMoonError } from '../../../errors.js';
 import type { RecallResult } from '../../../model.js';
-import { type RecallOptions, validateGroup, validateRole, validateSource } from '../../../search/options.js';
+import type { Explanation } from '../../../search/fusion.js';
+import { type RecallOptions, validateGroup, validateRole, validateSource, validateStrategy } from '../../../search/options.js';
 import type { CliContext } from '../context.js';
 import { printJson } from '../output.js';
 import { collect } from './index-command.js';
@@ -23,6 +24,8 @@ interface RecallFlags {
   perSession?: string;
   now?: string;
   tz?: string;
+  strategy?: string;
+  explain?: boolean;
   json?: boolean;
   batch?: string;
 }
@@ -46,7 +49,9 @@ export function registerRecall(program: Command, context: CliContext): void {
     .option('--exclude-session <id>', 'never return this session (repeatable)', collect, [])
     .option('--per-session <n>', 'messages shown per session')
     .option('--now <iso>', 'reference time for relative expressions')
-    .option('--tz <zone>', 'time zone for dates without an offset')
+    .option('--tz <zone>', 'time zone for times without an offset (IANA name or abbreviation)')
+    .option('--strategy <name>', 'hybrid (fused signals, default) or bm25 (plain baseline)')
+    .option('--explain', "show each signal's contribution per match")
     .option('--batch <file>', 'read one JSON query per line (- for stdin), write one RecallResult per line')
     .option('--json', 'print the RecallResult as JSON')
     .action(async (words: string[], flags: RecallFlags) => {
@@ -54,11 +59,12 @@ export function registerRecall(program: Command, context: CliContext): void {
       if (flags.batch) {
         const text = flags.batch === '-' ? await context.io.readStdin() : readBatchFile(flags.batch);
         let bad = 0;
-        text.split('\n').forEach((line, index) => {
-          if (!line.trim()) return;
+        const lines = text.split('\n');
+        for (const [index, line] of lines.entries()) {
+          if (!line.trim()) continue;
           try {
             const options = parseBatchLine(line);
-            context.io.out(JSON.stringify(moon.recall(options)));
+            context.io.out(JSON.stringify(await moon.recall(options)));
           } catch (error) {
             if (!isMoonError(error) || error.exitCode !== 2) throw error;
             bad += 1;
@@ -66,15 +72,15 @@ export function registerRecall(program: Command, context: CliContext): void {
             context.io.err(`error: ${where}: ${error.message}`);
             context.io.out(JSON.stringify({ query: '', matches: [], generated_at_epoch_secs: 0, error: `${where}: ${error.message}` }));
           }
-        });
+        }
         if (bad > 0) context.setExitCode(2);
         return;
       }
       const query = words.join(' ').trim();
       if (!query) throw new MoonError('bad_usage', 'recall needs a query (or --batch FILE)');
-      const result = moon.recall(toRecallOptions(query, flags));
+      const result = await moon.recall(toRecallOptions(query, flags));
       if (flags.json) printJson(context.io, result);
-      else context.io.out(formatRecall(result));
+      else context.io.out(formatRecall(result, flags.explain === true));
     });
 }
 
@@ -104,11 +110,13 @@ function toRecallOptions(query: string, flags: RecallFlags): RecallOptions {
     messagesPerSession: flags.perSession === undefined ? undefined : parsePositive('--per-session', flags.perSession),
     now: flags.now,
     tz: flags.tz,
+    strategy: flags.strategy === undefined ? undefined : validateStrategy(flags.strategy),
+    explain: flags.explain,
   };
 }
 
 const LIST_KEYS = ['require', 'exclude', 'project', 'session', 'source', 'role', 'tool', 'excludeSession'] as const;
-const SCALAR_KEYS = ['query', 'limit', 'group', 'since', 'until', 'perSession', 'now', 'tz'] as const;
+const SCALAR_KEYS = ['query', 'limit', 'group', 'since', 'until', 'perSession', 'now', 'tz', 'strategy', 'explain'] as const;
 
 /** A batch line is `{"query": ..., "limit": ..., ...}` with any recall flag's name (kebab or camel case). */
 export function parseBatchLine(line: string): RecallOptions {
@@ -138,7 +146,7 @@ export function parseBatchLine(line: string): RecallOptions {
   const scalar = (key: string): string | undefined => {
     const inner = flags[key];
     if (inner === undefined || inner === null) return undefined;
-    if (typeof inner === 'string' || typeof inner === 'number') return String(inner);
+    if (typeof inner === 'string' || typeof inner === 'number' || typeof inner === 'boolean') return String(inner);
     throw new MoonError('bad_input', `"${key}" must be a string or number`);
   };
   return toRecallOptions(flags.query, {
@@ -157,6 +165,8 @@ export function parseBatchLine(line: string): RecallOptions {
     perSession: scalar('perSession'),
     now: scalar('now'),
     tz: scalar('tz'),
+    strategy: scalar('strategy'),
+    explain: flags.explain === true || flags.explain === 'true',
   });
 }
 
@@ -170,13 +180,25 @@ function nonEmpty<T>(values: T[]): T[] | undefined {
 }
 
 /** Human output in seed 002's shape: one block per session, then a total. */
-export function formatRecall(result: RecallResult): string {
+export function formatRecall(result: RecallResult, explain = false): string {
   if (result.matches.length === 0) return `No matches for "${result.query}".`;
   const blocks = result.matches.map((match) => {
     const meta = match.metadata;
     const header = [meta.project ?? meta.cwd ?? '-', meta.session_id, `${meta.match_count} matches`, meta.timestamps[0] ?? '-', `score ${match.score}`].join(' | ');
     const more = meta.match_count - meta.message_ids.length;
-    return [header, match.snippet, ...(more > 0 ? [`... and ${more} more matches`] : []), `→ ${match.archive_path}`].join('\n');
+    const explained = explain ? formatExplain(meta.message_ids, meta.explain) : [];
+    return [header, match.snippet, ...explained, ...(more > 0 ? [`... and ${more} more matches`] : []), `→ ${match.archive_path}`].join('\n');
   });
   return `${blocks.join('\n\n')}\n\nFound matches in ${result.matches.length} ${result.matches.length === 1 ? 'result' : 'results'}`;
+}
+
+function formatExplain(ids: string[], explain: unknown): string[] {
+  if (!Array.isArray(explain)) return [];
+  return explain.map((item: Explanation, index) => {
+    const signals = Object.entries(item.signals)
+      .map(([name, value]) => `${name} #${value.rank} (+${value.contribution})`)
+      .join(', ');
+    const boosts = item.boosts.map((boost) => `${boost.name} ×${boost.factor}`).join(', ');
+    return `  explain ${ids[index]}: ${signals}${boosts ? `; ${boosts}` : ''} = ${item.score}`;
+  });
 }

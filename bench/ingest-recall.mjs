@@ -1,0 +1,606 @@
+#!/usr/bin/env node
+// Ingest and recall benchmark, with the seed-002 approach (rg + jq over the raw JSONL) as the baseline.
+//
+//   node bench/ingest-recall.mjs [--full] [--sizes 10k,100k] [--reps 3] [--baseline-reps 1]
+//                                [--timeout 120] [--no-baseline] [--no-write] [--keep] [--seed 42]
+//
+// For each corpus size (default 10k and 100k messages; --full adds 1M):
+//  1. generate the corpus if needed (bench/generate-corpus.mjs, deterministic);
+//  2. run the real CLI `node bin/moon.js index <corpus> --home <tmp> --json` as a child process: wall time, CPU time,
+//     MB/s, messages/s, peak RSS (GNU time %M, else /proc/<pid>/status VmHWM polling), index size;
+//  3. recall latency in-process through the library (createMoon(...).recall) over a fixed query set, after a warm-up;
+//  4. the baseline: per query, `rg -i -l` then `rg -i` over the raw JSONL piped to `jq` to pull out the matching
+//     message text (seed 002's search pipeline, run on the raw files since it has no index);
+// then print markdown tables and replace the "## Ingest and recall (issue: foundation)" section of docs/benchmarks.md.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, freemem, release, tmpdir, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { generateCorpus, parseSize, sizeLabel } from './generate-corpus.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = resolve(here, '..');
+const bin = join(repo, 'bin', 'moon.js');
+const docPath = join(repo, 'docs', 'benchmarks.md');
+const SECTION = '## Ingest and recall (issue: foundation)';
+
+/** Targets the foundation issue sets. */
+const TARGETS = { ingestMBpsPerCore: 50, recallP95Ms: 50, recallP95AtMessages: 1_000_000, peakRssMB: 300 };
+
+/**
+ * The fixed query set: single words (common and rare), multi-word, identifiers, paths, commands, a ticket id and a
+ * term that never occurs. Every term comes from the generator's vocabulary, so hit counts grow with the corpus.
+ */
+export const QUERIES = [
+  { query: 'error', kind: 'common word' },
+  { query: 'test', kind: 'common word' },
+  { query: 'config', kind: 'common word' },
+  { query: 'deploy', kind: 'common word' },
+  { query: 'wrangler', kind: 'technical term' },
+  { query: 'postgres', kind: 'technical term' },
+  { query: 'kubernetes', kind: 'technical term' },
+  { query: 'webhook', kind: 'technical term' },
+  { query: 'flaky test', kind: 'multi-word' },
+  { query: 'database migration', kind: 'multi-word' },
+  { query: 'exponential backoff', kind: 'multi-word' },
+  { query: 'race condition', kind: 'multi-word' },
+  { query: 'memory leak', kind: 'multi-word' },
+  { query: 'deploy to production', kind: 'multi-word' },
+  { query: 'connection pool timeout', kind: 'multi-word' },
+  { query: 'cache invalidation ttl', kind: 'multi-word' },
+  { query: 'parseConfig', kind: 'identifier' },
+  { query: 'handleWebhook', kind: 'identifier' },
+  { query: 'fetch_payment', kind: 'identifier' },
+  { query: 'STRIPE_SECRET_KEY', kind: 'identifier' },
+  { query: 'src/lib/payments.ts', kind: 'path' },
+  { query: 'docker-compose.yml', kind: 'path' },
+  { query: 'test/invoice.test.ts', kind: 'path' },
+  { query: 'npm run build', kind: 'command' },
+  { query: 'git rebase', kind: 'command' },
+  { query: 'kubectl rollout status', kind: 'command' },
+  { query: 'idempotency', kind: 'rare word' },
+  { query: 'flamegraph', kind: 'rare word' },
+  { query: 'zstd', kind: 'rare word' },
+  { query: 'split-brain', kind: 'rare word' },
+  { query: 'PAY-1234', kind: 'ticket id' },
+  { query: 'quokkaflux', kind: 'absent' },
+];
+
+// ---------------------------------------------------------------------------------------------------------
+// Arguments.
+
+function parseArgs(argv) {
+  const options = {
+    sizes: null,
+    full: false,
+    reps: 3,
+    baselineReps: 1,
+    timeoutS: 120,
+    baseline: true,
+    write: true,
+    keep: false,
+    seed: 42,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const value = () => {
+      const next = argv[++i];
+      if (next === undefined) throw new Error(`${arg} needs a value`);
+      return next;
+    };
+    if (arg === '--full') options.full = true;
+    else if (arg === '--sizes') options.sizes = value().split(',').map(parseSize);
+    else if (arg === '--reps') options.reps = positive(arg, value());
+    else if (arg === '--baseline-reps') options.baselineReps = positive(arg, value());
+    else if (arg === '--timeout') options.timeoutS = positive(arg, value());
+    else if (arg === '--seed') options.seed = Number(value());
+    else if (arg === '--no-baseline') options.baseline = false;
+    else if (arg === '--no-write') options.write = false;
+    else if (arg === '--keep') options.keep = true;
+    else if (arg === '-h' || arg === '--help') {
+      console.log(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 16).map((l) => l.replace(/^\/\/ ?/, '')).join('\n'));
+      process.exit(0);
+    } else throw new Error(`unknown argument: ${arg}`);
+  }
+  options.sizes ??= options.full ? [10_000, 100_000, 1_000_000] : [10_000, 100_000];
+  return options;
+}
+
+function positive(flag, text) {
+  const n = Number(text);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${flag}: expected a positive number, got ${text}`);
+  return n;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Helpers.
+
+const MB = 1e6;
+
+function percentile(values, p) {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.ceil((p / 100) * sorted.length) - 1;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank))];
+}
+
+function median(values) {
+  return percentile(values, 50);
+}
+
+function fileSize(path) {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+function treeSize(dir) {
+  if (!existsSync(dir)) return 0;
+  let total = 0;
+  for (const dirent of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (dirent.isFile()) total += fileSize(join(dirent.parentPath ?? dirent.path, dirent.name));
+  }
+  return total;
+}
+
+function which(command) {
+  const found = spawnSync('sh', ['-c', `command -v ${command}`], { encoding: 'utf8' });
+  return found.status === 0 ? found.stdout.trim() : null;
+}
+
+function firstLine(command, args) {
+  const run = spawnSync(command, args, { encoding: 'utf8' });
+  return run.status === 0 ? run.stdout.split('\n')[0].trim() : null;
+}
+
+function fmt(value, digits = 1) {
+  if (value === null || value === undefined || Number.isNaN(value)) return '–';
+  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+function machineInfo() {
+  const cpuinfo = existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '';
+  const model = /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1]?.trim() ?? cpus()[0]?.model ?? 'unknown';
+  return {
+    cpu: model,
+    cores: cpus().length,
+    ramGB: totalmem() / 1024 ** 3,
+    freeGB: freemem() / 1024 ** 3,
+    node: process.version,
+    os: `${process.platform} ${release()}`,
+    rg: firstLine('rg', ['--version']),
+    jq: firstLine('jq', ['--version']),
+    gnuTime: existsSync('/usr/bin/time'),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Ingest: the real CLI in a child process.
+
+/** Run a command, return wall ms, stdout, stderr tail, exit code, and (when GNU time is present) rusage figures. */
+function runMeasured(command, args, { env, timeoutMs }) {
+  const gnuTime = existsSync('/usr/bin/time');
+  const timeFile = gnuTime ? join(mkdtempSync(join(tmpdir(), 'moon-bench-time-')), 'time.txt') : null;
+  const argv = gnuTime ? ['/usr/bin/time', '-f', '%M %e %U %S', '-o', timeFile, command, ...args] : [command, ...args];
+  return new Promise((resolvePromise) => {
+    const started = performance.now();
+    const child = spawn(argv[0], argv.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = [];
+    let errTail = '';
+    let errLines = 0;
+    let hwmKB = 0;
+    child.stdout.on('data', (chunk) => out.push(chunk));
+    child.stderr.on('data', (chunk) => {
+      const text = chunk.toString('utf8');
+      errLines += (text.match(/\n/g) ?? []).length;
+      errTail = (errTail + text).slice(-4000);
+    });
+    // Without GNU time: poll the child's high-water mark. (With it, the pid is time's, not node's.)
+    const poll = gnuTime
+      ? null
+      : setInterval(() => {
+          try {
+            const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+            const kb = Number(/^VmHWM:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+            if (kb > hwmKB) hwmKB = kb;
+          } catch {
+            // The process has exited between polls.
+          }
+        }, 25);
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code, signal) => {
+      const wallMs = performance.now() - started;
+      clearTimeout(timer);
+      if (poll) clearInterval(poll);
+      let rusage = null;
+      if (timeFile && existsSync(timeFile)) {
+        // GNU time may prepend "Command exited with non-zero status N"; the figures are on the last line.
+        const last = readFileSync(timeFile, 'utf8').trim().split('\n').pop() ?? '';
+        const [maxKB, elapsed, user, sys] = last.split(/\s+/).map(Number);
+        if (Number.isFinite(maxKB)) rusage = { maxRssKB: maxKB, elapsedS: elapsed, userS: user, sysS: sys };
+        rmSync(dirname(timeFile), { recursive: true, force: true });
+      }
+      resolvePromise({
+        code,
+        signal,
+        wallMs,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderrTail: errTail,
+        stderrLines: errLines,
+        peakRssKB: rusage?.maxRssKB ?? (hwmKB || null),
+        cpuS: rusage ? rusage.userS + rusage.sysS : null,
+        rssSource: rusage ? 'GNU time %M' : 'VmHWM poll',
+      });
+    });
+  });
+}
+
+async function benchIngest(corpus, home, options) {
+  const env = { ...process.env, MOON_HOME: home };
+  for (const name of ['MOON_SOURCES', 'MOON_CURRENT_SESSION_ID']) delete env[name];
+  const run = await runMeasured(process.execPath, [bin, 'index', corpus.dir, '--home', home, '--json'], {
+    env,
+    timeoutMs: Math.max(600, options.timeoutS * 20) * 1000,
+  });
+  if (run.code !== 0) {
+    throw new Error(`moon index exited with ${run.code ?? run.signal} after ${(run.wallMs / 1000).toFixed(1)} s\n${run.stderrTail}`);
+  }
+  let report;
+  try {
+    report = JSON.parse(run.stdout);
+  } catch (error) {
+    throw new Error(`moon index --json printed no JSON (${error.message}): ${run.stdout.slice(0, 400)}`);
+  }
+  const bytes = corpus.manifest.bytes;
+  const wallS = run.wallMs / 1000;
+  const db = fileSize(join(home, 'moon.db'));
+  const wal = fileSize(join(home, 'moon.db-wal'));
+  return {
+    wallS,
+    cpuS: run.cpuS,
+    coresUsed: run.cpuS ? run.cpuS / wallS : null,
+    mbPerS: bytes / MB / wallS,
+    mbPerCpuS: run.cpuS ? bytes / MB / run.cpuS : null,
+    messagesPerS: corpus.manifest.messages / wallS,
+    peakRssMB: run.peakRssKB ? (run.peakRssKB * 1024) / MB : null,
+    rssSource: run.rssSource,
+    dbBytes: db,
+    walBytes: wal,
+    indexBytes: db + wal,
+    projectionBytes: treeSize(join(home, 'archives', 'mlib')),
+    rawArchiveBytes: treeSize(join(home, 'archives', 'raw')),
+    stderrLines: run.stderrLines,
+    report: {
+      files: report.files,
+      indexed: report.indexed,
+      failed: report.failed,
+      entries: report.entries,
+      filtered: report.filtered,
+      projections: report.projections,
+      warnings: Array.isArray(report.warnings) ? report.warnings.length : report.warnings,
+      durationMs: report.durationMs,
+      firstWarnings: Array.isArray(report.warnings) ? report.warnings.slice(0, 3) : [],
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Recall: in-process through the library.
+
+async function benchRecall(home, options) {
+  const { loadConfig, createMoon } = await import(pathToFileURL(join(repo, 'dist', 'index.js')).href);
+  const env = { ...process.env, MOON_HOME: home };
+  for (const name of ['MOON_SOURCES', 'MOON_CURRENT_SESSION_ID', 'MOON_RECALL_LIMIT']) delete env[name];
+  const moon = createMoon(loadConfig({ env }));
+  try {
+    const rssBefore = process.memoryUsage().rss;
+    moon.recall({ query: 'warm up the index', limit: 10 });
+    const perQuery = QUERIES.map((q) => ({ ...q, ms: [], sessions: 0, matches: 0 }));
+    for (let rep = 0; rep < options.reps; rep++) {
+      for (const q of perQuery) {
+        const started = performance.now();
+        const result = moon.recall({ query: q.query, limit: 10 });
+        q.ms.push(performance.now() - started);
+        q.sessions = result.matches.length;
+        q.matches = result.matches.reduce((sum, match) => sum + (match.metadata.match_count ?? 0), 0);
+      }
+    }
+    const medians = perQuery.map((q) => median(q.ms));
+    const all = perQuery.flatMap((q) => q.ms);
+    return {
+      p50: percentile(medians, 50),
+      p95: percentile(medians, 95),
+      max: Math.max(...all),
+      allP95: percentile(all, 95),
+      rssGrowthMB: (process.memoryUsage().rss - rssBefore) / MB,
+      perQuery: perQuery.map((q) => ({ query: q.query, kind: q.kind, medianMs: median(q.ms), sessions: q.sessions, matches: q.matches })),
+    };
+  } finally {
+    moon.close();
+  }
+}
+
+/** What an agent hook pays: a fresh `node bin/moon.js recall --json` process per query. */
+async function benchCliRecall(home) {
+  const env = { ...process.env, MOON_HOME: home };
+  const samples = [];
+  for (const query of ['flaky test', 'src/lib/payments.ts', 'idempotency', 'deploy to production', 'error']) {
+    const run = await runMeasured(process.execPath, [bin, 'recall', query, '--json', '--home', home], { env, timeoutMs: 60_000 });
+    if (run.code !== 0) throw new Error(`moon recall "${query}" exited with ${run.code}: ${run.stderrTail}`);
+    samples.push(run.wallMs);
+  }
+  return { p50: median(samples), max: Math.max(...samples) };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Baseline: seed 002's pipeline over the raw JSONL (rg finds the files and lines, jq extracts the message text).
+
+/** Message text of every record shape of the three formats, as `id \t timestamp \t kind \t text` (seed 002 TSV). */
+const JQ_FILTER = [
+  'select(.message != null or ((.payload.type? // "") | test("^(message|function_call|function_call_output|custom_tool_call|custom_tool_call_output)$")))',
+  '| [ (.sessionId // .payload.call_id // .id // ""),',
+  '    (.timestamp // ""),',
+  '    ((.type // "") + "/" + ((.message.role // .payload.role // .payload.type // "") | tostring)),',
+  '    ([.message.content?, .payload.content?, .payload.arguments?, .payload.input?, .payload.output?]',
+  '       | map(select(. != null) | if type == "string" then . else ([.. | strings] | join(" ")) end)',
+  '       | join(" ") | gsub("[\\t\\n\\r]+"; " ")) ]',
+  '| @tsv',
+].join(' ');
+
+function regexEscape(text) {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function shellQuote(text) {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Seed 002 simple mode ORs the query words: `rg -i "(authentication|jwt)"`. */
+function baselinePipeline(dir, query) {
+  const terms = query.split(/\s+/).filter(Boolean).map(regexEscape);
+  const pattern = shellQuote(terms.length === 1 ? terms[0] : `(${terms.join('|')})`);
+  return [
+    `rg -i -l -g '*.jsonl' -e ${pattern} ${shellQuote(dir)}`,
+    `xargs -r -d '\\n' rg -i --no-filename --no-line-number -e ${pattern}`,
+    `jq -r -c ${shellQuote(JQ_FILTER)}`,
+    `rg -i -e ${pattern}`,
+    'sort -u',
+    'wc -l',
+  ].join(' | ');
+}
+
+async function benchBaseline(dir, options) {
+  // Warm the page cache for the raw files, as the index is warm for moon.
+  spawnSync('rg', ['-c', '-g', '*.jsonl', 'zzzz-warm-cache-zzzz', dir], { stdio: 'ignore' });
+  const perQuery = [];
+  for (const q of QUERIES) {
+    const ms = [];
+    let lines = null;
+    let timedOut = false;
+    for (let rep = 0; rep < options.baselineReps; rep++) {
+      const run = await runShell(baselinePipeline(dir, q.query), options.timeoutS * 1000);
+      ms.push(run.wallMs);
+      if (run.timedOut) {
+        timedOut = true;
+        break;
+      }
+      if (run.code !== 0) throw new Error(`baseline pipeline failed for "${q.query}" (exit ${run.code}): ${run.stderr.slice(-500)}`);
+      lines = Number(run.stdout.trim());
+    }
+    perQuery.push({ query: q.query, medianMs: median(ms), lines, timedOut });
+  }
+  const medians = perQuery.map((q) => q.medianMs);
+  return { p50: percentile(medians, 50), p95: percentile(medians, 95), timeouts: perQuery.filter((q) => q.timedOut).length, perQuery };
+}
+
+function runShell(script, timeoutMs) {
+  return new Promise((resolvePromise) => {
+    const started = performance.now();
+    // A process group of its own, so a timeout kills the whole pipeline and nothing else.
+    const child = spawn('bash', ['-o', 'pipefail', '-c', script], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let stdout = '';
+    let stderr = '';
+    let timedOut = false;
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }, timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      // `rg` exits 1 when nothing matched, which pipefail passes on; that is an empty result, not a failure.
+      const empty = code === 1 && stdout.trim() === '0';
+      resolvePromise({ code: empty ? 0 : code, stdout, stderr, timedOut, wallMs: performance.now() - started });
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Reporting.
+
+function ingestTable(results) {
+  const rows = results.map((r) => {
+    const i = r.ingest;
+    return `| ${r.label} | ${r.manifest.messages.toLocaleString('en-US')} | ${r.manifest.sessions.toLocaleString('en-US')} | ${fmt(r.manifest.bytes / MB)} | ${fmt(i.wallS, 2)} | ${fmt(i.cpuS, 2)} | ${fmt(i.mbPerS)} | ${fmt(i.mbPerCpuS)} | ${fmt(i.messagesPerS, 0)} | ${fmt(i.peakRssMB, 0)} | ${fmt(i.indexBytes / MB)} | ${fmt(i.projectionBytes / MB)} | ${i.report.entries.toLocaleString('en-US')} | ${i.report.failed} / ${i.report.warnings} |`;
+  });
+  return [
+    '| corpus | messages | sessions | JSONL MB | wall s | CPU s | MB/s (wall) | MB/s per core (CPU s) | messages/s | peak RSS MB | index MB (db+wal) | projections MB | entries | failed / warnings |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows,
+  ].join('\n');
+}
+
+function recallTable(results) {
+  const rows = results.map((r) => {
+    const m = r.recall;
+    const b = r.baseline;
+    const ratio = (x, y) => (b && Number.isFinite(x) && Number.isFinite(y) && x > 0 ? `${fmt(y / x, 0)}×` : '–');
+    const timeouts = b && b.timeouts > 0 ? ` (${b.timeouts} timed out at ${r.timeoutS} s)` : '';
+    return `| ${r.label} | ${fmt(m.p50, 2)} | ${fmt(m.p95, 2)} | ${fmt(m.max, 1)} | ${fmt(r.cli?.p50, 0)} | ${b ? fmt(b.p50, 0) : '–'} | ${b ? fmt(b.p95, 0) : '–'}${timeouts} | ${ratio(m.p50, b?.p50)} | ${ratio(m.p95, b?.p95)} |`;
+  });
+  return [
+    '| corpus | moon p50 ms | moon p95 ms | moon max ms | CLI recall (new process) p50 ms | rg+jq p50 ms | rg+jq p95 ms | p50 speed-up | p95 speed-up |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows,
+  ].join('\n');
+}
+
+function perQueryTable(result) {
+  const baseline = new Map((result.baseline?.perQuery ?? []).map((q) => [q.query, q]));
+  const rows = result.recall.perQuery.map((q) => {
+    const b = baseline.get(q.query);
+    return `| \`${q.query}\` | ${q.kind} | ${fmt(q.medianMs, 2)} | ${q.sessions} | ${q.matches} | ${b ? (b.timedOut ? `>${fmt(b.medianMs / 1000, 0)} s` : fmt(b.medianMs, 0)) : '–'} | ${b?.lines ?? '–'} |`;
+  });
+  return [
+    '| query | kind | moon median ms | sessions returned | matched messages (in returned sessions) | rg+jq ms | rg+jq matching lines |',
+    '|---|---|---:|---:|---:|---:|---:|',
+    ...rows,
+  ].join('\n');
+}
+
+function verdicts(results) {
+  const lines = [];
+  for (const r of results) {
+    const i = r.ingest;
+    const ingestOk = i.mbPerCpuS !== null ? i.mbPerCpuS >= TARGETS.ingestMBpsPerCore : i.mbPerS >= TARGETS.ingestMBpsPerCore;
+    const rssOk = i.peakRssMB !== null && i.peakRssMB < TARGETS.peakRssMB;
+    const recallOk = r.recall.p95 < TARGETS.recallP95Ms;
+    lines.push(
+      `- ${r.label}: ingest ${fmt(i.mbPerCpuS ?? i.mbPerS)} MB/s per core ${ingestOk ? '✅' : '❌'} (target ≥ ${TARGETS.ingestMBpsPerCore}); ` +
+        `peak RSS ${fmt(i.peakRssMB, 0)} MB ${rssOk ? '✅' : '❌'} (target < ${TARGETS.peakRssMB}); ` +
+        `recall p95 ${fmt(r.recall.p95, 1)} ms ${recallOk ? '✅' : '❌'} (target < ${TARGETS.recallP95Ms} ms${r.manifest.messages === TARGETS.recallP95AtMessages ? '' : ` at 1M; measured here at ${r.label}`})`,
+    );
+  }
+  if (!results.some((r) => r.manifest.messages >= TARGETS.recallP95AtMessages)) {
+    lines.push('- 1M messages: not run in this pass (`npm run bench:full` runs it); the recall target is defined at 1M.');
+  }
+  return lines.join('\n');
+}
+
+function renderSection(results, machine, options, startedAt) {
+  const largest = results[results.length - 1];
+  return [
+    SECTION,
+    '',
+    `Measured ${startedAt.toISOString().slice(0, 10)} on ${machine.cpu}, ${machine.cores} cores, ${fmt(machine.ramGB, 1)} GB RAM, Node ${machine.node}, ${machine.os}` +
+      ` (baseline: ${machine.rg ?? 'rg missing'}, ${machine.jq ?? 'jq missing'}).`,
+    '',
+    '**Reproduce:** `npm run bench` (10k and 100k messages) or `npm run bench:full` (adds 1M), i.e. `node bench/ingest-recall.mjs [--full]`.',
+    `Corpora come from \`node bench/generate-corpus.mjs <size>\` (seed ${options.seed}, deterministic, written to the git-ignored \`bench/corpora/\`):`,
+    'Claude Code / Codex / OpenClaw sessions of 50–400 messages in a 55 / 30 / 15 split, prose from a ~2k-word Zipf vocabulary with',
+    'technical terms, identifiers, paths, commands and ticket ids, tool calls with their results, timestamps over six months.',
+    '',
+    '### Ingest — `node bin/moon.js index <corpus> --home <tmp> --json`, one cold run into an empty home',
+    '',
+    ingestTable(results),
+    '',
+    `Wall time is measured around the child process; CPU seconds (user + sys) and peak RSS come from ${largest?.ingest.rssSource ?? 'GNU time'}.`,
+    '"MB/s per core" is JSONL bytes per CPU second. The index is `moon.db` + `moon.db-wal`; projections are the markdown files under `archives/mlib`',
+    '(the verbatim raw copies under `archives/raw` are not counted).',
+    '',
+    `### Recall — ${QUERIES.length} fixed queries, \`limit: 10\`, median of ${options.reps} runs per query after one warm-up`,
+    '',
+    recallTable(results),
+    '',
+    'moon is timed in-process through the library (`createMoon(config).recall(...)`), the way MCP and HTTP serve it; the CLI column is a fresh',
+    '`node bin/moon.js recall --json` process per query (5 queries), which adds Node start-up and opening the database.',
+    `The baseline is seed 002's search run on the raw transcripts (it has no index): \`rg -i -l\` finds the files, \`rg -i\` the lines, \`jq\` extracts`,
+    'the message text of all three formats, a second `rg -i` keeps the lines whose text matches, then `sort -u` (query words ORed, as seed 002 does).',
+    `It is timed as a shell pipeline per query (${options.baselineReps} run${options.baselineReps === 1 ? '' : 's'} each, page cache warm) and does no ranking or grouping, so it is a lower bound for that approach.`,
+    'p50 / p95 are taken over the per-query medians.',
+    '',
+    '### Against the targets',
+    '',
+    verdicts(results),
+    '',
+    `<details><summary>Per query at ${largest.label}</summary>`,
+    '',
+    perQueryTable(largest),
+    '',
+    '</details>',
+    '',
+  ].join('\n');
+}
+
+function writeSection(section) {
+  let doc = existsSync(docPath)
+    ? readFileSync(docPath, 'utf8')
+    : '# Benchmarks\n\nHow fast moon ingests and recalls, measured with the scripts in `bench/`. Each section is rewritten by the script that produces it.\n';
+  const start = doc.indexOf(SECTION);
+  if (start >= 0) {
+    const next = doc.indexOf('\n## ', start + SECTION.length);
+    doc = `${doc.slice(0, start)}${section.trimEnd()}\n${next >= 0 ? doc.slice(next) : ''}`;
+  } else {
+    doc = `${doc.trimEnd()}\n\n${section.trimEnd()}\n`;
+  }
+  mkdirSync(dirname(docPath), { recursive: true });
+  writeFileSync(docPath, doc);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+async function main() {
+  const options = parseArgs(process.argv.slice(2));
+  const startedAt = new Date();
+  const machine = machineInfo();
+  if (!existsSync(join(repo, 'dist', 'index.js'))) throw new Error('dist/ is missing: run `npm run build` first');
+  if (options.baseline && (!machine.rg || !machine.jq)) {
+    throw new Error(`the baseline needs rg and jq (found rg: ${machine.rg ?? 'no'}, jq: ${machine.jq ?? 'no'}); install them or pass --no-baseline`);
+  }
+  console.log(`machine: ${machine.cpu}, ${machine.cores} cores, ${fmt(machine.ramGB)} GB RAM, Node ${machine.node}; peak RSS via ${machine.gnuTime ? 'GNU time' : '/proc VmHWM polling'}`);
+  const results = [];
+  for (const messages of options.sizes) {
+    const label = sizeLabel(messages);
+    console.log(`\n== ${label} messages`);
+    const corpus = generateCorpus({ messages, seed: options.seed, log: (line) => console.log(`corpus ${line}`) });
+    const home = mkdtempSync(join(tmpdir(), `moon-bench-${label}-`));
+    try {
+      console.log(`ingest: node bin/moon.js index ${corpus.dir} --home ${home} --json`);
+      const ingest = await benchIngest(corpus, home, options);
+      console.log(
+        `ingest: ${fmt(ingest.wallS, 2)} s wall, ${fmt(ingest.cpuS, 2)} s CPU, ${fmt(ingest.mbPerS)} MB/s, ${fmt(ingest.messagesPerS, 0)} messages/s, ` +
+          `peak RSS ${fmt(ingest.peakRssMB, 0)} MB, index ${fmt(ingest.indexBytes / MB)} MB, ${ingest.report.entries} entries, ${ingest.report.failed} failed, ${ingest.report.warnings} warnings`,
+      );
+      for (const warning of ingest.report.firstWarnings) console.log(`  warning: ${warning}`);
+      const recall = await benchRecall(home, options);
+      console.log(`recall (in-process): p50 ${fmt(recall.p50, 2)} ms, p95 ${fmt(recall.p95, 2)} ms, max ${fmt(recall.max, 1)} ms`);
+      const cli = await benchCliRecall(home);
+      console.log(`recall (CLI process): p50 ${fmt(cli.p50, 0)} ms`);
+      let baseline = null;
+      if (options.baseline) {
+        baseline = await benchBaseline(corpus.dir, options);
+        console.log(`baseline rg+jq: p50 ${fmt(baseline.p50, 0)} ms, p95 ${fmt(baseline.p95, 0)} ms${baseline.timeouts ? `, ${baseline.timeouts} timeouts` : ''}`);
+      }
+      results.push({ label, manifest: corpus.manifest, ingest, recall, cli, baseline, timeoutS: options.timeoutS });
+    } finally {
+      if (options.keep) console.log(`kept MOON_HOME ${home}`);
+      else rmSync(home, { recursive: true, force: true });
+    }
+  }
+
+  const section = renderSection(results, machine, options, startedAt);
+  console.log(`\n${section}`);
+  const outDir = join(here, 'out');
+  mkdirSync(outDir, { recursive: true });
+  const rawPath = join(outDir, `ingest-recall-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(rawPath, `${JSON.stringify({ startedAt, machine, options, targets: TARGETS, results }, null, 2)}\n`);
+  console.log(`raw results: ${rawPath}`);
+  if (options.write) {
+    writeSection(section);
+    console.log(`updated ${docPath}`);
+  }
+}
+
+main().catch((error) => {
+  console.error(`bench: ${error.message}`);
+  process.exitCode = 1;
+});

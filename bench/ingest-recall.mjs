@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Ingest and recall benchmark, with the seed-002 approach (rg + jq over the raw JSONL) as the baseline.
 //
-//   node bench/ingest-recall.mjs [--full] [--sizes 10k,100k] [--reps 3] [--baseline-reps 1]
-//                                [--timeout 120] [--no-baseline] [--no-write] [--keep] [--seed 42]
+//   node bench/ingest-recall.mjs [--full] [--sizes 10k,100k] [--reps 3] [--baseline-reps 1] [--timeout 120]
+//                                [--baseline-subset-above 100k] [--no-baseline] [--no-merge] [--no-write] [--keep] [--seed 42]
 //
 // For each corpus size (default 10k and 100k messages; --full adds 1M):
 //  1. generate the corpus if needed (bench/generate-corpus.mjs, deterministic);
@@ -12,6 +12,9 @@
 //  4. the baseline: per query, `rg -i -l` then `rg -i` over the raw JSONL piped to `jq` to pull out the matching
 //     message text (seed 002's search pipeline, run on the raw files since it has no index);
 // then print markdown tables and replace the "## Ingest and recall (issue: foundation)" section of docs/benchmarks.md.
+// Above --baseline-subset-above messages the baseline runs only BASELINE_SUBSET (it takes minutes per query there).
+// Rows for sizes not run this time are kept from bench/out/ingest-recall-latest.json when the machine and seed match
+// (--no-merge drops them), so `--sizes 1M` can be run on its own and still land in the same table.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, release, tmpdir, totalmem } from 'node:os';
@@ -68,6 +71,9 @@ export const QUERIES = [
   { query: 'quokkaflux', kind: 'absent' },
 ];
 
+/** One query of each kind, for the baseline on large corpora. */
+export const BASELINE_SUBSET = ['error', 'flaky test', 'parseConfig', 'src/lib/payments.ts', 'idempotency', 'quokkaflux'];
+
 // ---------------------------------------------------------------------------------------------------------
 // Arguments.
 
@@ -78,7 +84,9 @@ function parseArgs(argv) {
     reps: 3,
     baselineReps: 1,
     timeoutS: 120,
+    baselineSubsetAbove: 100_000,
     baseline: true,
+    merge: true,
     write: true,
     keep: false,
     seed: 42,
@@ -96,11 +104,13 @@ function parseArgs(argv) {
     else if (arg === '--baseline-reps') options.baselineReps = positive(arg, value());
     else if (arg === '--timeout') options.timeoutS = positive(arg, value());
     else if (arg === '--seed') options.seed = Number(value());
+    else if (arg === '--baseline-subset-above') options.baselineSubsetAbove = parseSize(value());
     else if (arg === '--no-baseline') options.baseline = false;
+    else if (arg === '--no-merge') options.merge = false;
     else if (arg === '--no-write') options.write = false;
     else if (arg === '--keep') options.keep = true;
     else if (arg === '-h' || arg === '--help') {
-      console.log(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 16).map((l) => l.replace(/^\/\/ ?/, '')).join('\n'));
+      console.log(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 20).map((l) => l.replace(/^\/\/ ?/, '')).join('\n'));
       process.exit(0);
     } else throw new Error(`unknown argument: ${arg}`);
   }
@@ -373,11 +383,13 @@ function baselinePipeline(dir, query) {
   ].join(' | ');
 }
 
-async function benchBaseline(dir, options) {
+async function benchBaseline(dir, messages, options) {
   // Warm the page cache for the raw files, as the index is warm for moon.
   spawnSync('rg', ['-c', '-g', '*.jsonl', 'zzzz-warm-cache-zzzz', dir], { stdio: 'ignore' });
+  const subset = messages > options.baselineSubsetAbove;
+  const queries = subset ? QUERIES.filter((q) => BASELINE_SUBSET.includes(q.query)) : QUERIES;
   const perQuery = [];
-  for (const q of QUERIES) {
+  for (const q of queries) {
     const ms = [];
     let lines = null;
     let timedOut = false;
@@ -392,9 +404,10 @@ async function benchBaseline(dir, options) {
       lines = Number(run.stdout.trim());
     }
     perQuery.push({ query: q.query, medianMs: median(ms), lines, timedOut });
+    if (subset) console.log(`  rg+jq "${q.query}": ${timedOut ? `timed out at ${options.timeoutS} s` : `${fmt(median(ms), 0)} ms, ${lines} lines`}`);
   }
   const medians = perQuery.map((q) => q.medianMs);
-  return { p50: percentile(medians, 50), p95: percentile(medians, 95), timeouts: perQuery.filter((q) => q.timedOut).length, perQuery };
+  return { p50: percentile(medians, 50), p95: percentile(medians, 95), timeouts: perQuery.filter((q) => q.timedOut).length, subset, perQuery };
 }
 
 function runShell(script, timeoutMs) {
@@ -439,13 +452,29 @@ function ingestTable(results) {
   ].join('\n');
 }
 
+/** moon's p50 / p95 over the queries the baseline ran, so the ratios compare like with like. */
+function comparableMoon(result) {
+  const b = result.baseline;
+  if (!b?.subset) return { p50: result.recall.p50, p95: result.recall.p95 };
+  const ran = new Set(b.perQuery.map((q) => q.query));
+  const medians = result.recall.perQuery.filter((q) => ran.has(q.query)).map((q) => q.medianMs);
+  return { p50: percentile(medians, 50), p95: percentile(medians, 95) };
+}
+
 function recallTable(results) {
   const rows = results.map((r) => {
     const m = r.recall;
     const b = r.baseline;
-    const ratio = (x, y) => (b && Number.isFinite(x) && Number.isFinite(y) && x > 0 ? `${fmt(y / x, 0)}×` : '–');
-    const timeouts = b && b.timeouts > 0 ? ` (${b.timeouts} timed out at ${r.timeoutS} s)` : '';
-    return `| ${r.label} | ${fmt(m.p50, 2)} | ${fmt(m.p95, 2)} | ${fmt(m.max, 1)} | ${fmt(r.cli?.p50, 0)} | ${b ? fmt(b.p50, 0) : '–'} | ${b ? fmt(b.p95, 0) : '–'}${timeouts} | ${ratio(m.p50, b?.p50)} | ${ratio(m.p95, b?.p95)} |`;
+    const same = comparableMoon(r);
+    // A timed-out query counts as the timeout, so its ratio is a lower bound.
+    const bound = b && b.timeouts > 0 ? '≥ ' : '';
+    const ratio = (x, y) => (b && Number.isFinite(x) && Number.isFinite(y) && x > 0 ? `${bound}${fmt(y / x, 0)}×` : '–');
+    const notes = [
+      ...(b?.subset ? [`${b.perQuery.length} of ${QUERIES.length} queries; moon on the same: p50 ${fmt(same.p50, 1)} / p95 ${fmt(same.p95, 1)} ms`] : []),
+      ...(b && b.timeouts > 0 ? [`${b.timeouts} timed out at ${r.timeoutS} s`] : []),
+    ];
+    const note = notes.length > 0 ? ` (${notes.join('; ')})` : '';
+    return `| ${r.label} | ${fmt(m.p50, 2)} | ${fmt(m.p95, 2)} | ${fmt(m.max, 1)} | ${fmt(r.cli?.p50, 0)} | ${b ? fmt(b.p50, 0) : 'not run'} | ${b ? fmt(b.p95, 0) : 'not run'}${note} | ${ratio(same.p50, b?.p50)} | ${ratio(same.p95, b?.p95)} |`;
   });
   return [
     '| corpus | moon p50 ms | moon p95 ms | moon max ms | CLI recall (new process) p50 ms | rg+jq p50 ms | rg+jq p95 ms | p50 speed-up | p95 speed-up |',
@@ -491,7 +520,7 @@ function renderSection(results, machine, options, startedAt) {
   return [
     SECTION,
     '',
-    `Measured ${startedAt.toISOString().slice(0, 10)} on ${machine.cpu}, ${machine.cores} cores, ${fmt(machine.ramGB, 1)} GB RAM, Node ${machine.node}, ${machine.os}` +
+    `Measured ${[...new Set(results.map((r) => (r.measuredAt ?? startedAt.toISOString()).slice(0, 10)))].join(', ')} on ${machine.cpu}, ${machine.cores} cores, ${fmt(machine.ramGB, 1)} GB RAM, Node ${machine.node}, ${machine.os}` +
       ` (baseline: ${machine.rg ?? 'rg missing'}, ${machine.jq ?? 'jq missing'}).`,
     '',
     '**Reproduce:** `npm run bench` (10k and 100k messages) or `npm run bench:full` (adds 1M), i.e. `node bench/ingest-recall.mjs [--full]`.',
@@ -516,7 +545,7 @@ function renderSection(results, machine, options, startedAt) {
     `The baseline is seed 002's search run on the raw transcripts (it has no index): \`rg -i -l\` finds the files, \`rg -i\` the lines, \`jq\` extracts`,
     'the message text of all three formats, a second `rg -i` keeps the lines whose text matches, then `sort -u` (query words ORed, as seed 002 does).',
     `It is timed as a shell pipeline per query (${options.baselineReps} run${options.baselineReps === 1 ? '' : 's'} each, page cache warm) and does no ranking or grouping, so it is a lower bound for that approach.`,
-    'p50 / p95 are taken over the per-query medians.',
+    `p50 / p95 are taken over the per-query medians. Above ${sizeLabel(options.baselineSubsetAbove)} messages the baseline runs ${BASELINE_SUBSET.length} of the queries (one per kind; the full set would take hours), and the ratios compare moon on the same queries.`,
     '',
     '### Against the targets',
     '',
@@ -529,6 +558,32 @@ function renderSection(results, machine, options, startedAt) {
     '</details>',
     '',
   ].join('\n');
+}
+
+/**
+ * Keep rows of earlier runs for sizes this run skipped, when they were measured on the same machine, Node and seed
+ * with the same generator; then save the union as the new "latest".
+ */
+function mergeWithLatest(results, machine, options, latestPath) {
+  let previous = [];
+  if (options.merge && existsSync(latestPath)) {
+    try {
+      const latest = JSON.parse(readFileSync(latestPath, 'utf8'));
+      const sameMachine = latest.machine?.cpu === machine.cpu && latest.machine?.cores === machine.cores && latest.machine?.node === machine.node;
+      if (sameMachine && latest.seed === options.seed) {
+        const fresh = new Set(results.map((r) => r.label));
+        previous = (latest.results ?? []).filter(
+          (r) => !fresh.has(r.label) && r.manifest?.generatorVersion === results[0]?.manifest.generatorVersion,
+        );
+      }
+    } catch {
+      previous = [];
+    }
+  }
+  const merged = [...previous, ...results].sort((a, b) => a.manifest.messages - b.manifest.messages);
+  writeFileSync(latestPath, `${JSON.stringify({ machine, seed: options.seed, results: merged }, null, 2)}\n`);
+  for (const r of previous) console.log(`kept the ${r.label} row from ${r.measuredAt ?? 'an earlier run'} (--no-merge drops it)`);
+  return merged;
 }
 
 function writeSection(section) {
@@ -577,23 +632,24 @@ async function main() {
       console.log(`recall (CLI process): p50 ${fmt(cli.p50, 0)} ms`);
       let baseline = null;
       if (options.baseline) {
-        baseline = await benchBaseline(corpus.dir, options);
+        baseline = await benchBaseline(corpus.dir, messages, options);
         console.log(`baseline rg+jq: p50 ${fmt(baseline.p50, 0)} ms, p95 ${fmt(baseline.p95, 0)} ms${baseline.timeouts ? `, ${baseline.timeouts} timeouts` : ''}`);
       }
-      results.push({ label, manifest: corpus.manifest, ingest, recall, cli, baseline, timeoutS: options.timeoutS });
+      results.push({ label, measuredAt: new Date().toISOString(), manifest: corpus.manifest, ingest, recall, cli, baseline, timeoutS: options.timeoutS });
     } finally {
       if (options.keep) console.log(`kept MOON_HOME ${home}`);
       else rmSync(home, { recursive: true, force: true });
     }
   }
 
-  const section = renderSection(results, machine, options, startedAt);
-  console.log(`\n${section}`);
   const outDir = join(here, 'out');
   mkdirSync(outDir, { recursive: true });
   const rawPath = join(outDir, `ingest-recall-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
   writeFileSync(rawPath, `${JSON.stringify({ startedAt, machine, options, targets: TARGETS, results }, null, 2)}\n`);
   console.log(`raw results: ${rawPath}`);
+  const merged = mergeWithLatest(results, machine, options, join(outDir, 'ingest-recall-latest.json'));
+  const section = renderSection(merged, machine, options, startedAt);
+  console.log(`\n${section}`);
   if (options.write) {
     writeSection(section);
     console.log(`updated ${docPath}`);

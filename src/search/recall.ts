@@ -28,20 +28,62 @@ export const SIGNAL_WEIGHTS = { lexical: 1.0, trigram: 0.4, vector: 0.8, tempora
 
 export async function recall(environment: RecallEnvironment, options: RecallOptions): Promise<RecallResult> {
   const plan = planRecall(environment, options);
-  const fused = plan.empty ? [] : await rankCandidates(environment, plan);
   const sessions = new Map<string, StoredSession | null>();
   const sessionOf = (id: string): StoredSession | null => {
     if (!sessions.has(id)) sessions.set(id, environment.store.getSession(id));
     return sessions.get(id) ?? null;
   };
   const highlight = [...plan.terms, ...plan.required];
-  const build = (top: FusedCandidate[], score: number, count: number): RecallMatch =>
-    toMatch(environment, sessionOf, top, score, count, highlight, options.explain === true);
-  const matches =
-    plan.group === 'message'
-      ? fused.slice(0, plan.limit).map((candidate) => build([candidate], candidate.score, 1))
-      : groupBySession(fused, plan.limit, plan.perSession).map((group) => build(group.top, group.score, group.count));
+  const tiers = await rankTiers(environment, plan);
+  const matches: RecallMatch[] = [];
+  const seenSessions = new Set<string>();
+  for (const tier of tiers) {
+    const remaining = plan.limit - matches.length;
+    if (remaining <= 0) break;
+    const build = (top: FusedCandidate[], score: number, count: number): RecallMatch =>
+      toMatch(environment, sessionOf, top, score, count, highlight, options.explain === true, tier.window);
+    if (plan.group === 'message') {
+      matches.push(...tier.candidates.slice(0, remaining).map((candidate) => build([candidate], candidate.score, 1)));
+      continue;
+    }
+    const groups = groupBySession(tier.candidates, plan.perSession).filter((group) => !seenSessions.has(group.sessionId));
+    for (const group of groups.slice(0, remaining)) {
+      seenSessions.add(group.sessionId);
+      matches.push(build(group.top, group.score, group.count));
+    }
+  }
   return { query: options.query, matches, generated_at_epoch_secs: Math.floor(environment.nowMs() / 1000) };
+}
+
+interface Tier {
+  candidates: FusedCandidate[];
+  /** With a time expression: whether these matches are inside its window. */
+  window: 'inside' | 'outside' | null;
+}
+
+/**
+ * A time expression filters candidates before the top-k is taken. When the window holds fewer matches than
+ * asked for, the rest is filled from the whole history — searched with the original words, time words
+ * included — and placed after every in-window match, marked `time_window: "outside"`. A window that excluded
+ * what the user meant ("in June" for something told in July) then demotes it instead of hiding it.
+ */
+async function rankTiers(environment: RecallEnvironment, plan: RecallPlan): Promise<Tier[]> {
+  const hasTime = Boolean(plan.filters.windows || plan.filters.sessionRelative);
+  const inside = plan.empty ? [] : await rankCandidates(environment, plan);
+  if (!hasTime) return [{ candidates: inside, window: null }];
+  const enough = plan.group === 'message' ? inside.length >= plan.limit : countSessions(inside) >= plan.limit;
+  if (enough || !plan.time) return [{ candidates: inside, window: 'inside' }];
+  const wide = widenPlan(plan, plan.time.original);
+  const seen = new Set(inside.map((candidate) => candidate.rowid));
+  const outside = wide.empty ? [] : (await rankCandidates(environment, wide)).filter((candidate) => !seen.has(candidate.rowid));
+  return [
+    { candidates: inside, window: 'inside' },
+    { candidates: outside, window: 'outside' },
+  ];
+}
+
+function countSessions(candidates: FusedCandidate[]): number {
+  return new Set(candidates.map((candidate) => candidate.entry.sessionId)).size;
 }
 
 interface RecallPlan {
@@ -54,7 +96,7 @@ interface RecallPlan {
   required: string[];
   excluded: string[];
   text: string;
-  time: TimeQuery | null;
+  time: (TimeQuery & { original: string }) | null;
   filters: SearchFilters;
   boosts: BoostContext;
   empty: boolean;
@@ -68,7 +110,8 @@ function planRecall(environment: RecallEnvironment, options: RecallOptions): Rec
   const nowMs = options.now ? parseIsoBound('--now', options.now, zone) : environment.nowMs();
   const strategy = options.strategy ?? environment.defaults.strategy;
   // The baseline reads the query as plain words; hybrid first lifts time expressions out of it.
-  const time = strategy === 'hybrid' ? parseTimeQuery(options.query, { nowMs, zone }) : null;
+  const parsed = strategy === 'hybrid' ? parseTimeQuery(options.query, { nowMs, zone }) : null;
+  const time = parsed ? { ...parsed, original: options.query } : null;
   const text = time ? time.text : options.query;
   const terms = dropStopwords(splitQueryTerms(text));
   const required = (toList(options.require) ?? []).flatMap(splitQueryTerms);
@@ -104,14 +147,33 @@ function planRecall(environment: RecallEnvironment, options: RecallOptions): Rec
   };
 }
 
+/** The same plan without its time filters, searching the given words (the query with its time words). */
+function widenPlan(plan: RecallPlan, text: string): RecallPlan {
+  const terms = dropStopwords(splitQueryTerms(text));
+  const { windows: _windows, sessionRelative: _relative, ...filters } = plan.filters;
+  return {
+    ...plan,
+    text,
+    terms,
+    filters,
+    boosts: buildBoostContext(text, terms),
+    empty: terms.length === 0 && plan.required.length === 0,
+  };
+}
+
 async function rankCandidates(environment: RecallEnvironment, plan: RecallPlan): Promise<FusedCandidate[]> {
   const { store } = environment;
   const any = plan.terms.length > 0 ? plan.terms : plan.required;
-  const lexical = any.length > 0 ? store.searchLexical({ any, all: plan.required, none: plan.excluded, filters: plan.filters, limit: plan.pool }) : [];
-  if (plan.strategy === 'bm25') return lexical.map(asBaseline);
+  const baseline = plan.strategy === 'bm25';
+  const lexical =
+    any.length > 0
+      ? store.searchLexical({ any, all: plan.required, none: plan.excluded, filters: plan.filters, limit: plan.pool, context: !baseline })
+      : [];
+  if (baseline) return lexical.map(asBaseline);
   const lists: SignalList[] = [{ signal: 'lexical', weight: SIGNAL_WEIGHTS.lexical, candidates: lexical }];
-  if (any.length > 0) {
-    const trigram = store.searchTrigram({ any, all: plan.required, none: plan.excluded, filters: plan.filters, limit: plan.pool });
+  const substrings = selectTrigramTerms(any, (term) => store.hasLexicalMatch(term));
+  if (substrings.length > 0) {
+    const trigram = store.searchTrigram({ any: substrings, all: plan.required, none: plan.excluded, filters: plan.filters, limit: plan.pool });
     lists.push({ signal: 'trigram', weight: SIGNAL_WEIGHTS.trigram, candidates: trigram });
   }
   if (environment.embedQuery && plan.text.trim() !== '' && plan.terms.length > 0) {
@@ -128,6 +190,18 @@ async function rankCandidates(environment: RecallEnvironment, plan: RecallPlan):
     lists.push({ signal: 'temporal', weight, candidates: temporal });
   }
   return fuseSignals(lists, plan.boosts);
+}
+
+const TECHNICAL = /[._/\\:@#-]|\d|[a-z][A-Z]|[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+
+/**
+ * Terms worth a substring search: identifiers, paths, versions and CJK (which the word tokenizer cannot split),
+ * and any word the word index does not know — a partial word like "wrangl". Plain English words that the word
+ * index matches are left to it: substring matches of "support" or "group" only add noise (measured on LoCoMo:
+ * -4 points turn-level Recall@5 when every term went to the trigram list).
+ */
+export function selectTrigramTerms(terms: readonly string[], isKnownWord: (term: string) => boolean): string[] {
+  return terms.filter((term) => [...term].length >= 3 && (TECHNICAL.test(term) || !isKnownWord(term)));
 }
 
 function asBaseline(candidate: Candidate, index: number): FusedCandidate {
@@ -177,7 +251,7 @@ interface SessionGroup {
 }
 
 /** Seed 002 stage 4: aggregate messages per session, rank sessions by score then recency, keep top M each. */
-function groupBySession(candidates: FusedCandidate[], limit: number, perSession: number): SessionGroup[] {
+function groupBySession(candidates: FusedCandidate[], perSession: number): SessionGroup[] {
   const groups = new Map<string, SessionGroup>();
   for (const candidate of candidates) {
     const id = candidate.entry.sessionId;
@@ -194,8 +268,7 @@ function groupBySession(candidates: FusedCandidate[], limit: number, perSession:
     group.score = round(group.top.reduce((sum, candidate, index) => sum + candidate.score * (SESSION_DECAY[index] ?? 0), 0));
   }
   return [...groups.values()]
-    .sort((a, b) => b.score - a.score || b.latestMs - a.latestMs || a.sessionId.localeCompare(b.sessionId))
-    .slice(0, limit);
+    .sort((a, b) => b.score - a.score || b.latestMs - a.latestMs || a.sessionId.localeCompare(b.sessionId));
 }
 
 function toMatch(
@@ -206,6 +279,7 @@ function toMatch(
   count: number,
   terms: string[],
   explain: boolean,
+  window: 'inside' | 'outside' | null,
 ): RecallMatch {
   const first = top[0]!.entry;
   const session = sessionOf(first.sessionId);
@@ -233,6 +307,7 @@ function toMatch(
       session_start: toIso(session?.startMs ?? null),
       session_end: toIso(session?.endMs ?? null),
       raw_archive_path: session?.archivePath ?? null,
+      ...(window ? { time_window: window } : {}),
       ...(explain ? { explain: top.map((candidate) => candidate.explanation) } : {}),
     },
   };

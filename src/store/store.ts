@@ -91,6 +91,8 @@ export interface LexicalQuery {
   none: string[];
   filters: SearchFilters;
   limit: number;
+  /** Also match the neighbouring entries' text (document expansion). Default true; the bm25 baseline turns it off. */
+  context?: boolean;
 }
 
 export interface Candidate {
@@ -162,6 +164,8 @@ export interface Store {
   listEntries(sessionId: string): Entry[];
   listAnchors(sessionId: string): CompactionAnchor[];
   searchLexical(query: LexicalQuery): Candidate[];
+  /** Whether any entry matches the term in the word index (porter-stemmed, whole words). */
+  hasLexicalMatch(term: string): boolean;
   /** Substring matches of `any` (3+ characters) over identifiers, paths, partial words and CJK. */
   searchTrigram(query: LexicalQuery): Candidate[];
   /** Nearest entries by cosine distance to the vector (exact, filters applied before the top-k). */

@@ -21,7 +21,7 @@ import type {
   VectorQuery,
 } from '../store.js';
 import { andClauses, joinSessions, renderFilters } from './filters.js';
-import { renderFtsQuery, renderTrigramQuery } from './fts-query.js';
+import { renderFtsQuery, renderFtsTerms, renderTrigramQuery } from './fts-query.js';
 import {
   type AnchorRow,
   type EntryRow,
@@ -109,6 +109,7 @@ class SqliteStore implements Store {
       deleteTrigram: db.prepare<[number]>('DELETE FROM entries_tri WHERE rowid = ?'),
       deleteEmbedding: db.prepare<[number]>('DELETE FROM embeddings WHERE rowid = ?'),
       insertTrigram: db.prepare<[number, string]>('INSERT INTO entries_tri (rowid, body) VALUES (?, ?)'),
+      anyMatch: db.prepare<[string], { rowid: number }>('SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? LIMIT 1'),
       getMeta: db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?'),
       putMeta: db.prepare<[string, string]>(
         'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
@@ -225,6 +226,12 @@ class SqliteStore implements Store {
       [match, ...filters.params, query.limit],
       (rank) => -rank,
     );
+  }
+
+  hasLexicalMatch(term: string): boolean {
+    const match = renderFtsTerms([term], 'OR');
+    if (match === null) return false;
+    return this.statements.anyMatch.get(match) !== undefined;
   }
 
   searchTrigram(query: LexicalQuery): Candidate[] {

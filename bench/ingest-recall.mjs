@@ -2,7 +2,8 @@
 // Ingest and recall benchmark, with the seed-002 approach (rg + jq over the raw JSONL) as the baseline.
 //
 //   node bench/ingest-recall.mjs [--full] [--sizes 10k,100k] [--reps 3] [--baseline-reps 1] [--timeout 120]
-//                                [--baseline-subset-above 100k] [--no-baseline] [--no-merge] [--no-write] [--keep] [--seed 42]
+//                                [--baseline-subset-above 100k] [--strategy hybrid|bm25] [--no-baseline] [--no-merge]
+//                                [--no-write] [--keep] [--seed 42]
 //
 // For each corpus size (default 10k and 100k messages; --full adds 1M):
 //  1. generate the corpus if needed (bench/generate-corpus.mjs, deterministic);
@@ -90,6 +91,7 @@ function parseArgs(argv) {
     write: true,
     keep: false,
     seed: 42,
+    strategy: null,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -107,10 +109,12 @@ function parseArgs(argv) {
     else if (arg === '--baseline-subset-above') options.baselineSubsetAbove = parseSize(value());
     else if (arg === '--no-baseline') options.baseline = false;
     else if (arg === '--no-merge') options.merge = false;
+    else if (arg === '--strategy') options.strategy = value();
     else if (arg === '--no-write') options.write = false;
     else if (arg === '--keep') options.keep = true;
     else if (arg === '-h' || arg === '--help') {
-      console.log(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 20).map((l) => l.replace(/^\/\/ ?/, '')).join('\n'));
+      const lines = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1);
+      console.log(lines.slice(0, lines.findIndex((line) => !line.startsWith('//'))).map((line) => line.replace(/^\/\/ ?/, '')).join('\n'));
       process.exit(0);
     } else throw new Error(`unknown argument: ${arg}`);
   }
@@ -304,16 +308,19 @@ async function benchIngest(corpus, home, options) {
 async function benchRecall(home, options) {
   const { loadConfig, createMoon } = await import(pathToFileURL(join(repo, 'dist', 'index.js')).href);
   const env = { ...process.env, MOON_HOME: home };
-  for (const name of ['MOON_SOURCES', 'MOON_CURRENT_SESSION_ID', 'MOON_RECALL_LIMIT']) delete env[name];
-  const moon = createMoon(loadConfig({ env }));
+  for (const name of Object.keys(env)) if (/^MOON_(SOURCES|CURRENT_SESSION_ID|RECALL_|EMBED_)/.test(name)) delete env[name];
+  if (options.strategy) env.MOON_RECALL_STRATEGY = options.strategy;
+  const config = loadConfig({ env });
+  const moon = createMoon(config);
   try {
     const rssBefore = process.memoryUsage().rss;
-    moon.recall({ query: 'warm up the index', limit: 10 });
+    // recall() may return the result or a promise of it (the API became async with vector search); await covers both.
+    await moon.recall({ query: 'warm up the index', limit: 10 });
     const perQuery = QUERIES.map((q) => ({ ...q, ms: [], sessions: 0, matches: 0 }));
     for (let rep = 0; rep < options.reps; rep++) {
       for (const q of perQuery) {
         const started = performance.now();
-        const result = moon.recall({ query: q.query, limit: 10 });
+        const result = await moon.recall({ query: q.query, limit: 10 });
         q.ms.push(performance.now() - started);
         q.sessions = result.matches.length;
         q.matches = result.matches.reduce((sum, match) => sum + (match.metadata.match_count ?? 0), 0);
@@ -322,6 +329,8 @@ async function benchRecall(home, options) {
     const medians = perQuery.map((q) => median(q.ms));
     const all = perQuery.flatMap((q) => q.ms);
     return {
+      strategy: config.recall?.strategy ?? 'default',
+      embed: config.embed?.provider ?? 'none',
       p50: percentile(medians, 50),
       p95: percentile(medians, 95),
       max: Math.max(...all),
@@ -538,6 +547,8 @@ function renderSection(results, machine, options, startedAt) {
     '',
     `### Recall — ${QUERIES.length} fixed queries, \`limit: 10\`, median of ${options.reps} runs per query after one warm-up`,
     '',
+    `Recall strategy: ${[...new Set(results.map((r) => `${r.label}: \`${r.recall.strategy}\` (embeddings: ${r.recall.embed})`))].join(', ')}.`,
+    '',
     recallTable(results),
     '',
     'moon is timed in-process through the library (`createMoon(config).recall(...)`), the way MCP and HTTP serve it; the CLI column is a fresh',
@@ -627,7 +638,7 @@ async function main() {
       );
       for (const warning of ingest.report.firstWarnings) console.log(`  warning: ${warning}`);
       const recall = await benchRecall(home, options);
-      console.log(`recall (in-process): p50 ${fmt(recall.p50, 2)} ms, p95 ${fmt(recall.p95, 2)} ms, max ${fmt(recall.max, 1)} ms`);
+      console.log(`recall (in-process, strategy ${recall.strategy}): p50 ${fmt(recall.p50, 2)} ms, p95 ${fmt(recall.p95, 2)} ms, max ${fmt(recall.max, 1)} ms`);
       const cli = await benchCliRecall(home);
       console.log(`recall (CLI process): p50 ${fmt(cli.p50, 0)} ms`);
       let baseline = null;

@@ -21,10 +21,10 @@ export interface RecallEnvironment {
 }
 
 /** Weight of a session's 1st, 2nd, 3rd ... best message in its score: one strong hit beats many weak ones. */
-const SESSION_DECAY = [1, 0.5, 0.25, 0.125, 0.0625];
+export const SESSION_DECAY = [1, 0.5, 0.25, 0.125, 0.0625];
 
 /** Signal weights for weighted reciprocal-rank fusion. */
-export const SIGNAL_WEIGHTS = { lexical: 1.0, trigram: 0.4, vector: 0.8, temporalWithText: 0.3, temporalOnly: 1.0 } as const;
+export const SIGNAL_WEIGHTS = { lexical: 1.0, trigram: 0.4, vector: 0.8, temporalWithText: 0.3, temporalOnly: 1.0 };
 
 export async function recall(environment: RecallEnvironment, options: RecallOptions): Promise<RecallResult> {
   const plan = planRecall(environment, options);

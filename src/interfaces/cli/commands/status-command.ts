@@ -15,6 +15,7 @@ export function registerStatus(program: Command, context: CliContext): void {
         `index: ${status.db} (${formatBytes(status.dbBytes)})`,
         `sessions: ${status.sessions}  entries: ${status.entries}  files: ${status.files}  compaction anchors: ${status.anchors}`,
         ...Object.entries(status.bySource).map(([source, counts]) => `  ${source}: ${counts.sessions} sessions, ${counts.entries} entries`),
+        `embeddings: ${status.embeddingModel ? `${status.embeddings}/${status.entries} entries (${status.embeddingModel.id})` : 'off'}`,
         `source roots: ${status.sourceRoots.length > 0 ? status.sourceRoots.join(', ') : '(none found)'}`,
         `time zone: ${status.timezone}`,
         status.lastRun

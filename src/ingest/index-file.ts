@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { describeError, isMoonError } from '../errors.js';
-import type { Store, StoredSession } from '../store/store.js';
+import { BatchAbortedError, type Store, type StoredSession } from '../store/store.js';
 import { archiveRaw } from './archive-raw.js';
 import { type FileOutcome, type IngestContext, makeOutcome } from './context.js';
 import { sha256 } from './hash.js';
@@ -22,6 +22,7 @@ export function indexFile(context: IngestContext, store: Store, path: string, op
   try {
     return indexFileOrThrow(context, store, path, options);
   } catch (error) {
+    if (error instanceof BatchAbortedError) throw error;
     const reason = isMoonError(error) ? error.message : `${path}: ${describeError(error)}`;
     return makeOutcome(path, 'error', { reason });
   }

@@ -1,4 +1,5 @@
-import type { Store } from '../store/store.js';
+import { statSync } from 'node:fs';
+import { BatchAbortedError, type Store } from '../store/store.js';
 import type { FileOutcome, IngestContext } from './context.js';
 import { discoverFiles } from './discover.js';
 import { indexFile } from './index-file.js';
@@ -52,15 +53,21 @@ export function runIndex(context: IngestContext, store: Store, options: IndexOpt
     durationMs: 0,
   };
   const touched = new Set<string>();
-  discovery.files.forEach((path, index) => {
-    const outcome = indexFile(context, store, path, { force: options.force ?? false });
-    tally(report, outcome);
-    if (outcome.status === 'indexed' && outcome.sessionId) {
-      touched.add(outcome.sessionId);
-      if (projectStoredSession(context, store, outcome.sessionId)) report.projections += 1;
+  let done = 0;
+  for (const group of groupFiles(discovery.files)) {
+    const outcomes = indexGroup(context, store, group, options.force ?? false);
+    for (const outcome of outcomes) {
+      tally(report, outcome);
+      // Projections are written after their batch commits; a crash in between leaves them stale, and the
+      // next run (below) finishes them.
+      if (outcome.status === 'indexed' && outcome.sessionId) {
+        touched.add(outcome.sessionId);
+        if (projectStoredSession(context, store, outcome.sessionId)) report.projections += 1;
+      }
+      done += 1;
+      options.onProgress?.(done, discovery.files.length, outcome.path);
     }
-    options.onProgress?.(index + 1, discovery.files.length, path);
-  });
+  }
   // A crash between a commit and its projection leaves the session stale; finish that work now.
   for (const session of store.listSessions()) {
     if ((session.projectionStale && !touched.has(session.id)) || options.reproject) {
@@ -85,6 +92,46 @@ export function runIndex(context: IngestContext, store: Store, options: IndexOpt
     errors: report.failed,
   });
   return report;
+}
+
+/** Files per batch transaction, and the input bytes after which a batch closes early. */
+const BATCH_FILES = 64;
+const BATCH_BYTES = 32 * 1024 * 1024;
+
+function groupFiles(files: string[]): string[][] {
+  const groups: string[][] = [];
+  let current: string[] = [];
+  let bytes = 0;
+  for (const path of files) {
+    const size = fileSizeOf(path);
+    if (current.length > 0 && (current.length >= BATCH_FILES || bytes + size > BATCH_BYTES)) {
+      groups.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(path);
+    bytes += size;
+  }
+  if (current.length > 0) groups.push(current);
+  return groups;
+}
+
+/** One transaction for the group; if a commit fails inside it, roll back and redo the group file by file. */
+function indexGroup(context: IngestContext, store: Store, paths: string[], force: boolean): FileOutcome[] {
+  try {
+    return store.batch(() => paths.map((path) => indexFile(context, store, path, { force })));
+  } catch (error) {
+    if (!(error instanceof BatchAbortedError)) throw error;
+    return paths.map((path) => indexFile(context, store, path, { force }));
+  }
+}
+
+function fileSizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
 }
 
 function tally(report: IndexReport, outcome: FileOutcome): void {

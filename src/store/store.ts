@@ -158,6 +158,11 @@ export interface Store {
   getFile(path: string): FileState | null;
   listFiles(): FileState[];
   commitFile(change: FileCommit): void;
+  /**
+   * Run several commitFile calls in one transaction (fewer, larger index flushes). Files stay whole: if one
+   * fails, commitFile throws BatchAbortedError and the whole batch rolls back; the caller retries file by file.
+   */
+  batch<T>(work: () => T): T;
   getSession(id: string): StoredSession | null;
   listSessions(): StoredSession[];
   markProjected(sessionId: string, projectionPath: string): void;
@@ -181,4 +186,15 @@ export interface Store {
   stats(): StoreStats;
   recordRun(run: RunRecord): void;
   close(): void;
+}
+
+/** A commitFile inside Store.batch failed; the batch was rolled back as a whole. */
+export class BatchAbortedError extends Error {
+  constructor(
+    readonly path: string,
+    override readonly cause: unknown,
+  ) {
+    super(`batch aborted while committing ${path}: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = 'BatchAbortedError';
+  }
 }

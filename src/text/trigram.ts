@@ -1,12 +1,22 @@
 /**
- * What the trigram index holds for an entry: the tool target and the start of the text and result. Trigrams
- * serve identifiers, paths, partial words and CJK; capping the body keeps the index a fraction of the porter
- * index instead of several times its size.
+ * What the trigram index holds for an entry: the tool target, then each distinct whitespace-separated token of
+ * the text and result once, in order of first appearance, capped. Trigrams serve identifiers, paths, partial
+ * words and CJK — for which one occurrence of a token is enough — so repeats and the tail of long tool output
+ * are left out: on the synthetic benchmark corpus this halves trigram indexing time and size against indexing
+ * the first 1,500 characters verbatim.
  */
-export const TRIGRAM_BODY_CHARS = 1500;
+export const TRIGRAM_BODY_CHARS = 1000;
 
 export function buildTrigramBody(text: string, target: string | null, result: string | null): string {
-  const parts = [target ?? '', text, result ?? ''].filter((part) => part !== '');
-  const body = parts.join('\n');
-  return body.length > TRIGRAM_BODY_CHARS ? body.slice(0, TRIGRAM_BODY_CHARS) : body;
+  const seen = new Set<string>();
+  let body = target ?? '';
+  for (const source of [text, result ?? '']) {
+    for (const token of source.split(/\s+/)) {
+      if (token.length < 3 || seen.has(token)) continue;
+      if (body.length + token.length + 1 > TRIGRAM_BODY_CHARS) return body;
+      seen.add(token);
+      body = body === '' ? token : `${body} ${token}`;
+    }
+  }
+  return body;
 }

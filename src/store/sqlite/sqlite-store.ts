@@ -6,6 +6,7 @@ import type { CompactionAnchor, Entry } from '../../model.js';
 import { expandIdentifiers } from '../../text/identifiers.js';
 import { buildTrigramBody } from '../../text/trigram.js';
 import * as sqliteVec from 'sqlite-vec';
+import { BatchAbortedError } from '../store.js';
 import type {
   Candidate,
   EmbeddingModel,
@@ -71,6 +72,7 @@ export function openSqliteStore(path: string, options: { readonly?: boolean } = 
 
 class SqliteStore implements Store {
   private readonly statements;
+  private batching = false;
 
   constructor(
     private readonly db: Database.Database,
@@ -176,8 +178,30 @@ class SqliteStore implements Store {
     return this.statements.listFiles.all().map(toFileState);
   }
 
+  batch<T>(work: () => T): T {
+    return this.db.transaction(() => {
+      this.batching = true;
+      try {
+        return work();
+      } finally {
+        this.batching = false;
+      }
+    })();
+  }
+
   commitFile(change: FileCommit): void {
-    this.db.transaction(() => {
+    if (!this.batching) return this.db.transaction(() => this.applyFile(change))();
+    // No savepoint inside a batch: FTS5 flushes its pending terms at every savepoint, which is what batching
+    // avoids. A failure mid-file must therefore abort the whole batch, never commit half a file.
+    try {
+      this.applyFile(change);
+    } catch (error) {
+      throw new BatchAbortedError(change.file.path, error);
+    }
+  }
+
+  private applyFile(change: FileCommit): void {
+    {
       const session = change.session;
       if (session) {
         if (change.reset) this.deleteSessionContent(session.id);
@@ -194,7 +218,7 @@ class SqliteStore implements Store {
         this.statements.countEntries.run(session.id, session.id);
       }
       this.statements.putFile.run(fileParams(change.file));
-    })();
+    }
   }
 
   getSession(id: string): StoredSession | null {

@@ -1,0 +1,86 @@
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import type { Entry, Session } from '../../src/model.js';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { BatchAbortedError, type FileCommit, type Store, type StoredSession } from '../../src/store/store.js';
+import { makeTempDir } from '../helpers/cli.js';
+
+let store: Store;
+let cleanup: () => void;
+
+beforeEach(() => {
+  const temp = makeTempDir('moon-store-');
+  cleanup = temp.cleanup;
+  store = openSqliteStore(join(temp.path, 'moon.db'));
+});
+afterEach(() => {
+  store.close();
+  cleanup();
+});
+
+function session(id: string): StoredSession {
+  const base: Session = { id, source: 'claude-code', path: `/t/${id}.jsonl`, project: 'p', cwd: '/p', branch: null, parentSessionId: null, startMs: 0, endMs: 10_000 };
+  return { ...base, entryCount: 0, filteredNoiseCount: 0, skipped: {}, archivePath: null, projectionPath: null, contentHash: null, projectionStale: true };
+}
+
+function entry(sessionId: string, index: number, text: string): Entry {
+  return { id: `${sessionId}-${index}`, key: `k${index}`, sessionId, seq: index * 1000, line: index, ts: index * 1000, role: 'user', text, toolName: null, toolTarget: null, priority: null, result: null, resultId: null, parentId: null, sidechain: false };
+}
+
+function commit(id: string, texts: string[], offset = 100): FileCommit {
+  return {
+    file: { path: `/t/${id}.jsonl`, sessionId: id, source: 'claude-code', size: offset, mtimeMs: 1, prefixHash: 'x', contentHash: 'y', offset, line: texts.length, carry: null, excluded: null, indexedAtMs: 1 },
+    session: session(id),
+    reset: true,
+    entries: texts.map((text, index) => entry(id, index + 1, text)),
+    results: [],
+    anchors: [],
+    usage: [],
+  };
+}
+
+const search = (term: string, context = true) =>
+  store.searchLexical({ any: [term], all: [], none: [], filters: {}, limit: 10, context }).map((candidate) => candidate.entry.id);
+
+describe('SqliteStore', () => {
+  test('a failed commit inside a batch rolls back the whole batch — no half file, no earlier file', () => {
+    const broken = commit('b', ['fine text here']);
+    (broken.entries[0] as { text: unknown }).text = null; // violates NOT NULL mid-file
+    expect(() =>
+      store.batch(() => {
+        store.commitFile(commit('a', ['alpha message one', 'alpha message two']));
+        store.commitFile(broken);
+      }),
+    ).toThrow(BatchAbortedError);
+    expect(store.stats().entries).toBe(0);
+    expect(store.getFile('/t/a.jsonl')).toBeNull();
+  });
+
+  test('entries are found through their neighbours’ words, but --require tests the entry itself', () => {
+    store.commitFile(commit('c', ['what have you been researching lately', 'adoption agencies, mostly', 'nice, good luck']));
+    const found = search('researching');
+    expect(found[0]).toBe('c-1');
+    expect([...found].sort()).toEqual(['c-1', 'c-2', 'c-3']);
+    expect(search('researching', false)).toEqual(['c-1']);
+    // ranked words may come from neighbours; required words must be in the entry itself
+    const required = store.searchLexical({ any: ['researching'], all: ['agencies'], none: [], filters: {}, limit: 10 });
+    expect(required.map((candidate) => candidate.entry.id)).toEqual(['c-2']);
+    const excluded = store.searchLexical({ any: ['researching'], all: [], none: ['agencies'], filters: {}, limit: 10 });
+    expect(excluded.map((candidate) => candidate.entry.id).sort()).toEqual(['c-1', 'c-3']);
+  });
+
+  test('a later chunk updates the neighbour context of the entries before it', () => {
+    store.commitFile(commit('d', ['first question about kubernetes']));
+    expect(search('helm')).toEqual([]);
+    store.commitFile({ ...commit('d', []), reset: false, entries: [entry('d', 2, 'answer: use the helm chart')] });
+    expect(search('helm')).toEqual(['d-2', 'd-1']);
+  });
+
+  test('hostile terms are data, never FTS syntax', () => {
+    store.commitFile(commit('e', ['a "quoted" NEAR thing (with) parens * and: colons']));
+    for (const term of ['"', 'NEAR(', 'AND', 'OR NOT', '*', 'a:b', '(((', ')', '^', '-x', 'col:value']) {
+      expect(() => search(term)).not.toThrow();
+    }
+    expect(search('NEAR')).toEqual(['e-1']);
+  });
+});

@@ -35,6 +35,13 @@ export function flattenText(text: string): string {
 
 /** Flatten, then cut to at most `max` characters including the trailing `…`. Counts code points, never splits a pair. */
 export function truncateText(text: string, max: number): string {
+  // Tool output can be megabytes; only its start can appear. A window whose flattened form is already longer
+  // than `max` gives exactly the same result as the whole text, so flatten the window when that holds.
+  const windowSize = max * 8 + 64;
+  if (text.length > windowSize) {
+    const chars = Array.from(flattenText(text.slice(0, windowSize)));
+    if (chars.length > max) return `${chars.slice(0, Math.max(0, max - 1)).join('').trimEnd()}…`;
+  }
   const flat = flattenText(text);
   const chars = Array.from(flat);
   return chars.length <= max ? flat : `${chars.slice(0, Math.max(0, max - 1)).join('').trimEnd()}…`;

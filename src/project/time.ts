@@ -58,19 +58,55 @@ export function formatUtcIso(ms: number): string {
   return toUtc(ms).toFormat("yyyy-MM-dd'T'HH:mm:ss'Z'");
 }
 
+/**
+ * UTC offset of a zone at an instant, in minutes. Offsets change only at transitions, and every zone's
+ * transitions fall on a quarter hour, so one Intl lookup per zone and quarter hour serves every timestamp in
+ * it — a timeline of thousands of rows costs a handful of lookups instead of one each.
+ */
+function offsetMinutes(ms: number, zone: string): number {
+  const resolved = resolveZone(zone);
+  const key = `${resolved}|${Math.floor(ms / QUARTER_HOUR_MS)}`;
+  let offset = offsetCache.get(key);
+  if (offset === undefined) {
+    offset = toZoned(ms, resolved).offset;
+    if (offsetCache.size > 50_000) offsetCache.clear();
+    offsetCache.set(key, offset);
+  }
+  return offset;
+}
+
+const QUARTER_HOUR_MS = 15 * 60 * 1000;
+const offsetCache = new Map<string, number>();
+
+/** Wall-clock fields at an instant in a zone, without building a DateTime. */
+function localClock(ms: number, zone: string): { date: Date; offset: number } {
+  const offset = offsetMinutes(ms, zone);
+  return { date: new Date(ms + offset * 60_000), offset };
+}
+
+const pad = (value: number): string => String(value).padStart(2, '0');
+
+function formatOffsetMinutes(offset: number): string {
+  const sign = offset < 0 ? '-' : '+';
+  const absolute = Math.abs(offset);
+  return `${sign}${pad(Math.floor(absolute / 60))}:${pad(absolute % 60)}`;
+}
+
 /** `2026-02-22T05:39:12+11:00` — always a numeric offset, also for UTC, so every value parses the same way. */
 export function formatLocalIso(ms: number, zone: string): string {
-  return toZoned(ms, zone).toFormat("yyyy-MM-dd'T'HH:mm:ssZZ");
+  const { date, offset } = localClock(ms, zone);
+  return `${date.toISOString().slice(0, 19)}${formatOffsetMinutes(offset)}`;
 }
 
 /** `05:39:12 AEDT` */
 export function formatLocalTime(ms: number, zone: string): string {
-  return `${toZoned(ms, zone).toFormat('HH:mm:ss')} ${abbreviateZone(ms, zone)}`;
+  const { date } = localClock(ms, zone);
+  return `${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())} ${abbreviateZone(ms, zone)}`;
 }
 
 /** `+11:00`, `-07:00`, `+05:30`, `+00:00` */
 export function formatOffset(ms: number, zone: string): string {
-  return toZoned(ms, zone).toFormat('ZZ');
+  return formatOffsetMinutes(offsetMinutes(ms, zone));
 }
 
 /** `AEDT (+11:00)` — the zone label used in frontmatter. */
@@ -84,13 +120,13 @@ export function formatZoneLabel(ms: number, zone: string): string {
  */
 export function abbreviateZone(ms: number, zone: string): string {
   const resolved = resolveZone(zone);
-  const base = toZoned(ms, resolved);
   // Looking a name up costs ~0.5 ms (fresh Intl formatters per locale); a zone's name is fixed for a given offset
   // within a year, so memoizing on that key keeps big sessions fast without changing any output.
-  const key = `${resolved}|${base.offset}|${base.year}`;
+  const { date, offset } = localClock(ms, resolved);
+  const key = `${resolved}|${offset}|${date.getUTCFullYear()}`;
   const cached = abbreviationCache.get(key);
   if (cached !== undefined) return cached;
-  const name = lookUpAbbreviation(base, resolved);
+  const name = lookUpAbbreviation(toZoned(ms, resolved), resolved);
   abbreviationCache.set(key, name);
   return name;
 }

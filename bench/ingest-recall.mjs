@@ -171,6 +171,14 @@ function firstLine(command, args) {
   return run.status === 0 ? run.stdout.split('\n')[0].trim() : null;
 }
 
+/** The product version measured: short commit, plus "+dirty" when the working tree has changes (read-only git). */
+function productVersion() {
+  const head = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repo, encoding: 'utf8' });
+  if (head.status !== 0) return 'unknown';
+  const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no', '--', 'src'], { cwd: repo, encoding: 'utf8' });
+  return `${head.stdout.trim()}${dirty.stdout.trim() ? '+dirty' : ''}`;
+}
+
 function fmt(value, digits = 1) {
   if (value === null || value === undefined || Number.isNaN(value)) return '–';
   return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -529,7 +537,8 @@ function renderSection(results, machine, options, startedAt) {
   return [
     SECTION,
     '',
-    `Measured ${[...new Set(results.map((r) => (r.measuredAt ?? startedAt.toISOString()).slice(0, 10)))].join(', ')} on ${machine.cpu}, ${machine.cores} cores, ${fmt(machine.ramGB, 1)} GB RAM, Node ${machine.node}, ${machine.os}` +
+    `Measured ${[...new Set(results.map((r) => (r.measuredAt ?? startedAt.toISOString()).slice(0, 10)))].join(', ')}` +
+      ` (moon ${[...new Set(results.map((r) => `${r.version ?? 'unknown'}`))].join(', ')}; src/ changes not yet committed are marked +dirty) on ${machine.cpu}, ${machine.cores} cores, ${fmt(machine.ramGB, 1)} GB RAM, Node ${machine.node}, ${machine.os}` +
       ` (baseline: ${machine.rg ?? 'rg missing'}, ${machine.jq ?? 'jq missing'}).`,
     '',
     '**Reproduce:** `npm run bench` (10k and 100k messages) or `npm run bench:full` (adds 1M), i.e. `node bench/ingest-recall.mjs [--full]`.',
@@ -646,7 +655,7 @@ async function main() {
         baseline = await benchBaseline(corpus.dir, messages, options);
         console.log(`baseline rg+jq: p50 ${fmt(baseline.p50, 0)} ms, p95 ${fmt(baseline.p95, 0)} ms${baseline.timeouts ? `, ${baseline.timeouts} timeouts` : ''}`);
       }
-      results.push({ label, measuredAt: new Date().toISOString(), manifest: corpus.manifest, ingest, recall, cli, baseline, timeoutS: options.timeoutS });
+      results.push({ label, measuredAt: new Date().toISOString(), version: productVersion(), manifest: corpus.manifest, ingest, recall, cli, baseline, timeoutS: options.timeoutS });
     } finally {
       if (options.keep) console.log(`kept MOON_HOME ${home}`);
       else rmSync(home, { recursive: true, force: true });

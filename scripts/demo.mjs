@@ -127,7 +127,7 @@ try {
   section('3. Recall');
   const recalls = [
     ['What happened with the Cloudflare deploy?', ['recall', 'wrangler deploy']],
-    ['Which decision did we take about the Stripe key?', ['recall', 'stripe secret vars decision', '--limit', '3']],
+    ['Which decision did we take about the Stripe key?', ['recall', 'should the stripe key be a var or a secret', '--limit', '2']],
     ['The flaky test — what was the fix?', ['recall', 'flaky test', '--per-session', '2']],
     ['When did we set up the backup cron job, and how?', ['recall', 'backup cron', '--source', 'openclaw']],
     ['Every Bash command that touched wrangler (tool calls only)', ['recall', 'wrangler', '--role', 'tool', '--tool', 'Bash', '--group', 'message', '--limit', '5']],

@@ -246,6 +246,20 @@ class SqliteStore implements Store {
     const match = renderFtsQuery(query);
     if (match === null) return [];
     const filters = renderFilters(query.filters);
+    if (filters.where.length === 0) {
+      // No filter: rank inside FTS5 and fetch only the top rows. Joining entries before the sort would read
+      // an entries row for every match — 3–4× slower for common words on a 100k-entry index.
+      return this.rank(
+        `WITH hits AS (
+           SELECT rowid, bm25(entries_fts, ${BM25_WEIGHTS}) AS rank FROM entries_fts
+           WHERE entries_fts MATCH ? ORDER BY rank LIMIT ?
+         )
+         SELECT e.*, hits.rank FROM hits JOIN entries e ON e.rowid = hits.rowid
+         ORDER BY hits.rank, e.ts DESC, e.rowid`,
+        [match, query.limit],
+        (rank) => -rank,
+      );
+    }
     return this.rank(
       `SELECT e.*, bm25(entries_fts, ${BM25_WEIGHTS}) AS rank
        FROM entries_fts JOIN entries e ON e.rowid = entries_fts.rowid ${joinSessions(filters)}
@@ -266,6 +280,17 @@ class SqliteStore implements Store {
     const match = renderTrigramQuery(query.any);
     if (match === null) return [];
     const filters = renderFilters(query.filters, query);
+    if (filters.where.length === 0) {
+      return this.rank(
+        `WITH hits AS (
+           SELECT rowid, bm25(entries_tri) AS rank FROM entries_tri WHERE entries_tri MATCH ? ORDER BY rank LIMIT ?
+         )
+         SELECT e.*, hits.rank FROM hits JOIN entries e ON e.rowid = hits.rowid
+         ORDER BY hits.rank, e.ts DESC, e.rowid`,
+        [match, query.limit],
+        (rank) => -rank,
+      );
+    }
     return this.rank(
       `SELECT e.*, bm25(entries_tri) AS rank
        FROM entries_tri JOIN entries e ON e.rowid = entries_tri.rowid ${joinSessions(filters)}

@@ -84,3 +84,31 @@ describe('SqliteStore', () => {
     expect(search('NEAR')).toEqual(['e-1']);
   });
 });
+
+describe('embeddings', () => {
+  test('vectors are incremental, and a changed model fingerprint drops them for re-embedding', () => {
+    store.commitFile(commit('v', ['alpha entry text', 'beta entry text', 'gamma entry text']));
+    store.setEmbeddingModel({ id: 'model-a', dims: 2 });
+    const pending = store.listPendingEmbeddings(2);
+    expect(pending).toHaveLength(2);
+    store.putEmbeddings(pending.map((item) => ({ rowid: item.rowid, vector: new Float32Array([1, 0]) })));
+    expect(store.countEmbeddings()).toBe(2);
+    expect(store.listPendingEmbeddings(10).map((item) => item.entry.id)).toEqual(['v-3']);
+    store.setEmbeddingModel({ id: 'model-a', dims: 2 });
+    expect(store.countEmbeddings()).toBe(2);
+    store.setEmbeddingModel({ id: 'model-b', dims: 2 });
+    expect(store.countEmbeddings()).toBe(0);
+    expect(store.getEmbeddingModel()).toEqual({ id: 'model-b', dims: 2 });
+  });
+
+  test('vector search ranks by cosine similarity, with filters applied first', () => {
+    store.commitFile(commit('w', ['north', 'east', 'north east']));
+    store.setEmbeddingModel({ id: 'm', dims: 2 });
+    const vectors: Record<string, number[]> = { 'w-1': [1, 0], 'w-2': [0, 1], 'w-3': [0.7, 0.7] };
+    store.putEmbeddings(store.listPendingEmbeddings(10).map((item) => ({ rowid: item.rowid, vector: new Float32Array(vectors[item.entry.id]!) })));
+    const near = (filters = {}) =>
+      store.searchVector({ vector: new Float32Array([1, 0.1]), all: [], none: [], filters, limit: 2 }).map((candidate) => candidate.entry.id);
+    expect(near()).toEqual(['w-1', 'w-3']);
+    expect(near({ windows: [{ startMs: 1500, endMs: 10_000 }] })).toEqual(['w-3', 'w-2']);
+  });
+});

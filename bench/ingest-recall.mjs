@@ -12,7 +12,7 @@
 //  3. recall latency in-process through the library (createMoon(...).recall) over a fixed query set, after a warm-up;
 //  4. the baseline: per query, `rg -i -l` then `rg -i` over the raw JSONL piped to `jq` to pull out the matching
 //     message text (seed 002's search pipeline, run on the raw files since it has no index);
-// then print markdown tables and replace the "## Ingest and recall (issue: foundation)" section of docs/benchmarks.md.
+// then print markdown tables and replace the "## Ingest and recall at scale" section of docs/benchmarks.md.
 // Above --baseline-subset-above messages the baseline runs only BASELINE_SUBSET (it takes minutes per query there).
 // Rows for sizes not run this time are kept from bench/out/ingest-recall-latest.json when the machine and seed match
 // (--no-merge drops them), so `--sizes 1M` can be run on its own and still land in the same table.
@@ -28,7 +28,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '..');
 const bin = join(repo, 'bin', 'moon.js');
 const docPath = join(repo, 'docs', 'benchmarks.md');
-const SECTION = '## Ingest and recall (issue: foundation)';
+const SECTION = '## Ingest and recall at scale';
 
 /** Targets the foundation issue sets. */
 const TARGETS = { ingestMBpsPerCore: 50, recallP95Ms: 50, recallP95AtMessages: 1_000_000, peakRssMB: 300 };

@@ -93,6 +93,8 @@ export interface LexicalQuery {
   limit: number;
   /** Also match the neighbouring entries' text (document expansion). Default true; the bm25 baseline turns it off. */
   context?: boolean;
+  /** Require every `any` term (AND) instead of at least one (OR); ranking is unchanged. */
+  every?: boolean;
 }
 
 export interface Candidate {

@@ -10,13 +10,13 @@ const OWN_COLUMNS = '{text tool target keywords}';
  * so no user input — `NEAR`, `*`, `:`, unbalanced brackets — can be read as FTS5 syntax.
  * Returns null when there is no positive term (FTS5 cannot evaluate a bare NOT).
  */
-export function renderFtsQuery(query: Pick<LexicalQuery, 'any' | 'all' | 'none' | 'context'>): string | null {
+export function renderFtsQuery(query: Pick<LexicalQuery, 'any' | 'all' | 'none' | 'context' | 'every'>): string | null {
   const any = quoteAll(query.any);
   const all = quoteAll(query.all);
   const none = quoteAll(query.none);
   if (any.length === 0 && all.length === 0) return null;
   const columns = query.context === false ? OWN_COLUMNS : SEARCH_COLUMNS;
-  const ranked = any.length > 0 ? [`${columns} : (${any.join(' OR ')})`] : [];
+  const ranked = any.length > 0 ? [`${columns} : (${any.join(query.every ? ' AND ' : ' OR ')})`] : [];
   const required = all.map((term) => `${OWN_COLUMNS} : ${term}`);
   let expression = [...ranked, ...required].join(' AND ');
   if (none.length > 0) expression = `${expression} NOT ${OWN_COLUMNS} : (${none.join(' OR ')})`;

@@ -21,7 +21,7 @@ import type {
   TimeSearch,
   VectorQuery,
 } from '../store.js';
-import { andClauses, joinSessions, renderFilters } from './filters.js';
+import { type RenderedFilters, andClauses, joinSessions, renderFilters } from './filters.js';
 import { renderFtsQuery, renderFtsTerms, renderTrigramQuery } from './fts-query.js';
 import {
   type AnchorRow,
@@ -244,30 +244,7 @@ class SqliteStore implements Store {
 
   searchLexical(query: LexicalQuery): Candidate[] {
     const match = renderFtsQuery(query);
-    if (match === null) return [];
-    const filters = renderFilters(query.filters);
-    if (filters.where.length === 0) {
-      // No filter: rank inside FTS5 and fetch only the top rows. Joining entries before the sort would read
-      // an entries row for every match — 3–4× slower for common words on a 100k-entry index.
-      return this.rank(
-        `WITH hits AS (
-           SELECT rowid, bm25(entries_fts, ${BM25_WEIGHTS}) AS rank FROM entries_fts
-           WHERE entries_fts MATCH ? ORDER BY rank LIMIT ?
-         )
-         SELECT e.*, hits.rank FROM hits JOIN entries e ON e.rowid = hits.rowid
-         ORDER BY hits.rank, e.ts DESC, e.rowid`,
-        [match, query.limit],
-        (rank) => -rank,
-      );
-    }
-    return this.rank(
-      `SELECT e.*, bm25(entries_fts, ${BM25_WEIGHTS}) AS rank
-       FROM entries_fts JOIN entries e ON e.rowid = entries_fts.rowid ${joinSessions(filters)}
-       WHERE entries_fts MATCH ? ${andClauses(filters)}
-       ORDER BY rank, e.ts DESC, e.rowid LIMIT ?`,
-      [match, ...filters.params, query.limit],
-      (rank) => -rank,
-    );
+    return match === null ? [] : this.rankFts('entries_fts', `bm25(entries_fts, ${BM25_WEIGHTS})`, match, renderFilters(query.filters), query.limit);
   }
 
   hasLexicalMatch(term: string): boolean {
@@ -278,25 +255,30 @@ class SqliteStore implements Store {
 
   searchTrigram(query: LexicalQuery): Candidate[] {
     const match = renderTrigramQuery(query.any);
-    if (match === null) return [];
-    const filters = renderFilters(query.filters, query);
+    return match === null ? [] : this.rankFts('entries_tri', 'bm25(entries_tri)', match, renderFilters(query.filters, query), query.limit);
+  }
+
+  /**
+   * Rank one FTS5 table's matches. Without a filter, rank inside FTS5 and fetch only the top rows: joining
+   * entries before the sort would read an entries row for every match — 3–4× slower for common words on a
+   * 100k-entry index. With filters, the join applies them before the top-k is taken.
+   */
+  private rankFts(table: string, rankExpression: string, match: string, filters: RenderedFilters, limit: number): Candidate[] {
     if (filters.where.length === 0) {
       return this.rank(
-        `WITH hits AS (
-           SELECT rowid, bm25(entries_tri) AS rank FROM entries_tri WHERE entries_tri MATCH ? ORDER BY rank LIMIT ?
-         )
+        `WITH hits AS (SELECT rowid, ${rankExpression} AS rank FROM ${table} WHERE ${table} MATCH ? ORDER BY rank LIMIT ?)
          SELECT e.*, hits.rank FROM hits JOIN entries e ON e.rowid = hits.rowid
          ORDER BY hits.rank, e.ts DESC, e.rowid`,
-        [match, query.limit],
+        [match, limit],
         (rank) => -rank,
       );
     }
     return this.rank(
-      `SELECT e.*, bm25(entries_tri) AS rank
-       FROM entries_tri JOIN entries e ON e.rowid = entries_tri.rowid ${joinSessions(filters)}
-       WHERE entries_tri MATCH ? ${andClauses(filters)}
+      `SELECT e.*, ${rankExpression} AS rank
+       FROM ${table} JOIN entries e ON e.rowid = ${table}.rowid ${joinSessions(filters)}
+       WHERE ${table} MATCH ? ${andClauses(filters)}
        ORDER BY rank, e.ts DESC, e.rowid LIMIT ?`,
-      [match, ...filters.params, query.limit],
+      [match, ...filters.params, limit],
       (rank) => -rank,
     );
   }

@@ -184,7 +184,14 @@ export function formatRecall(result: RecallResult, explain = false): string {
   if (result.matches.length === 0) return `No matches for "${result.query}".`;
   const blocks = result.matches.map((match) => {
     const meta = match.metadata;
-    const header = [meta.project ?? meta.cwd ?? '-', meta.session_id, `${meta.match_count} matches`, meta.timestamps[0] ?? '-', `score ${match.score}`].join(' | ');
+    const header = [
+      meta.project ?? meta.cwd ?? '-',
+      meta.session_id,
+      `${meta.match_count} matches`,
+      meta.timestamps[0] ?? '-',
+      `score ${match.score}`,
+      ...(meta.time_window === 'outside' ? ['outside the time asked for'] : []),
+    ].join(' | ');
     const more = meta.match_count - meta.message_ids.length;
     const explained = explain ? formatExplain(meta.message_ids, meta.explain) : [];
     return [header, match.snippet, ...explained, ...(more > 0 ? [`... and ${more} more matches`] : []), `→ ${match.archive_path}`].join('\n');

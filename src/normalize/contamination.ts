@@ -26,7 +26,7 @@ const RECALL_PHRASES: readonly RegExp[] = [
 /** Output moon itself prints: RecallResult JSON, or the human format's header and archive lines. */
 const RECALL_OUTPUT_SHAPES: readonly RegExp[] = [
   /"generated_at_epoch_secs"\s*:/,
-  /^[^\n|]{1,200} \| [^\n|]{1,200} \| \d+ matches \| [^\n|]{1,40} \| score [\d.]+$/m,
+  /^[^\n|]{1,200} \| [^\n|]{1,200} \| \d+ matches \| [^\n|]{1,40} \| score [\d.]+(?: \| [^\n|]{1,60})?$/m,
   /^→ \S*archives\/mlib\/\S+\.md$/m,
 ];
 

@@ -54,3 +54,11 @@ describe('recall contamination', () => {
     ]);
   });
 });
+
+describe("moon's own human output", () => {
+  test('is recognised with or without the outside-window marker', () => {
+    const header = 'shop | sess-a | 3 matches | 2026-02-20T18:39:00.000Z | score 1.2';
+    expect(classifyRecallEvent(entry({ role: 'user', text: `${header}\n[user] deploy` }, 1))).toBe('recall-output');
+    expect(classifyRecallEvent(entry({ role: 'user', text: `${header} | outside the time asked for\n[user] deploy` }, 2))).toBe('recall-output');
+  });
+});

@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { MoonError, describeError } from '../errors.js';
 import type { Embedder } from './embedder.js';
 import { chunk, DEFAULT_BATCH_SIZE, l2Normalize } from './index.js';
+import { LazyModel } from './lazy-model.js';
 
 /**
  * `embed.provider = "local"`: Google's Universal Sentence Encoder lite (English, 512 dims), whose weights ship inside
@@ -87,37 +88,28 @@ export function createLocalEmbedder(options: LocalEmbedderOptions = {}): LocalEm
 export class LocalEmbedder implements Embedder {
   readonly id: string;
   readonly dims = LOCAL_DIMS;
-  private loading: Promise<UseModel> | undefined;
-  /** One batch at a time: the WASM backend is single-threaded anyway, and this bounds memory. */
-  private queue: Promise<unknown> = Promise.resolve();
+  /** One batch at a time: the WASM backend is single-threaded anyway. */
+  private readonly model: LazyModel<UseModel>;
 
   constructor(
-    private readonly paths: { embeddings: string; model: string; modelVersion: string },
+    paths: { embeddings: string; model: string; modelVersion: string },
     private readonly batchSize: number,
   ) {
     this.id = `local:${LOCAL_MODEL}@${paths.modelVersion}:${LOCAL_DIMS}`;
+    this.model = new LazyModel(() => loadModel(paths));
   }
 
   embed(texts: readonly string[]): Promise<Float32Array[]> {
-    const run = this.queue.then(() => this.embedNow(texts));
-    this.queue = run.catch(() => undefined);
-    return run;
+    return this.model.enqueue(() => this.embedNow(texts));
   }
 
-  async close(): Promise<void> {
-    const loading = this.loading;
-    this.loading = undefined;
-    if (!loading) return;
-    try {
-      (await loading).model.dispose();
-    } catch {
-      // a model that never loaded has nothing to free
-    }
+  close(): Promise<void> {
+    return this.model.release((use) => use.model.dispose());
   }
 
   private async embedNow(texts: readonly string[]): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
-    const model = await this.load();
+    const model = await this.model.load();
     const out: Float32Array[] = [];
     for (const batch of chunk(texts, this.batchSize)) {
       let rows: number[][];
@@ -140,16 +132,6 @@ export class LocalEmbedder implements Embedder {
       }
     }
     return out;
-  }
-
-  private load(): Promise<UseModel> {
-    if (!this.loading) {
-      this.loading = loadModel(this.paths);
-      this.loading.catch(() => {
-        this.loading = undefined; // let a later call try again
-      });
-    }
-    return this.loading;
   }
 }
 

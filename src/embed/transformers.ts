@@ -5,6 +5,7 @@ import { basename, dirname, join, resolve, sep } from 'node:path';
 import { MoonError, describeError } from '../errors.js';
 import type { Embedder } from './embedder.js';
 import { chunk, DEFAULT_BATCH_SIZE, isMissingPackage, l2Normalize } from './index.js';
+import { LazyModel } from './lazy-model.js';
 
 /**
  * `embed.provider = "transformers"`: any sentence-embedding model exported to ONNX, run by the optional peer
@@ -125,8 +126,7 @@ interface TransformersModule {
 
 export class TransformersEmbedder implements Embedder {
   readonly id: string;
-  private loading: Promise<Extractor> | undefined;
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly extractor: LazyModel<Extractor>;
 
   constructor(
     readonly model: LocalOnnxModel,
@@ -135,28 +135,20 @@ export class TransformersEmbedder implements Embedder {
     private readonly batchSize: number,
   ) {
     this.id = `transformers:${label}:${model.dtype}:${dims}`;
+    this.extractor = new LazyModel(() => loadPipeline(model));
   }
 
   embed(texts: readonly string[]): Promise<Float32Array[]> {
-    const run = this.queue.then(() => this.embedNow(texts));
-    this.queue = run.catch(() => undefined);
-    return run;
+    return this.extractor.enqueue(() => this.embedNow(texts));
   }
 
-  async close(): Promise<void> {
-    const loading = this.loading;
-    this.loading = undefined;
-    if (!loading) return;
-    try {
-      await (await loading).dispose?.();
-    } catch {
-      // nothing loaded, nothing to free
-    }
+  close(): Promise<void> {
+    return this.extractor.release((extractor) => extractor.dispose?.());
   }
 
   private async embedNow(texts: readonly string[]): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
-    const extractor = await this.load();
+    const extractor = await this.extractor.load();
     const out: Float32Array[] = [];
     for (const batch of chunk(texts, this.batchSize)) {
       let tensor: FeatureTensor;
@@ -187,16 +179,6 @@ export class TransformersEmbedder implements Embedder {
       tensor.dispose?.();
     }
     return out;
-  }
-
-  private load(): Promise<Extractor> {
-    if (!this.loading) {
-      this.loading = loadPipeline(this.model);
-      this.loading.catch(() => {
-        this.loading = undefined;
-      });
-    }
-    return this.loading;
   }
 }
 

@@ -1,5 +1,8 @@
-import type { CompactionAnchor, Entry, Session, UsageSnapshot } from '../model.js';
-import type { ParsedChunk, RawRecord, ResultPatch, Source, SourceContext } from './source.js';
+import type { Entry } from '../model.js';
+import { ChunkBuilder, type ChunkCarry, restoreCarry } from './chunk-builder.js';
+import { isObject, type JsonObject, str } from './json-value.js';
+import { nameProject, takeFileStem } from './path-names.js';
+import type { ParsedChunk, RawRecord, Source, SourceContext } from './source.js';
 import { parseTimestamp } from './timestamp.js';
 import { describeToolCall, stringifyToolOutput } from './tool-input.js';
 
@@ -32,11 +35,8 @@ const LARGE_CONTEXT_WINDOW = 1_000_000;
  * except for tool results and, in 2025 files, the records of parallel inline Task agents.
  */
 const OPEN_MESSAGES = 16;
-/** Tool calls still waiting for their result; dangling calls fall out of this window eventually. */
-const PENDING_CALLS = 256;
 
-interface ClaudeCarry {
-  v: 1;
+interface ClaudeCarry extends ChunkCarry {
   /** The records' own `sessionId` (for subagents: the parent session's id). */
   sessionId: string | null;
   /** Set when the file is a subagent transcript; decided by the first user/assistant record. */
@@ -44,10 +44,7 @@ interface ClaudeCarry {
   kindDecided: boolean;
   /** The file's first record has been seen (it decides `fork`). */
   started: boolean;
-  cwd: string | null;
   branch: string | null;
-  startMs: number | null;
-  endMs: number | null;
   fork: boolean;
   /**
    * The last assistant text entries, without their text. When a later chunk continues one (same message.id +
@@ -55,21 +52,9 @@ interface ClaudeCarry {
    * the store appends text to the entry it already holds under that key.
    */
   open: OpenMessage[];
-  /** tool_use ids emitted without a result yet: their results become ResultPatches. */
-  pending: string[];
 }
 
 type OpenMessage = Pick<Entry, 'key' | 'id' | 'line' | 'seq' | 'ts' | 'parentId' | 'sidechain'>;
-
-type JsonObject = Record<string, unknown>;
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function str(value: unknown): string | null {
-  return typeof value === 'string' && value !== '' ? value : null;
-}
 
 export const claudeCodeSource: Source = {
   name: 'claude-code',
@@ -88,9 +73,7 @@ function detectClaudeCode(head: readonly unknown[]): boolean {
   );
 }
 
-function restoreCarry(carry: unknown): ClaudeCarry {
-  // A copy: parse() must not change the carry it was given (a failed commit retries with the same one).
-  if (isObject(carry) && carry.v === 1) return structuredClone(carry) as unknown as ClaudeCarry;
+function freshCarry(): ClaudeCarry {
   return {
     v: 1,
     sessionId: null,
@@ -123,18 +106,8 @@ function learnSession(state: ClaudeCarry, records: readonly RawRecord[]): void {
 }
 
 function sessionIdOf(state: ClaudeCarry, path: string): string {
-  const base = state.sessionId ?? fileStem(path);
+  const base = state.sessionId ?? takeFileStem(path);
   return state.agentId ? `${base}:agent-${state.agentId}` : base;
-}
-
-function fileStem(path: string): string {
-  const name = path.split(/[\\/]/).pop() ?? path;
-  return name.replace(/\.jsonl$/i, '');
-}
-
-function baseName(dir: string): string | null {
-  const parts = dir.split(/[\\/]/).filter((part) => part !== '');
-  return parts.pop() ?? null;
 }
 
 /** `~/.claude/projects/<project>/...`: the folder Claude Code named after the working directory. */
@@ -143,29 +116,12 @@ function projectFolder(path: string): string | null {
   return match?.[1] ?? null;
 }
 
-class ChunkBuilder {
-  readonly entries: Entry[] = [];
-  readonly results: ResultPatch[] = [];
-  readonly anchors: CompactionAnchor[] = [];
-  readonly skipped: Record<string, number> = {};
-  duplicates = 0;
-  usage: UsageSnapshot | null = null;
+class ClaudeChunk extends ChunkBuilder<ClaudeCarry> {
   /** Entries of this chunk by key, for streaming merges and result pairing. */
   readonly byKey = new Map<string, Entry>();
 
-  constructor(
-    readonly state: ClaudeCarry,
-    readonly sessionId: string,
-  ) {}
-
-  skip(kind: string): void {
-    this.skipped[kind] = (this.skipped[kind] ?? 0) + 1;
-  }
-
-  track(ts: number | null): void {
-    if (ts === null) return;
-    if (this.state.startMs === null || ts < this.state.startMs) this.state.startMs = ts;
-    if (this.state.endMs === null || ts > this.state.endMs) this.state.endMs = ts;
+  protected findCall(key: string): Entry | undefined {
+    return this.byKey.get(key);
   }
 
   push(entry: Entry): void {
@@ -179,7 +135,7 @@ class ChunkBuilder {
 }
 
 function parseClaudeCode(records: readonly RawRecord[], context: SourceContext): ParsedChunk {
-  const state = restoreCarry(context.carry);
+  const state = restoreCarry(context.carry, freshCarry);
   if (!state.started && records.length > 0) {
     const first = records[0]?.value;
     // Seed 002: a file whose first line is a queue-operation is an ephemeral fork made by memory recall.
@@ -188,7 +144,7 @@ function parseClaudeCode(records: readonly RawRecord[], context: SourceContext):
   }
   learnSession(state, records);
   const sessionId = sessionIdOf(state, context.path);
-  const chunk = new ChunkBuilder(state, sessionId);
+  const chunk = new ClaudeChunk(state, sessionId);
 
   for (const record of records) parseClaudeRecord(chunk, record);
 
@@ -196,39 +152,25 @@ function parseClaudeCode(records: readonly RawRecord[], context: SourceContext):
   state.open = [...state.open.filter((head) => !chunk.byKey.has(head.key)), ...openMessages(chunk)].slice(
     -OPEN_MESSAGES,
   );
-  state.pending = state.pending.slice(-PENDING_CALLS);
-
-  const session: Session = {
-    id: sessionId,
-    source: 'claude-code',
-    path: context.path,
-    project: (state.cwd ? baseName(state.cwd) : null) ?? projectFolder(context.path),
-    cwd: state.cwd,
-    branch: state.branch,
-    parentSessionId: state.agentId ? (state.sessionId ?? null) : null,
-    startMs: state.startMs,
-    endMs: state.endMs,
-  };
-  return {
-    session,
-    entries: chunk.entries,
-    results: chunk.results,
-    anchors: chunk.anchors,
-    usage: chunk.usage ? [chunk.usage] : [],
-    skipped: chunk.skipped,
-    duplicates: chunk.duplicates,
-    fork: state.fork,
-    carry: state,
-  };
+  return chunk.finish(
+    {
+      source: 'claude-code',
+      path: context.path,
+      project: nameProject(state.cwd) ?? projectFolder(context.path),
+      branch: state.branch,
+      parentSessionId: state.agentId ? (state.sessionId ?? null) : null,
+    },
+    state.fork,
+  );
 }
 
-function openMessages(chunk: ChunkBuilder): OpenMessage[] {
+function openMessages(chunk: ClaudeChunk): OpenMessage[] {
   return chunk.entries
     .filter((entry) => entry.role === 'assistant' && entry.key.startsWith('msg:'))
     .map(({ key, id, line, seq, ts, parentId, sidechain }) => ({ key, id, line, seq, ts, parentId, sidechain }));
 }
 
-function parseClaudeRecord(chunk: ChunkBuilder, record: RawRecord): void {
+function parseClaudeRecord(chunk: ClaudeChunk, record: RawRecord): void {
   const value = record.value;
   if (!isObject(value)) {
     chunk.skip('non-object');
@@ -269,7 +211,7 @@ function parseClaudeRecord(chunk: ChunkBuilder, record: RawRecord): void {
   }
 }
 
-function compactBoundaryAnchor(chunk: ChunkBuilder, record: RawRecord, value: JsonObject, ts: number | null) {
+function compactBoundaryAnchor(chunk: ClaudeChunk, record: RawRecord, value: JsonObject, ts: number | null) {
   const meta = isObject(value.compactMetadata) ? value.compactMetadata : {};
   const details = [str(meta.trigger), typeof meta.preTokens === 'number' ? String(meta.preTokens) : null].filter(
     (part): part is string => part !== null,
@@ -285,7 +227,7 @@ function compactBoundaryAnchor(chunk: ChunkBuilder, record: RawRecord, value: Js
   };
 }
 
-function baseEntry(chunk: ChunkBuilder, record: RawRecord, value: JsonObject, ts: number | null) {
+function baseEntry(chunk: ClaudeChunk, record: RawRecord, value: JsonObject, ts: number | null) {
   return {
     id: str(value.uuid) ?? `L${record.line}`,
     sessionId: chunk.sessionId,
@@ -298,7 +240,7 @@ function baseEntry(chunk: ChunkBuilder, record: RawRecord, value: JsonObject, ts
   };
 }
 
-function parseUserRecord(chunk: ChunkBuilder, record: RawRecord, value: JsonObject, ts: number | null): void {
+function parseUserRecord(chunk: ClaudeChunk, record: RawRecord, value: JsonObject, ts: number | null): void {
   if (value.isMeta === true) {
     chunk.skip('user:meta');
     return;
@@ -355,7 +297,7 @@ function parseUserRecord(chunk: ChunkBuilder, record: RawRecord, value: JsonObje
   });
 }
 
-function attachToolResult(chunk: ChunkBuilder, record: RawRecord, value: JsonObject, block: JsonObject): void {
+function attachToolResult(chunk: ClaudeChunk, record: RawRecord, value: JsonObject, block: JsonObject): void {
   const callId = str(block.tool_use_id);
   if (!callId) {
     chunk.skip('orphan-tool-result');
@@ -363,26 +305,10 @@ function attachToolResult(chunk: ChunkBuilder, record: RawRecord, value: JsonObj
   }
   const output = stringifyToolOutput(block.content);
   const result = block.is_error === true ? `[error] ${output}`.trimEnd() : output;
-  const resultId = str(value.uuid) ?? `L${record.line}`;
-  const key = `tool:${callId}`;
-  const call = chunk.byKey.get(key);
-  const pendingIndex = chunk.state.pending.indexOf(callId);
-  if (pendingIndex >= 0) chunk.state.pending.splice(pendingIndex, 1);
-  if (call) {
-    if (call.result !== null) {
-      chunk.duplicates += 1;
-      return;
-    }
-    call.result = result;
-    call.resultId = resultId;
-  } else if (pendingIndex >= 0) {
-    chunk.results.push({ key, result, resultId });
-  } else {
-    chunk.skip('orphan-tool-result');
-  }
+  chunk.attachResult(callId, result, str(value.uuid) ?? `L${record.line}`);
 }
 
-function parseAssistantRecord(chunk: ChunkBuilder, record: RawRecord, value: JsonObject, ts: number | null): void {
+function parseAssistantRecord(chunk: ClaudeChunk, record: RawRecord, value: JsonObject, ts: number | null): void {
   const message = value.message;
   if (!isObject(message)) {
     chunk.skip('malformed:assistant');
@@ -444,7 +370,7 @@ function parseAssistantRecord(chunk: ChunkBuilder, record: RawRecord, value: Jso
 
 /** Text blocks of one API message (possibly spread over several records and chunks) become one entry. */
 function appendAssistantText(
-  chunk: ChunkBuilder,
+  chunk: ClaudeChunk,
   key: string,
   base: ReturnType<typeof baseEntry>,
   seq: number,
@@ -473,7 +399,7 @@ function appendAssistantText(
 }
 
 /** Context use of the latest assistant message: everything the model read (fresh + cached input). */
-function noteUsage(chunk: ChunkBuilder, message: JsonObject, ts: number | null): void {
+function noteUsage(chunk: ClaudeChunk, message: JsonObject, ts: number | null): void {
   const usage = message.usage;
   if (!isObject(usage) || ts === null) return;
   const count = (field: string): number => (typeof usage[field] === 'number' ? (usage[field] as number) : 0);
@@ -482,12 +408,5 @@ function noteUsage(chunk: ChunkBuilder, message: JsonObject, ts: number | null):
   if (used <= 0) return;
   // Sessions on the 1M-context models are the only ones that can read more than 200k tokens at once.
   const max = used > DEFAULT_CONTEXT_WINDOW ? LARGE_CONTEXT_WINDOW : DEFAULT_CONTEXT_WINDOW;
-  chunk.usage = {
-    session_id: chunk.sessionId,
-    used_tokens: used,
-    max_tokens: max,
-    usage_ratio: used / max,
-    captured_at_epoch_secs: Math.floor(ts / 1000),
-    provider: 'anthropic',
-  };
+  chunk.recordUsage(used, max, ts, 'anthropic');
 }

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { CompactionAnchor, Entry, Role, Session, UsageSnapshot } from '../model.js';
-import type { ParsedChunk, RawRecord, ResultPatch, Source, SourceContext } from './source.js';
+import type { Entry, Role } from '../model.js';
+import { ChunkBuilder, type ChunkCarry, restoreCarry } from './chunk-builder.js';
+import { isObject, type JsonObject, str } from './json-value.js';
+import { nameProject, takeFileStem } from './path-names.js';
+import type { ParsedChunk, RawRecord, Source, SourceContext } from './source.js';
 import { parseTimestamp } from './timestamp.js';
 import { describeToolCall, stringifyToolOutput } from './tool-input.js';
 
@@ -13,7 +16,6 @@ import { describeToolCall, stringifyToolOutput } from './tool-input.js';
 const RECORD_TYPES = new Set(['session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted']);
 /** How many recent messages an echo is looked for in; echoes sit next to their original. */
 const RECENT_MESSAGES = 16;
-const PENDING_CALLS = 256;
 const CALL_TYPES = new Set(['function_call', 'custom_tool_call', 'local_shell_call']);
 const OUTPUT_TYPES = new Set(['function_call_output', 'custom_tool_call_output', 'local_shell_call_output']);
 /**
@@ -29,32 +31,16 @@ interface RecentMessage {
   hashes: string[];
 }
 
-interface CodexCarry {
-  v: 1;
+interface CodexCarry extends ChunkCarry {
   sessionId: string | null;
   parentSessionId: string | null;
-  cwd: string | null;
   branch: string | null;
   provider: string | null;
   contextWindow: number | null;
-  startMs: number | null;
-  endMs: number | null;
   /** Id of the last entry emitted: a `compacted` record points back to it. */
   lastEntryId: string | null;
   /** Messages not yet matched by their echo from the other stream. */
   recent: RecentMessage[];
-  /** call_ids emitted without an output yet. */
-  pending: string[];
-}
-
-type JsonObject = Record<string, unknown>;
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function str(value: unknown): string | null {
-  return typeof value === 'string' && value !== '' ? value : null;
 }
 
 export const codexSource: Source = {
@@ -70,9 +56,7 @@ function detectCodex(head: readonly unknown[]): boolean {
   );
 }
 
-function restoreCarry(carry: unknown): CodexCarry {
-  // A copy: parse() must not change the carry it was given (a failed commit retries with the same one).
-  if (isObject(carry) && carry.v === 1) return structuredClone(carry) as unknown as CodexCarry;
+function freshCarry(): CodexCarry {
   return {
     v: 1,
     sessionId: null,
@@ -116,37 +100,16 @@ function findParentThread(source: unknown): string | null {
 
 /** Without a session_meta line, the rollout file name ends in the session id. */
 function fallbackSessionId(path: string): string {
-  const stem = (path.split(/[\\/]/).pop() ?? path).replace(/\.jsonl$/i, '');
+  const stem = takeFileStem(path);
   const uuid = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.exec(stem);
   return uuid?.[0] ?? stem;
 }
 
-function baseName(dir: string): string | null {
-  return dir.split(/[\\/]/).filter((part) => part !== '').pop() ?? null;
-}
-
-class ChunkBuilder {
-  readonly entries: Entry[] = [];
-  readonly results: ResultPatch[] = [];
-  readonly anchors: CompactionAnchor[] = [];
-  readonly skipped: Record<string, number> = {};
-  duplicates = 0;
-  usage: UsageSnapshot | null = null;
+class CodexChunk extends ChunkBuilder<CodexCarry> {
   readonly calls = new Map<string, Entry>();
 
-  constructor(
-    readonly state: CodexCarry,
-    readonly sessionId: string,
-  ) {}
-
-  skip(kind: string): void {
-    this.skipped[kind] = (this.skipped[kind] ?? 0) + 1;
-  }
-
-  track(ts: number | null): void {
-    if (ts === null) return;
-    if (this.state.startMs === null || ts < this.state.startMs) this.state.startMs = ts;
-    if (this.state.endMs === null || ts > this.state.endMs) this.state.endMs = ts;
+  protected findCall(key: string): Entry | undefined {
+    return this.calls.get(key);
   }
 
   push(entry: Entry): void {
@@ -156,39 +119,26 @@ class ChunkBuilder {
 }
 
 function parseCodex(records: readonly RawRecord[], context: SourceContext): ParsedChunk {
-  const state = restoreCarry(context.carry);
+  const state = restoreCarry(context.carry, freshCarry);
   learnSession(state, records);
   const sessionId = state.sessionId ?? fallbackSessionId(context.path);
-  const chunk = new ChunkBuilder(state, sessionId);
+  const chunk = new CodexChunk(state, sessionId);
 
   for (const record of records) parseCodexRecord(chunk, record);
 
-  state.pending = state.pending.slice(-PENDING_CALLS);
-  const session: Session = {
-    id: sessionId,
-    source: 'codex',
-    path: context.path,
-    project: state.cwd ? baseName(state.cwd) : null,
-    cwd: state.cwd,
-    branch: state.branch,
-    parentSessionId: state.parentSessionId,
-    startMs: state.startMs,
-    endMs: state.endMs,
-  };
-  return {
-    session,
-    entries: chunk.entries,
-    results: chunk.results,
-    anchors: chunk.anchors,
-    usage: chunk.usage ? [chunk.usage] : [],
-    skipped: chunk.skipped,
-    duplicates: chunk.duplicates,
-    fork: false,
-    carry: state,
-  };
+  return chunk.finish(
+    {
+      source: 'codex',
+      path: context.path,
+      project: nameProject(state.cwd),
+      branch: state.branch,
+      parentSessionId: state.parentSessionId,
+    },
+    false,
+  );
 }
 
-function parseCodexRecord(chunk: ChunkBuilder, record: RawRecord): void {
+function parseCodexRecord(chunk: CodexChunk, record: RawRecord): void {
   const value = record.value;
   if (!isObject(value)) {
     chunk.skip('non-object');
@@ -230,7 +180,7 @@ function parseCodexRecord(chunk: ChunkBuilder, record: RawRecord): void {
   }
 }
 
-function parseResponseItem(chunk: ChunkBuilder, record: RawRecord, payload: JsonObject, ts: number | null): void {
+function parseResponseItem(chunk: CodexChunk, record: RawRecord, payload: JsonObject, ts: number | null): void {
   const itemType = typeof payload.type === 'string' ? payload.type : 'unknown';
   if (itemType === 'message') {
     const role = messageRole(payload.role);
@@ -254,7 +204,7 @@ function parseResponseItem(chunk: ChunkBuilder, record: RawRecord, payload: Json
   }
 }
 
-function parseEventMsg(chunk: ChunkBuilder, record: RawRecord, payload: JsonObject, ts: number | null): void {
+function parseEventMsg(chunk: CodexChunk, record: RawRecord, payload: JsonObject, ts: number | null): void {
   const eventType = typeof payload.type === 'string' ? payload.type : 'unknown';
   if (eventType === 'user_message' || eventType === 'agent_message') {
     const role: Role = eventType === 'user_message' ? 'user' : 'assistant';
@@ -297,7 +247,7 @@ function hashMessage(text: string): string {
  * event_msg echo holds only the typed text, so an echo matches the whole text or any one block.
  */
 function addMessage(
-  chunk: ChunkBuilder,
+  chunk: CodexChunk,
   record: RawRecord,
   ts: number | null,
   role: Role,
@@ -340,7 +290,7 @@ function addMessage(
   });
 }
 
-function addToolCall(chunk: ChunkBuilder, record: RawRecord, payload: JsonObject, ts: number | null): void {
+function addToolCall(chunk: CodexChunk, record: RawRecord, payload: JsonObject, ts: number | null): void {
   const callId = str(payload.call_id) ?? str(payload.id);
   let name = str(payload.name) ?? 'tool';
   let input: unknown = payload.arguments ?? payload.input;
@@ -360,7 +310,7 @@ function addToolCall(chunk: ChunkBuilder, record: RawRecord, payload: JsonObject
   if (callId) chunk.state.pending.push(callId);
 }
 
-function addWebSearch(chunk: ChunkBuilder, record: RawRecord, payload: JsonObject, ts: number | null): void {
+function addWebSearch(chunk: CodexChunk, record: RawRecord, payload: JsonObject, ts: number | null): void {
   const action = isObject(payload.action) ? payload.action : {};
   const query = str(action.query) ?? str(action.url) ?? (Array.isArray(action.queries) ? action.queries.join('\n') : '');
   const id = str(payload.id) ?? `L${record.line}`;
@@ -370,7 +320,7 @@ function addWebSearch(chunk: ChunkBuilder, record: RawRecord, payload: JsonObjec
 }
 
 function toolEntry(
-  chunk: ChunkBuilder,
+  chunk: CodexChunk,
   record: RawRecord,
   ts: number | null,
   id: string,
@@ -398,37 +348,17 @@ function toolEntry(
   };
 }
 
-function attachToolOutput(chunk: ChunkBuilder, record: RawRecord, payload: JsonObject): void {
+function attachToolOutput(chunk: CodexChunk, record: RawRecord, payload: JsonObject): void {
   const callId = str(payload.call_id);
   if (!callId) {
     chunk.skip('orphan-tool-result');
     return;
   }
-  const key = `tool:${callId}`;
-  const result = stringifyToolOutput(payload.output);
-  const resultId = `L${record.line}`;
-  const pendingIndex = chunk.state.pending.indexOf(callId);
-  if (pendingIndex >= 0) chunk.state.pending.splice(pendingIndex, 1);
-  const call = chunk.calls.get(key);
-  if (call) {
-    if (call.result !== null) {
-      chunk.duplicates += 1;
-      return;
-    }
-    call.result = result;
-    call.resultId = resultId;
-  } else if (pendingIndex >= 0) {
-    chunk.results.push({ key, result, resultId });
-  } else {
-    chunk.skip('orphan-tool-result');
-  }
+  chunk.attachResult(callId, stringifyToolOutput(payload.output), `L${record.line}`);
 }
 
-/**
- * token_count carries cumulative and per-turn usage; the last turn's total is what sat in the context window.
- * Only the latest snapshot of a chunk is kept: consecutive token_counts mostly repeat the same numbers.
- */
-function noteUsage(chunk: ChunkBuilder, payload: JsonObject, ts: number | null): void {
+/** token_count carries cumulative and per-turn usage; the last turn's total is what sat in the context window. */
+function noteUsage(chunk: CodexChunk, payload: JsonObject, ts: number | null): void {
   const info = payload.info;
   if (!isObject(info) || ts === null) return;
   if (typeof info.model_context_window === 'number') chunk.state.contextWindow = info.model_context_window;
@@ -442,12 +372,5 @@ function noteUsage(chunk: ChunkBuilder, payload: JsonObject, ts: number | null):
   const count = (field: string): number => (typeof usage[field] === 'number' ? (usage[field] as number) : 0);
   const used = count('total_tokens') || count('input_tokens') + count('output_tokens');
   if (used <= 0) return;
-  chunk.usage = {
-    session_id: chunk.sessionId,
-    used_tokens: used,
-    max_tokens: max,
-    usage_ratio: used / max,
-    captured_at_epoch_secs: Math.floor(ts / 1000),
-    provider: chunk.state.provider ?? 'openai',
-  };
+  chunk.recordUsage(used, max, ts, chunk.state.provider ?? 'openai');
 }

@@ -1,5 +1,8 @@
-import type { CompactionAnchor, Entry, Session } from '../model.js';
-import type { ParsedChunk, RawRecord, ResultPatch, Source, SourceContext } from './source.js';
+import type { Entry } from '../model.js';
+import { ChunkBuilder, type ChunkCarry, restoreCarry } from './chunk-builder.js';
+import { isObject, type JsonObject, str } from './json-value.js';
+import { nameProject, takeFileStem } from './path-names.js';
+import type { ParsedChunk, RawRecord, Source, SourceContext } from './source.js';
 import { parseTimestamp } from './timestamp.js';
 import { describeToolCall, stringifyToolOutput } from './tool-input.js';
 
@@ -9,30 +12,12 @@ import { describeToolCall, stringifyToolOutput } from './tool-input.js';
  * a tree (`id` / `parentId`); legacy version 1 files (no `version` in the header) have entries without ids.
  */
 
-const PENDING_CALLS = 256;
-
-interface OpenClawCarry {
-  v: 1;
+interface OpenClawCarry extends ChunkCarry {
   sessionId: string | null;
-  cwd: string | null;
-  startMs: number | null;
-  endMs: number | null;
   /** Records seen so far: a v1 compaction points back by record index (`firstKeptEntryIndex`). */
   recordCount: number;
   /** Every record so far sat on line index + 1 (no malformed lines), so an index from an earlier chunk maps to a line. */
   gapless: boolean;
-  /** toolCall ids emitted without a result yet. */
-  pending: string[];
-}
-
-type JsonObject = Record<string, unknown>;
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function str(value: unknown): string | null {
-  return typeof value === 'string' && value !== '' ? value : null;
 }
 
 export const openclawSource: Source = {
@@ -56,18 +41,8 @@ function detectOpenClaw(head: readonly unknown[]): boolean {
     );
 }
 
-function restoreCarry(carry: unknown): OpenClawCarry {
-  // A copy: parse() must not change the carry it was given (a failed commit retries with the same one).
-  if (isObject(carry) && carry.v === 1) return structuredClone(carry) as unknown as OpenClawCarry;
+function freshCarry(): OpenClawCarry {
   return { v: 1, sessionId: null, cwd: null, startMs: null, endMs: null, recordCount: 0, gapless: true, pending: [] };
-}
-
-function fileStem(path: string): string {
-  return (path.split(/[\\/]/).pop() ?? path).replace(/\.jsonl$/i, '');
-}
-
-function baseName(dir: string): string | null {
-  return dir.split(/[\\/]/).filter((part) => part !== '').pop() ?? null;
 }
 
 /** `~/.openclaw/agents/<agent>/sessions/`: without a cwd, the agent is the closest thing to a project. */
@@ -75,42 +50,33 @@ function agentFolder(path: string): string | null {
   return /[\\/]agents[\\/]([^\\/]+)[\\/]sessions[\\/]/.exec(path)?.[1] ?? null;
 }
 
-class ChunkBuilder {
-  readonly entries: Entry[] = [];
-  readonly results: ResultPatch[] = [];
-  readonly anchors: CompactionAnchor[] = [];
-  readonly skipped: Record<string, number> = {};
-  duplicates = 0;
+class OpenClawChunk extends ChunkBuilder<OpenClawCarry> {
   readonly calls = new Map<string, Entry>();
   /** Line of each record of this chunk by its index in the file (v1 compactions point back by index). */
   readonly lineByIndex = new Map<number, number>();
 
   constructor(
-    readonly state: OpenClawCarry,
-    readonly sessionId: string,
+    state: OpenClawCarry,
+    sessionId: string,
     readonly firstIndex: number,
-  ) {}
-
-  skip(kind: string): void {
-    this.skipped[kind] = (this.skipped[kind] ?? 0) + 1;
+  ) {
+    super(state, sessionId);
   }
 
-  track(ts: number | null): void {
-    if (ts === null) return;
-    if (this.state.startMs === null || ts < this.state.startMs) this.state.startMs = ts;
-    if (this.state.endMs === null || ts > this.state.endMs) this.state.endMs = ts;
+  protected findCall(key: string): Entry | undefined {
+    return this.calls.get(key);
   }
 }
 
 function parseOpenClaw(records: readonly RawRecord[], context: SourceContext): ParsedChunk {
-  const state = restoreCarry(context.carry);
+  const state = restoreCarry(context.carry, freshCarry);
   const header = records.find((record) => isObject(record.value) && record.value.type === 'session')?.value;
   if (isObject(header) && state.sessionId === null) {
     state.sessionId = str(header.id);
     state.cwd = str(header.cwd);
   }
-  const sessionId = state.sessionId ?? fileStem(context.path);
-  const chunk = new ChunkBuilder(state, sessionId, state.recordCount);
+  const sessionId = state.sessionId ?? takeFileStem(context.path);
+  const chunk = new OpenClawChunk(state, sessionId, state.recordCount);
   records.forEach((record, offset) => chunk.lineByIndex.set(state.recordCount + offset, record.line));
 
   for (const record of records) parseOpenClawRecord(chunk, record);
@@ -120,33 +86,19 @@ function parseOpenClaw(records: readonly RawRecord[], context: SourceContext): P
     if (record.line !== state.recordCount + offset + 1) state.gapless = false;
   });
   state.recordCount += records.length;
-  state.pending = state.pending.slice(-PENDING_CALLS);
-
-  const session: Session = {
-    id: sessionId,
-    source: 'openclaw',
-    path: context.path,
-    project: (state.cwd ? baseName(state.cwd) : null) ?? agentFolder(context.path),
-    cwd: state.cwd,
-    branch: null,
-    parentSessionId: null,
-    startMs: state.startMs,
-    endMs: state.endMs,
-  };
-  return {
-    session,
-    entries: chunk.entries,
-    results: chunk.results,
-    anchors: chunk.anchors,
-    usage: [],
-    skipped: chunk.skipped,
-    duplicates: chunk.duplicates,
-    fork: false,
-    carry: state,
-  };
+  return chunk.finish(
+    {
+      source: 'openclaw',
+      path: context.path,
+      project: nameProject(state.cwd) ?? agentFolder(context.path),
+      branch: null,
+      parentSessionId: null,
+    },
+    false,
+  );
 }
 
-function parseOpenClawRecord(chunk: ChunkBuilder, record: RawRecord): void {
+function parseOpenClawRecord(chunk: OpenClawChunk, record: RawRecord): void {
   const value = record.value;
   if (!isObject(value)) {
     chunk.skip('non-object');
@@ -210,7 +162,7 @@ type EntryBase = Pick<Entry, 'id' | 'sessionId' | 'line' | 'ts' | 'priority' | '
  * Legacy v1 compactions name the first kept entry by its index in the file (the header is index 0); entries had
  * no ids then, so the kept entry's id is its line-derived `L<line>`.
  */
-function keptEntryOfV1(chunk: ChunkBuilder, index: unknown): string | null {
+function keptEntryOfV1(chunk: OpenClawChunk, index: unknown): string | null {
   if (typeof index !== 'number' || !Number.isInteger(index) || index < 1) return null;
   const line = chunk.lineByIndex.get(index) ?? (index < chunk.firstIndex && chunk.state.gapless ? index + 1 : null);
   return line === null ? null : `L${line}`;
@@ -226,7 +178,7 @@ function blockText(block: unknown): string | null {
   return isObject(block) && block.type === 'text' && typeof block.text === 'string' ? block.text : null;
 }
 
-function addUserMessage(chunk: ChunkBuilder, record: RawRecord, base: EntryBase, message: JsonObject): void {
+function addUserMessage(chunk: OpenClawChunk, record: RawRecord, base: EntryBase, message: JsonObject): void {
   const texts: string[] = [];
   let first = -1;
   contentBlocks(message.content).forEach((block, index) => {
@@ -245,7 +197,7 @@ function addUserMessage(chunk: ChunkBuilder, record: RawRecord, base: EntryBase,
   chunk.entries.push(messageEntry(base, record.line * 1000 + first, 'user', texts.join('\n\n')));
 }
 
-function addAssistantMessage(chunk: ChunkBuilder, record: RawRecord, base: EntryBase, message: JsonObject): void {
+function addAssistantMessage(chunk: OpenClawChunk, record: RawRecord, base: EntryBase, message: JsonObject): void {
   const texts: string[] = [];
   let first = -1;
   const tools: Entry[] = [];
@@ -292,7 +244,7 @@ function messageEntry(base: EntryBase, seq: number, role: 'user' | 'assistant', 
 }
 
 function toolCallEntry(
-  chunk: ChunkBuilder,
+  chunk: OpenClawChunk,
   record: RawRecord,
   base: EntryBase,
   block: JsonObject,
@@ -322,7 +274,7 @@ function toolCallEntry(
   return entry;
 }
 
-function attachToolResult(chunk: ChunkBuilder, resultId: string, message: JsonObject): void {
+function attachToolResult(chunk: OpenClawChunk, resultId: string, message: JsonObject): void {
   const callId = str(message.toolCallId);
   if (!callId) {
     chunk.skip('orphan-tool-result');
@@ -330,26 +282,11 @@ function attachToolResult(chunk: ChunkBuilder, resultId: string, message: JsonOb
   }
   const output = stringifyToolOutput(message.content);
   const result = message.isError === true ? `[error] ${output}`.trimEnd() : output;
-  const key = `tool:${callId}`;
-  const pendingIndex = chunk.state.pending.indexOf(callId);
-  if (pendingIndex >= 0) chunk.state.pending.splice(pendingIndex, 1);
-  const call = chunk.calls.get(key);
-  if (call) {
-    if (call.result !== null) {
-      chunk.duplicates += 1;
-      return;
-    }
-    call.result = result;
-    call.resultId = resultId;
-  } else if (pendingIndex >= 0) {
-    chunk.results.push({ key, result, resultId });
-  } else {
-    chunk.skip('orphan-tool-result');
-  }
+  chunk.attachResult(callId, result, resultId);
 }
 
 /** `!command` typed by the user: pi ran it in a shell and recorded command and output together. */
-function addBashExecution(chunk: ChunkBuilder, record: RawRecord, base: EntryBase, message: JsonObject): void {
+function addBashExecution(chunk: OpenClawChunk, record: RawRecord, base: EntryBase, message: JsonObject): void {
   const command = typeof message.command === 'string' ? message.command : '';
   const described = describeToolCall('bash', { command });
   const notes = [

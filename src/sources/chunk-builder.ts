@@ -1,0 +1,118 @@
+import type { CompactionAnchor, Entry, Session, UsageSnapshot } from '../model.js';
+import { isObject } from './json-value.js';
+import type { ParsedChunk, ResultPatch } from './source.js';
+
+/** Tool calls still waiting for their result; dangling calls fall out of this window eventually. */
+const PENDING_CALLS = 256;
+
+/** The part of every adapter's carry that the shared builder reads and keeps up to date. */
+export interface ChunkCarry {
+  v: 1;
+  cwd: string | null;
+  startMs: number | null;
+  endMs: number | null;
+  /** Tool call ids emitted without a result yet: their results become ResultPatches. */
+  pending: string[];
+}
+
+/** The carry a chunk starts from: the previous chunk's, or `fresh()` on the first read (or an unknown version). */
+export function restoreCarry<State extends ChunkCarry>(carry: unknown, fresh: () => State): State {
+  // A copy: parse() must not change the carry it was given (a failed commit retries with the same one).
+  if (isObject(carry) && carry.v === 1) return structuredClone(carry) as unknown as State;
+  return fresh();
+}
+
+/** What each format decides about its session; id, cwd and time range come from the builder and its carry. */
+export type SessionFacts = Pick<Session, 'source' | 'path' | 'project' | 'branch' | 'parentSessionId'>;
+
+/** What one parse() call collects; each adapter subclasses it with the lookups its format needs. */
+export abstract class ChunkBuilder<State extends ChunkCarry> {
+  readonly entries: Entry[] = [];
+  readonly results: ResultPatch[] = [];
+  readonly anchors: CompactionAnchor[] = [];
+  readonly skipped: Record<string, number> = {};
+  duplicates = 0;
+  usage: UsageSnapshot | null = null;
+
+  constructor(
+    readonly state: State,
+    readonly sessionId: string,
+  ) {}
+
+  /** The tool call entry this chunk emitted under `key`, if any. */
+  protected abstract findCall(key: string): Entry | undefined;
+
+  skip(kind: string): void {
+    this.skipped[kind] = (this.skipped[kind] ?? 0) + 1;
+  }
+
+  /** Widens the session's time range, which lives in the carry so later chunks keep it. */
+  track(ts: number | null): void {
+    if (ts === null) return;
+    if (this.state.startMs === null || ts < this.state.startMs) this.state.startMs = ts;
+    if (this.state.endMs === null || ts > this.state.endMs) this.state.endMs = ts;
+  }
+
+  /** Only the latest snapshot of a chunk is kept: consecutive ones mostly repeat the same numbers. */
+  recordUsage(used: number, max: number, ts: number, provider: string): void {
+    this.usage = {
+      session_id: this.sessionId,
+      used_tokens: used,
+      max_tokens: max,
+      usage_ratio: used / max,
+      captured_at_epoch_secs: Math.floor(ts / 1000),
+      provider,
+    };
+  }
+
+  /**
+   * A tool result goes onto its call when this chunk emitted it, else becomes a ResultPatch for the call an
+   * earlier chunk emitted (still pending); a result for neither is an orphan.
+   */
+  attachResult(callId: string, result: string, resultId: string): void {
+    const key = `tool:${callId}`;
+    const pendingIndex = this.state.pending.indexOf(callId);
+    if (pendingIndex >= 0) this.state.pending.splice(pendingIndex, 1);
+    const call = this.findCall(key);
+    if (call) {
+      if (call.result !== null) {
+        this.duplicates += 1;
+        return;
+      }
+      call.result = result;
+      call.resultId = resultId;
+    } else if (pendingIndex >= 0) {
+      this.results.push({ key, result, resultId });
+    } else {
+      this.skip('orphan-tool-result');
+    }
+  }
+
+  /** The parsed chunk, its carry trimmed for the next one. */
+  finish(facts: SessionFacts, fork: boolean): ParsedChunk {
+    const state = this.state;
+    state.pending = state.pending.slice(-PENDING_CALLS);
+    const session: Session = {
+      id: this.sessionId,
+      source: facts.source,
+      path: facts.path,
+      project: facts.project,
+      cwd: state.cwd,
+      branch: facts.branch,
+      parentSessionId: facts.parentSessionId,
+      startMs: state.startMs,
+      endMs: state.endMs,
+    };
+    return {
+      session,
+      entries: this.entries,
+      results: this.results,
+      anchors: this.anchors,
+      usage: this.usage ? [this.usage] : [],
+      skipped: this.skipped,
+      duplicates: this.duplicates,
+      fork,
+      carry: state,
+    };
+  }
+}

@@ -112,3 +112,36 @@ describe('embeddings', () => {
     expect(near({ windows: [{ startMs: 1500, endMs: 10_000 }] })).toEqual(['w-3', 'w-2']);
   });
 });
+
+describe('migrations', () => {
+  test('an index from schema 1 gains trigram rows and neighbour context when opened', async () => {
+    const temp = makeTempDir('moon-migrate-');
+    try {
+      const path = join(temp.path, 'moon.db');
+      const first = openSqliteStore(path);
+      first.commitFile(commit('m', ['what have you been researching', 'adoption agencies, mostly', 'thanks for sharing that']));
+      first.close();
+      // Rewind to schema 1: its FTS table had no context column, and there was no trigram table or meta.
+      const { default: Database } = await import('better-sqlite3');
+      const raw = new Database(path);
+      raw.exec(`
+        DROP TABLE entries_fts; DROP TABLE entries_tri; DROP TABLE embeddings; DROP TABLE meta;
+        CREATE VIRTUAL TABLE entries_fts USING fts5(text, role, tool, target, keywords, content = '', contentless_delete = 1, tokenize = 'porter unicode61 remove_diacritics 2');
+        INSERT INTO entries_fts (rowid, text, role) SELECT rowid, text, role FROM entries;
+      `);
+      raw.pragma('user_version = 1');
+      raw.close();
+      const reopened = openSqliteStore(path);
+      try {
+        const words = reopened.searchLexical({ any: ['researching'], all: [], none: [], filters: {}, limit: 10 });
+        expect(words.map((candidate) => candidate.entry.id).sort()).toEqual(['m-1', 'm-2', 'm-3']);
+        const partial = reopened.searchTrigram({ any: ['adopt'], all: [], none: [], filters: {}, limit: 10 });
+        expect(partial.map((candidate) => candidate.entry.id)).toEqual(['m-2']);
+      } finally {
+        reopened.close();
+      }
+    } finally {
+      temp.cleanup();
+    }
+  });
+});

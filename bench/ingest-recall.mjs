@@ -29,6 +29,8 @@ const repo = resolve(here, '..');
 const bin = join(repo, 'bin', 'moon.js');
 const docPath = join(repo, 'docs', 'benchmarks.md');
 const SECTION = '## Ingest and recall at scale';
+/** Earlier names of the same section, replaced too so a rename leaves no stale copy behind. */
+const OLD_SECTIONS = ['## Ingest and recall (issue: foundation)'];
 
 /** Targets the foundation issue sets. */
 const TARGETS = { ingestMBpsPerCore: 50, recallP95Ms: 50, recallP95AtMessages: 1_000_000, peakRssMB: 300 };
@@ -92,6 +94,7 @@ function parseArgs(argv) {
     keep: false,
     seed: 42,
     strategy: null,
+    recallWorker: null,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -110,6 +113,7 @@ function parseArgs(argv) {
     else if (arg === '--no-baseline') options.baseline = false;
     else if (arg === '--no-merge') options.merge = false;
     else if (arg === '--strategy') options.strategy = value();
+    else if (arg === '--recall-worker') options.recallWorker = value();
     else if (arg === '--no-write') options.write = false;
     else if (arg === '--keep') options.keep = true;
     else if (arg === '-h' || arg === '--help') {
@@ -171,6 +175,17 @@ function firstLine(command, args) {
   return run.status === 0 ? run.stdout.split('\n')[0].trim() : null;
 }
 
+/** Busy CPU seconds of the whole machine so far (all cores), from /proc/stat; null where there is none. */
+function machineBusyS() {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = fields;
+    return (user + nice + system + irq + softirq + (steal ?? 0)) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return null;
+  }
+}
+
 /** The product version measured: short commit, plus "+dirty" when the working tree has changes (read-only git). */
 function productVersion() {
   const head = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repo, encoding: 'utf8' });
@@ -203,14 +218,33 @@ function machineInfo() {
 // ---------------------------------------------------------------------------------------------------------
 // Ingest: the real CLI in a child process.
 
+/** Process groups of the measured children still running, so a signal can stop them with the benchmark. */
+const running = new Set();
+/** Folders holding GNU time's output files of running children. */
+const timeDirs = new Set();
+
+function stopChildren() {
+  for (const pid of running) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+  for (const dir of timeDirs) rmSync(dir, { recursive: true, force: true });
+}
+
 /** Run a command, return wall ms, stdout, stderr tail, exit code, and (when GNU time is present) rusage figures. */
 function runMeasured(command, args, { env, timeoutMs }) {
   const gnuTime = existsSync('/usr/bin/time');
   const timeFile = gnuTime ? join(mkdtempSync(join(tmpdir(), 'moon-bench-time-')), 'time.txt') : null;
+  if (timeFile) timeDirs.add(dirname(timeFile));
   const argv = gnuTime ? ['/usr/bin/time', '-f', '%M %e %U %S', '-o', timeFile, command, ...args] : [command, ...args];
   return new Promise((resolvePromise) => {
     const started = performance.now();
-    const child = spawn(argv[0], argv.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Its own process group: a timeout or a signal stops `time` and the node process under it together.
+    const child = spawn(argv[0], argv.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    running.add(child.pid);
     const out = [];
     let errTail = '';
     let errLines = 0;
@@ -233,9 +267,16 @@ function runMeasured(command, args, { env, timeoutMs }) {
             // The process has exited between polls.
           }
         }, 25);
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }, timeoutMs);
     child.on('close', (code, signal) => {
       const wallMs = performance.now() - started;
+      running.delete(child.pid);
       clearTimeout(timer);
       if (poll) clearInterval(poll);
       let rusage = null;
@@ -244,7 +285,10 @@ function runMeasured(command, args, { env, timeoutMs }) {
         const last = readFileSync(timeFile, 'utf8').trim().split('\n').pop() ?? '';
         const [maxKB, elapsed, user, sys] = last.split(/\s+/).map(Number);
         if (Number.isFinite(maxKB)) rusage = { maxRssKB: maxKB, elapsedS: elapsed, userS: user, sysS: sys };
+      }
+      if (timeFile) {
         rmSync(dirname(timeFile), { recursive: true, force: true });
+        timeDirs.delete(dirname(timeFile));
       }
       resolvePromise({
         code,
@@ -264,10 +308,14 @@ function runMeasured(command, args, { env, timeoutMs }) {
 async function benchIngest(corpus, home, options) {
   const env = { ...process.env, MOON_HOME: home };
   for (const name of ['MOON_SOURCES', 'MOON_CURRENT_SESSION_ID']) delete env[name];
+  const busyBefore = machineBusyS();
   const run = await runMeasured(process.execPath, [bin, 'index', corpus.dir, '--home', home, '--json'], {
     env,
     timeoutMs: Math.max(600, options.timeoutS * 20) * 1000,
   });
+  const busyAfter = machineBusyS();
+  // CPU the rest of the machine used meanwhile, in cores: other work skews the figures when this is well above 0.
+  const otherCores = busyBefore !== null && busyAfter !== null && run.cpuS !== null ? Math.max(0, busyAfter - busyBefore - run.cpuS) / (run.wallMs / 1000) : null;
   if (run.code !== 0) {
     throw new Error(`moon index exited with ${run.code ?? run.signal} after ${(run.wallMs / 1000).toFixed(1)} s\n${run.stderrTail}`);
   }
@@ -296,6 +344,7 @@ async function benchIngest(corpus, home, options) {
     projectionBytes: treeSize(join(home, 'archives', 'mlib')),
     rawArchiveBytes: treeSize(join(home, 'archives', 'raw')),
     stderrLines: run.stderrLines,
+    otherCores,
     report: {
       files: report.files,
       indexed: report.indexed,
@@ -313,7 +362,22 @@ async function benchIngest(corpus, home, options) {
 // ---------------------------------------------------------------------------------------------------------
 // Recall: in-process through the library.
 
+/**
+ * Recall runs in a fresh process per corpus, so it measures the dist/ that exists now (an import would be cached
+ * for the whole run) and its heap does not carry the previous corpus.
+ */
 async function benchRecall(home, options) {
+  const args = [fileURLToPath(import.meta.url), '--recall-worker', home, '--reps', String(options.reps), ...(options.strategy ? ['--strategy', options.strategy] : [])];
+  const busyBefore = machineBusyS();
+  const run = await runMeasured(process.execPath, args, { env: process.env, timeoutMs: 30 * 60 * 1000 });
+  const busyAfter = machineBusyS();
+  if (run.code !== 0) throw new Error(`recall worker exited with ${run.code ?? run.signal}: ${run.stderrTail}`);
+  const result = JSON.parse(run.stdout);
+  result.otherCores = busyBefore !== null && busyAfter !== null && run.cpuS !== null ? Math.max(0, busyAfter - busyBefore - run.cpuS) / (run.wallMs / 1000) : null;
+  return result;
+}
+
+async function recallWorker(home, options) {
   const { loadConfig, createMoon } = await import(pathToFileURL(join(repo, 'dist', 'index.js')).href);
   const env = { ...process.env, MOON_HOME: home };
   for (const name of Object.keys(env)) if (/^MOON_(SOURCES|CURRENT_SESSION_ID|RECALL_|EMBED_)/.test(name)) delete env[name];
@@ -527,7 +591,7 @@ function verdicts(results) {
     );
   }
   if (!results.some((r) => r.manifest.messages >= TARGETS.recallP95AtMessages)) {
-    lines.push('- 1M messages: not run in this pass (`npm run bench:full` runs it); the recall target is defined at 1M.');
+    lines.push('- 1M messages: not run in this pass (`npm run bench -- --full` runs it); the recall target is defined at 1M.');
   }
   return lines.join('\n');
 }
@@ -541,7 +605,7 @@ function renderSection(results, machine, options, startedAt) {
       ` (moon ${[...new Set(results.map((r) => `${r.version ?? 'unknown'}`))].join(', ')}; src/ changes not yet committed are marked +dirty) on ${machine.cpu}, ${machine.cores} cores, ${fmt(machine.ramGB, 1)} GB RAM, Node ${machine.node}, ${machine.os}` +
       ` (baseline: ${machine.rg ?? 'rg missing'}, ${machine.jq ?? 'jq missing'}).`,
     '',
-    '**Reproduce:** `npm run bench` (10k and 100k messages) or `npm run bench:full` (adds 1M), i.e. `node bench/ingest-recall.mjs [--full]`.',
+    '**Reproduce:** `npm run bench` (builds, then 10k and 100k messages) or `npm run bench -- --full` (adds 1M), i.e. `node bench/ingest-recall.mjs [--full]`.',
     `Corpora come from \`node bench/generate-corpus.mjs <size>\` (seed ${options.seed}, deterministic, written to the git-ignored \`bench/corpora/\`):`,
     'Claude Code / Codex / OpenClaw sessions of 50–400 messages in a 55 / 30 / 15 split, prose from a ~2k-word Zipf vocabulary with',
     'technical terms, identifiers, paths, commands and ticket ids, tool calls with their results, timestamps over six months.',
@@ -551,6 +615,7 @@ function renderSection(results, machine, options, startedAt) {
     ingestTable(results),
     '',
     `Wall time is measured around the child process; CPU seconds (user + sys) and peak RSS come from ${largest?.ingest.rssSource ?? 'GNU time'}.`,
+    `Other work on the machine during ingest / recall, in cores: ${results.map((r) => `${r.label} ${fmt(r.ingest.otherCores, 2)} / ${fmt(r.recall.otherCores, 2)}`).join(', ')} (from /proc/stat; near 0 means the figures are clean).`,
     '"MB/s per core" is JSONL bytes per CPU second. The index is `moon.db` + `moon.db-wal`; projections are the markdown files under `archives/mlib`',
     '(the verbatim raw copies under `archives/raw` are not counted).',
     '',
@@ -601,7 +666,8 @@ function mergeWithLatest(results, machine, options, latestPath) {
     }
   }
   const merged = [...previous, ...results].sort((a, b) => a.manifest.messages - b.manifest.messages);
-  writeFileSync(latestPath, `${JSON.stringify({ machine, seed: options.seed, results: merged }, null, 2)}\n`);
+  // Only a run that rewrites the docs becomes the "latest": exploratory --no-write runs leave it alone.
+  if (options.write) writeFileSync(latestPath, `${JSON.stringify({ machine, seed: options.seed, results: merged }, null, 2)}\n`);
   for (const r of previous) console.log(`kept the ${r.label} row from ${r.measuredAt ?? 'an earlier run'} (--no-merge drops it)`);
   return merged;
 }
@@ -610,6 +676,12 @@ function writeSection(section) {
   let doc = existsSync(docPath)
     ? readFileSync(docPath, 'utf8')
     : '# Benchmarks\n\nHow fast moon ingests and recalls, measured with the scripts in `bench/`. Each section is rewritten by the script that produces it.\n';
+  for (const old of OLD_SECTIONS) {
+    const at = doc.indexOf(`\n${old}\n`);
+    if (at < 0) continue;
+    const next = doc.indexOf('\n## ', at + old.length + 1);
+    doc = `${doc.slice(0, at + 1)}${next >= 0 ? doc.slice(next + 1) : ''}`;
+  }
   const start = doc.indexOf(SECTION);
   if (start >= 0) {
     const next = doc.indexOf('\n## ', start + SECTION.length);
@@ -625,6 +697,10 @@ function writeSection(section) {
 
 async function main() {
   const options = parseArgs(process.argv.slice(2));
+  if (options.recallWorker) {
+    process.stdout.write(`${JSON.stringify(await recallWorker(options.recallWorker, options))}\n`);
+    return;
+  }
   const startedAt = new Date();
   const machine = machineInfo();
   if (!existsSync(join(repo, 'dist', 'index.js'))) throw new Error('dist/ is missing: run `npm run build` first');
@@ -637,17 +713,27 @@ async function main() {
     const label = sizeLabel(messages);
     console.log(`\n== ${label} messages`);
     const corpus = generateCorpus({ messages, seed: options.seed, log: (line) => console.log(`corpus ${line}`) });
+    // The version of the code being measured: taken before the run, as dist/ is what the run imports.
+    const version = productVersion();
     const home = mkdtempSync(join(tmpdir(), `moon-bench-${label}-`));
+    // A run stopped with Ctrl-C or SIGTERM still removes its temporary home (a 1M one holds ~3.5 GB).
+    const onSignal = (signal) => {
+      stopChildren();
+      if (!options.keep) rmSync(home, { recursive: true, force: true });
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
     try {
       console.log(`ingest: node bin/moon.js index ${corpus.dir} --home ${home} --json`);
       const ingest = await benchIngest(corpus, home, options);
       console.log(
-        `ingest: ${fmt(ingest.wallS, 2)} s wall, ${fmt(ingest.cpuS, 2)} s CPU, ${fmt(ingest.mbPerS)} MB/s, ${fmt(ingest.messagesPerS, 0)} messages/s, ` +
+        `ingest: other load ${fmt(ingest.otherCores, 2)} cores; ${fmt(ingest.wallS, 2)} s wall, ${fmt(ingest.cpuS, 2)} s CPU, ${fmt(ingest.mbPerS)} MB/s, ${fmt(ingest.messagesPerS, 0)} messages/s, ` +
           `peak RSS ${fmt(ingest.peakRssMB, 0)} MB, index ${fmt(ingest.indexBytes / MB)} MB, ${ingest.report.entries} entries, ${ingest.report.failed} failed, ${ingest.report.warnings} warnings`,
       );
       for (const warning of ingest.report.firstWarnings) console.log(`  warning: ${warning}`);
       const recall = await benchRecall(home, options);
-      console.log(`recall (in-process, strategy ${recall.strategy}): p50 ${fmt(recall.p50, 2)} ms, p95 ${fmt(recall.p95, 2)} ms, max ${fmt(recall.max, 1)} ms`);
+      console.log(`recall (in-process, strategy ${recall.strategy}, other load ${fmt(recall.otherCores, 2)} cores): p50 ${fmt(recall.p50, 2)} ms, p95 ${fmt(recall.p95, 2)} ms, max ${fmt(recall.max, 1)} ms`);
       const cli = await benchCliRecall(home);
       console.log(`recall (CLI process): p50 ${fmt(cli.p50, 0)} ms`);
       let baseline = null;
@@ -655,8 +741,10 @@ async function main() {
         baseline = await benchBaseline(corpus.dir, messages, options);
         console.log(`baseline rg+jq: p50 ${fmt(baseline.p50, 0)} ms, p95 ${fmt(baseline.p95, 0)} ms${baseline.timeouts ? `, ${baseline.timeouts} timeouts` : ''}`);
       }
-      results.push({ label, measuredAt: new Date().toISOString(), version: productVersion(), manifest: corpus.manifest, ingest, recall, cli, baseline, timeoutS: options.timeoutS });
+      results.push({ label, measuredAt: new Date().toISOString(), version, manifest: corpus.manifest, ingest, recall, cli, baseline, timeoutS: options.timeoutS });
     } finally {
+      process.removeListener('SIGINT', onSignal);
+      process.removeListener('SIGTERM', onSignal);
       if (options.keep) console.log(`kept MOON_HOME ${home}`);
       else rmSync(home, { recursive: true, force: true });
     }

@@ -28,6 +28,15 @@ export const SUMMARY_LIMIT = 160;
 const NONE = '- (none)';
 const UNKNOWN_TIME = '—';
 
+/**
+ * Compaction events, not anchor records: Claude Code writes a compact_boundary and then an isCompactSummary
+ * record pointing back at it — two anchors, one compaction. An anchor whose origin is another anchor continues it.
+ */
+export function countCompactions(anchors: readonly CompactionAnchor[]): number {
+  const ids = new Set(anchors.map((anchor) => anchor.id));
+  return anchors.filter((anchor) => anchor.originId === null || !ids.has(anchor.originId)).length;
+}
+
 /** One line: newlines, tabs and control characters become single spaces. */
 export function flattenText(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
@@ -148,7 +157,7 @@ function renderFrontmatter(
     ['tool_calls', fields.toolNames],
     ['keywords', fields.keywords],
     ['topics', fields.topics],
-    ['compactions', doc.anchors.length],
+    ['compactions', countCompactions(doc.anchors)],
     ['projection_filtered_noise_count', doc.filteredNoiseCount],
   ];
   return ['---', ...rows.map(([key, value]) => `${key}: ${formatYamlValue(value)}`), '---'];

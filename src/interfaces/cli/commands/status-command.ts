@@ -16,7 +16,7 @@ export function registerStatus(program: Command, context: CliContext): void {
         `sessions: ${status.sessions}  entries: ${status.entries}  files: ${status.files}  compaction anchors: ${status.anchors}`,
         ...Object.entries(status.bySource).map(([source, counts]) => `  ${source}: ${counts.sessions} sessions, ${counts.entries} entries`),
         `embeddings: ${status.embeddingModel ? `${status.embeddings}/${status.entries} entries (${status.embeddingModel.id})` : 'off'}`,
-        `source roots: ${status.sourceRoots.length > 0 ? status.sourceRoots.join(', ') : '(none found)'}`,
+        `source roots (read when moon index gets no PATH): ${status.sourceRoots.length > 0 ? status.sourceRoots.join(', ') : '(none found)'}`,
         `time zone: ${status.timezone}`,
         status.lastRun
           ? `last run: ${status.lastRun.command} at ${new Date(status.lastRun.finishedAtMs).toISOString()} — ${status.lastRun.files} files, ${status.lastRun.filesChanged} changed, ${status.lastRun.entries} entries, ${status.lastRun.warnings} warnings, ${status.lastRun.errors} errors`

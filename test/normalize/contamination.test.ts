@@ -1,24 +1,11 @@
 import { describe, expect, test } from 'vitest';
 import type { Entry } from '../../src/model.js';
 import { classifyRecallEvent, findContaminated } from '../../src/normalize/contamination.js';
+import { makeEntry } from '../project/fixture.js';
 
+/** An entry at position `seq` (its line), with the fixture's defaults. */
 function entry(partial: Partial<Entry> & Pick<Entry, 'role' | 'text'>, seq: number): Entry {
-  return {
-    id: `e${seq}`,
-    key: `k${seq}`,
-    sessionId: 's',
-    seq,
-    line: seq,
-    ts: seq * 1000,
-    toolName: null,
-    toolTarget: null,
-    priority: null,
-    result: null,
-    resultId: null,
-    parentId: null,
-    sidechain: false,
-    ...partial,
-  };
+  return makeEntry({ sessionId: 's', ts: seq * 1000, ...partial, line: seq });
 }
 
 const RECALLED =

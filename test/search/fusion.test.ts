@@ -3,30 +3,10 @@ import type { Entry } from '../../src/model.js';
 import { BOOSTS, type BoostContext, FUSION, fuseSignals } from '../../src/search/fusion.js';
 import { selectTrigramTerms } from '../../src/search/recall.js';
 import type { Candidate } from '../../src/store/store.js';
+import { makeEntry } from '../project/fixture.js';
 
 function candidate(rowid: number, score: number, partial: Partial<Entry> = {}): Candidate {
-  return {
-    rowid,
-    score,
-    entry: {
-      id: `e${rowid}`,
-      key: `k${rowid}`,
-      sessionId: 's',
-      seq: rowid,
-      line: rowid,
-      ts: 1_000 + rowid,
-      role: 'assistant',
-      text: `entry ${rowid}`,
-      toolName: null,
-      toolTarget: null,
-      priority: null,
-      result: null,
-      resultId: null,
-      parentId: null,
-      sidechain: false,
-      ...partial,
-    },
-  };
+  return { rowid, score, entry: makeEntry({ role: 'assistant', sessionId: 's', ts: 1_000 + rowid, text: `entry ${rowid}`, ...partial, line: rowid }) };
 }
 
 const NO_BOOSTS: BoostContext = { phrases: [], words: new Set(), paths: [], priority: false };

@@ -76,7 +76,7 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now): 
     normalize: (chunk) => normalizeChunk(chunk, { redact, minLength: config.index.min_message_chars }),
     timezone: config.distill.residential_timezone,
     maxLineBytes: config.index.max_line_bytes,
-    excludeSessionIds: new Set([...excludeSessions, ...(config.session.current_id ? [config.session.current_id] : [])]),
+    excludeSessionIds: new Set(excluded(excludeSessions)),
     now: clock,
   });
   const sourceRoots = (roots: string[] | undefined): string[] => {

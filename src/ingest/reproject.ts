@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { describeError } from '../errors.js';
 import type { Entry, Role, Session } from '../model.js';
 import { parseProjection } from '../project/parse.js';
-import type { Store } from '../store/store.js';
 import type { IngestContext } from './context.js';
 import { sha256 } from './hash.js';
 import { docFromChunk, writeProjection } from './project-session.js';
@@ -13,7 +12,7 @@ import { readTranscript } from './read-transcript.js';
  * Rewrite projections in archives/mlib that the index does not know (v1 files from an older moon) as v2:
  * from their raw archive when it still exists, else from the v1 signal list itself.
  */
-export function reprojectLegacy(context: IngestContext, store: Store): { rewritten: number; warnings: string[] } {
+export function reprojectLegacy(context: IngestContext): { rewritten: number; warnings: string[] } {
   const warnings: string[] = [];
   let rewritten = 0;
   if (!existsSync(context.paths.mlib)) return { rewritten, warnings };
@@ -22,7 +21,7 @@ export function reprojectLegacy(context: IngestContext, store: Store): { rewritt
     try {
       const parsed = parseProjection(readFileSync(path, 'utf8'));
       const sessionId = String(parsed.frontmatter.session_id ?? name.replace(/\.md$/, ''));
-      if (parsed.version === 2 && store.getSession(sessionId)) continue;
+      // v2 files are either the index's own (already rewritten above) or a snapshot's: both are current.
       if (parsed.version === 2) continue;
       const archivePath = typeof parsed.frontmatter.archive_jsonl_path === 'string' ? parsed.frontmatter.archive_jsonl_path : '';
       if (archivePath && existsSync(archivePath)) {

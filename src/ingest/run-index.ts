@@ -75,7 +75,7 @@ export function runIndex(context: IngestContext, store: Store, options: IndexOpt
     }
   }
   if (options.reproject) {
-    const legacy = reprojectLegacy(context, store);
+    const legacy = reprojectLegacy(context);
     report.projections += legacy.rewritten;
     report.warnings.push(...legacy.warnings);
   }

@@ -56,6 +56,23 @@ export interface Entry {
   sidechain: boolean;
 }
 
+/** The fields every entry states; the rest default to "no tool, no result, no parent". */
+export type EntryCore = Pick<Entry, 'id' | 'key' | 'sessionId' | 'seq' | 'line' | 'ts' | 'role' | 'text'>;
+
+/** An entry from its core fields, with the optional ones null (or false) unless given. */
+export function createEntry(fields: EntryCore & Partial<Entry>): Entry {
+  return {
+    toolName: null,
+    toolTarget: null,
+    priority: null,
+    result: null,
+    resultId: null,
+    parentId: null,
+    sidechain: false,
+    ...fields,
+  };
+}
+
 export interface CompactionAnchor {
   /** Record id of the compaction record itself. */
   id: string;

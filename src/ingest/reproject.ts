@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeError } from '../errors.js';
-import type { Entry, Role, Session } from '../model.js';
+import { createEntry, type Entry, type Role, type Session } from '../model.js';
 import { parseProjection } from '../project/parse.js';
 import type { IngestContext } from './context.js';
 import { sha256 } from './hash.js';
@@ -61,23 +61,18 @@ function docFromSignals(
     startMs: createdMs,
     endMs: createdMs,
   };
-  const entries: Entry[] = (parsed.signals ?? []).map((signal, index) => ({
-    id: `S${index + 1}`,
-    key: `signal:${index + 1}`,
-    sessionId,
-    seq: (index + 1) * 1000,
-    line: index + 1,
-    ts: null,
-    role: toRole(signal.role),
-    text: signal.text,
-    toolName: null,
-    toolTarget: null,
-    priority: null,
-    result: null,
-    resultId: null,
-    parentId: null,
-    sidechain: false,
-  }));
+  const entries: Entry[] = (parsed.signals ?? []).map((signal, index) =>
+    createEntry({
+      id: `S${index + 1}`,
+      key: `signal:${index + 1}`,
+      sessionId,
+      seq: (index + 1) * 1000,
+      line: index + 1,
+      ts: null,
+      role: toRole(signal.role),
+      text: signal.text,
+    }),
+  );
   return {
     session,
     entries,

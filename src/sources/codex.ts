@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Entry, Role } from '../model.js';
+import { createEntry, type Entry, type Role } from '../model.js';
 import { ChunkBuilder, type ChunkCarry, restoreCarry } from './chunk-builder.js';
 import { isObject, type JsonObject, str } from './json-value.js';
 import { nameProject, takeFileStem } from './path-names.js';
@@ -271,23 +271,18 @@ function addMessage(
   }
   recent.push({ from, role, hashes });
   if (recent.length > RECENT_MESSAGES) recent.splice(0, recent.length - RECENT_MESSAGES);
-  chunk.push({
-    id: `L${record.line}`,
-    key: `m:L${record.line}`,
-    sessionId: chunk.sessionId,
-    seq: record.line * 1000,
-    line: record.line,
-    ts,
-    role,
-    text,
-    toolName: null,
-    toolTarget: null,
-    priority: null,
-    result: null,
-    resultId: null,
-    parentId: null,
-    sidechain: false,
-  });
+  chunk.push(
+    createEntry({
+      id: `L${record.line}`,
+      key: `m:L${record.line}`,
+      sessionId: chunk.sessionId,
+      seq: record.line * 1000,
+      line: record.line,
+      ts,
+      role,
+      text,
+    }),
+  );
 }
 
 function addToolCall(chunk: CodexChunk, record: RawRecord, payload: JsonObject, ts: number | null): void {
@@ -329,7 +324,7 @@ function toolEntry(
   text: string,
   target: string | null,
 ): Entry {
-  return {
+  return createEntry({
     id,
     key,
     sessionId: chunk.sessionId,
@@ -340,12 +335,7 @@ function toolEntry(
     text,
     toolName: name,
     toolTarget: target,
-    priority: null,
-    result: null,
-    resultId: null,
-    parentId: null,
-    sidechain: false,
-  };
+  });
 }
 
 function attachToolOutput(chunk: CodexChunk, record: RawRecord, payload: JsonObject): void {

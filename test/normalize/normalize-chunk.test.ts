@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import type { Entry, Session } from '../../src/model.js';
+import { createEntry, type Entry, type Session } from '../../src/model.js';
 import { createRedactor, createTextNormalizer, normalizeChunk } from '../../src/normalize/index.js';
 import type { ParsedChunk } from '../../src/sources/source.js';
 
@@ -18,22 +18,7 @@ const SESSION: Session = {
 let line = 0;
 function entry(fields: Partial<Entry> & Pick<Entry, 'role' | 'text'>): Entry {
   line++;
-  return {
-    id: `e${line}`,
-    key: `k${line}`,
-    sessionId: SESSION.id,
-    seq: line * 1000,
-    line,
-    ts: null,
-    toolName: null,
-    toolTarget: null,
-    priority: null,
-    result: null,
-    resultId: null,
-    parentId: null,
-    sidechain: false,
-    ...fields,
-  };
+  return createEntry({ id: `e${line}`, key: `k${line}`, sessionId: SESSION.id, seq: line * 1000, line, ts: null, ...fields });
 }
 
 // Built from pieces so no secret-shaped literal sits in the repository.

@@ -1,4 +1,4 @@
-import type { CompactionAnchor, Entry, Session } from '../../src/model.js';
+import { type CompactionAnchor, createEntry, type Entry, type Session } from '../../src/model.js';
 import type { SessionDoc } from '../../src/project/doc.js';
 
 /** Hand-built session fixtures shared by the project/ and normalize/ tests. */
@@ -11,23 +11,7 @@ let autoLine = 0;
 /** An entry with sensible defaults; `line` defaults to a running counter, seq = line * 1000. */
 export function makeEntry(partial: Partial<Entry> & Pick<Entry, 'role'>): Entry {
   const line = partial.line ?? (autoLine += 1);
-  return {
-    id: `e${line}`,
-    key: `k${line}`,
-    sessionId: SESSION_ID,
-    seq: line * 1000,
-    line,
-    ts: null,
-    text: '',
-    toolName: null,
-    toolTarget: null,
-    priority: null,
-    result: null,
-    resultId: null,
-    parentId: null,
-    sidechain: false,
-    ...partial,
-  };
+  return createEntry({ id: `e${line}`, key: `k${line}`, sessionId: SESSION_ID, seq: line * 1000, line, ts: null, text: '', ...partial });
 }
 
 export function makeSession(partial: Partial<Session> = {}): Session {

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type { Entry, Session } from '../../src/model.js';
+import { createEntry, type Entry, type Session } from '../../src/model.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { BatchAbortedError, type FileCommit, type Store, type StoredSession } from '../../src/store/store.js';
 import { makeTempDir } from '../helpers/cli.js';
@@ -24,7 +24,7 @@ function session(id: string): StoredSession {
 }
 
 function entry(sessionId: string, index: number, text: string): Entry {
-  return { id: `${sessionId}-${index}`, key: `k${index}`, sessionId, seq: index * 1000, line: index, ts: index * 1000, role: 'user', text, toolName: null, toolTarget: null, priority: null, result: null, resultId: null, parentId: null, sidechain: false };
+  return createEntry({ id: `${sessionId}-${index}`, key: `k${index}`, sessionId, seq: index * 1000, line: index, ts: index * 1000, role: 'user', text });
 }
 
 function commit(id: string, texts: string[], offset = 100): FileCommit {

@@ -52,15 +52,17 @@ export function mergeEntriesByKey(entries: readonly Entry[]): Entry[] {
   const byKey = new Map<string, Entry>();
   for (const entry of entries) {
     const existing = byKey.get(entry.key);
-    if (!existing) {
-      byKey.set(entry.key, { ...entry });
-      continue;
-    }
-    existing.text = existing.text && entry.text ? `${existing.text}\n\n${entry.text}` : existing.text || entry.text;
-    existing.result = entry.result ?? existing.result;
-    existing.resultId = entry.resultId ?? existing.resultId;
-    existing.toolTarget = existing.toolTarget ?? entry.toolTarget;
-    existing.priority = existing.priority ?? entry.priority;
+    if (existing) mergeEntryInto(existing, entry);
+    else byKey.set(entry.key, { ...entry });
   }
   return [...byKey.values()].sort((a, b) => a.seq - b.seq);
+}
+
+/** A later part of the same message (same key) continues `existing`: text appended, first target and priority kept. */
+export function mergeEntryInto(existing: Entry, entry: Entry): void {
+  existing.text = existing.text && entry.text ? `${existing.text}\n\n${entry.text}` : existing.text || entry.text;
+  existing.result = entry.result ?? existing.result;
+  existing.resultId = entry.resultId ?? existing.resultId;
+  existing.toolTarget = existing.toolTarget ?? entry.toolTarget;
+  existing.priority = existing.priority ?? entry.priority;
 }

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { CompactionAnchor, Entry, Role, Session, UsageSnapshot } from '../../src/model.js';
+import { mergeEntryInto } from '../../src/ingest/project-session.js';
 import { readJsonl } from '../../src/sources/jsonl.js';
 import type { ParsedChunk, RawRecord, Source } from '../../src/sources/source.js';
 
@@ -64,13 +65,8 @@ export function parseInChunks(source: Source, records: readonly RawRecord[], pat
     }
     for (const entry of chunk.entries) {
       const existing = stored.get(entry.key);
-      if (!existing) {
-        stored.set(entry.key, { ...entry });
-        continue;
-      }
-      existing.text = existing.text && entry.text ? `${existing.text}\n\n${entry.text}` : existing.text || entry.text;
-      existing.result = entry.result ?? existing.result;
-      existing.resultId = entry.resultId ?? existing.resultId;
+      if (existing) mergeEntryInto(existing, entry);
+      else stored.set(entry.key, { ...entry });
     }
     anchors.push(...chunk.anchors);
     for (const [kind, count] of Object.entries(chunk.skipped)) skipped[kind] = (skipped[kind] ?? 0) + count;

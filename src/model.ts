@@ -25,7 +25,25 @@ export interface Session {
   parentSessionId: string | null;
   startMs: number | null;
   endMs: number | null;
+  /** The session's own title (Claude Code `summary`/`custom-title` records, Codex thread names), or null. */
+  title: string | null;
+  /** For subagent transcripts: the agent's type and the task it was given (Claude Code `.meta.json`). */
+  agentType: string | null;
+  agentDescription: string | null;
 }
+
+/** The session fields a source may leave unknown; they default to null. */
+export type SessionCore = Omit<Session, 'title' | 'agentType' | 'agentDescription'>;
+
+export function createSession(fields: SessionCore & Partial<Session>): Session {
+  return { title: null, agentType: null, agentDescription: null, ...fields };
+}
+
+/**
+ * What an entry is beyond its role: a reply or message (null), the model's reasoning (searchable, never shown
+ * as a reply), or a recap the harness wrote of what happened (Claude Code `away_summary`) — an outcome line.
+ */
+export type EntryKind = 'reasoning' | 'recap';
 
 export interface Entry {
   /** The source record's own id: Claude Code `uuid`, OpenClaw entry `id`, Codex call id or `L<line>`. */
@@ -54,6 +72,12 @@ export interface Entry {
   resultId: string | null;
   parentId: string | null;
   sidechain: boolean;
+  kind: EntryKind | null;
+  /** Structured outcome of a tool call, when the provider states it (exit code, wall time, status). */
+  exitCode: number | null;
+  durationMs: number | null;
+  /** The provider's own word for how the call ended: `completed`, `failed`, `error`, `interrupted`, ... */
+  status: string | null;
 }
 
 /** The fields every entry states; the rest default to "no tool, no result, no parent". */
@@ -69,8 +93,60 @@ export function createEntry(fields: EntryCore & Partial<Entry>): Entry {
     resultId: null,
     parentId: null,
     sidechain: false,
+    kind: null,
+    exitCode: null,
+    durationMs: null,
+    status: null,
     ...fields,
   };
+}
+
+/**
+ * What a tool result adds to its call: the output text (null when the record states only the outcome, like
+ * Codex `exec_command_end` after the output arrived), where it came from, and the structured outcome.
+ * `append` continues output that arrives in pieces (Codex unified exec: `write_stdin` polls of one process).
+ */
+export interface ToolResult {
+  result: string | null;
+  resultId: string | null;
+  exitCode?: number | null;
+  durationMs?: number | null;
+  status?: string | null;
+  append?: boolean;
+}
+
+/** The one rule for putting a result onto its call, used by the adapters' chunk builder and by every store. */
+export function mergeResultInto(call: Entry, patch: ToolResult): void {
+  if (patch.result !== null) {
+    call.result = patch.append && call.result ? joinText(call.result, patch.result, '\n') : patch.result;
+    call.resultId = call.resultId ?? patch.resultId;
+    if (!patch.append) call.resultId = patch.resultId ?? call.resultId;
+  }
+  if (patch.exitCode !== undefined && patch.exitCode !== null) call.exitCode = patch.exitCode;
+  if (patch.durationMs !== undefined && patch.durationMs !== null) call.durationMs = patch.durationMs;
+  if (patch.status !== undefined && patch.status !== null) call.status = patch.status;
+}
+
+/**
+ * The one rule for continuing a message by key (streamed blocks of one API message, a later chunk of a growing
+ * file): text appended, the first target, priority and kind kept, the latest result and outcome taken.
+ */
+export function mergeEntryInto(existing: Entry, entry: Entry): void {
+  existing.text = joinText(existing.text, entry.text, '\n\n');
+  existing.result = entry.result ?? existing.result;
+  existing.resultId = entry.resultId ?? existing.resultId;
+  existing.toolTarget = existing.toolTarget ?? entry.toolTarget;
+  existing.priority = existing.priority ?? entry.priority;
+  existing.kind = existing.kind ?? entry.kind;
+  existing.exitCode = entry.exitCode ?? existing.exitCode;
+  existing.durationMs = entry.durationMs ?? existing.durationMs;
+  existing.status = entry.status ?? existing.status;
+}
+
+function joinText(before: string, after: string, separator: string): string {
+  if (!before) return after;
+  if (!after) return before;
+  return `${before}${separator}${after}`;
 }
 
 export interface CompactionAnchor {

@@ -1,6 +1,6 @@
 import { projectionPathFor } from '../archive/paths.js';
 import { writeFileAtomic } from '../archive/write.js';
-import type { Entry } from '../model.js';
+import { type Entry, mergeEntryInto } from '../model.js';
 import type { SessionDoc } from '../project/doc.js';
 import { renderProjection } from '../project/render.js';
 import type { ParsedChunk } from '../sources/source.js';
@@ -56,13 +56,4 @@ export function mergeEntriesByKey(entries: readonly Entry[]): Entry[] {
     else byKey.set(entry.key, { ...entry });
   }
   return [...byKey.values()].sort((a, b) => a.seq - b.seq);
-}
-
-/** A later part of the same message (same key) continues `existing`: text appended, first target and priority kept. */
-export function mergeEntryInto(existing: Entry, entry: Entry): void {
-  existing.text = existing.text && entry.text ? `${existing.text}\n\n${entry.text}` : existing.text || entry.text;
-  existing.result = entry.result ?? existing.result;
-  existing.resultId = entry.resultId ?? existing.resultId;
-  existing.toolTarget = existing.toolTarget ?? entry.toolTarget;
-  existing.priority = existing.priority ?? entry.priority;
 }

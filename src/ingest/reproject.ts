@@ -58,6 +58,9 @@ function docFromSignals(
     cwd: null,
     branch: null,
     parentSessionId: null,
+    title: null,
+    agentType: null,
+    agentDescription: null,
     startMs: createdMs,
     endMs: createdMs,
   };

@@ -59,7 +59,7 @@ export function normalizeChunk(chunk: ParsedChunk, options: NormalizeOptions): N
     chunk: {
       ...chunk,
       entries,
-      results: chunk.results.map((patch) => ({ ...patch, result: normalizeText(patch.result) })),
+      results: chunk.results.map((patch) => ({ ...patch, result: patch.result === null ? null : normalizeText(patch.result) })),
       anchors: chunk.anchors.map((anchor) => ({ ...anchor, note: normalizeText(anchor.note) })),
     },
     filtered,

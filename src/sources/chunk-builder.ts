@@ -1,4 +1,4 @@
-import type { CompactionAnchor, Entry, Session, UsageSnapshot } from '../model.js';
+import { type CompactionAnchor, type Entry, mergeResultInto, type Session, type ToolResult, type UsageSnapshot } from '../model.js';
 import { isObject } from './json-value.js';
 import type { ParsedChunk, ResultPatch } from './source.js';
 
@@ -13,6 +13,11 @@ export interface ChunkCarry {
   endMs: number | null;
   /** Tool call ids emitted without a result yet: their results become ResultPatches. */
   pending: string[];
+  /**
+   * Recent calls that already have their result: a later record may still complete them (an outcome event after
+   * the output, more output of a running process). Absent in carries written before it existed.
+   */
+  done?: string[];
 }
 
 /** The carry a chunk starts from: the previous chunk's, or `fresh()` on the first read (or an unknown version). */
@@ -23,7 +28,10 @@ export function restoreCarry<State extends ChunkCarry>(carry: unknown, fresh: ()
 }
 
 /** What each format decides about its session; id, cwd and time range come from the builder and its carry. */
-export type SessionFacts = Pick<Session, 'source' | 'path' | 'project' | 'branch' | 'parentSessionId'>;
+export type SessionFacts = Pick<Session, 'source' | 'path' | 'project' | 'branch' | 'parentSessionId'> & {
+  /** Title and subagent facts, when the format states them. */
+  extra?: Partial<Pick<Session, 'title' | 'agentType' | 'agentDescription'>>;
+};
 
 /** What one parse() call collects; each adapter subclasses it with the lookups its format needs. */
 export abstract class ChunkBuilder<State extends ChunkCarry> {
@@ -67,32 +75,42 @@ export abstract class ChunkBuilder<State extends ChunkCarry> {
 
   /**
    * A tool result goes onto its call when this chunk emitted it, else becomes a ResultPatch for the call an
-   * earlier chunk emitted (still pending); a result for neither is an orphan.
+   * earlier chunk emitted (still pending, or recently completed when the patch only adds to it); a result for
+   * neither is an orphan. A second full result for a call that has one is a duplicate: only its outcome fields
+   * are taken.
    */
-  attachResult(callId: string, result: string, resultId: string): void {
+  attachResult(callId: string, patch: ToolResult): void {
     const key = `tool:${callId}`;
     const pendingIndex = this.state.pending.indexOf(callId);
     if (pendingIndex >= 0) this.state.pending.splice(pendingIndex, 1);
+    const done = (this.state.done ??= []);
+    const completes = patch.result === null || patch.append === true;
     const call = this.findCall(key);
     if (call) {
-      if (call.result !== null) {
+      if (call.result !== null && patch.result !== null && !patch.append) {
         this.duplicates += 1;
-        return;
+        mergeResultInto(call, { ...patch, result: null });
+      } else {
+        mergeResultInto(call, patch);
       }
-      call.result = result;
-      call.resultId = resultId;
-    } else if (pendingIndex >= 0) {
-      this.results.push({ key, result, resultId });
+    } else if (pendingIndex >= 0 || (completes && done.includes(callId))) {
+      this.results.push({ key, ...patch });
     } else {
       this.skip('orphan-tool-result');
+      return;
     }
+    if (!done.includes(callId)) done.push(callId);
   }
 
   /** The parsed chunk, its carry trimmed for the next one. */
   finish(facts: SessionFacts, fork: boolean): ParsedChunk {
     const state = this.state;
     state.pending = state.pending.slice(-PENDING_CALLS);
+    if (state.done) state.done = state.done.slice(-PENDING_CALLS);
     const session: Session = {
+      title: facts.extra?.title ?? null,
+      agentType: facts.extra?.agentType ?? null,
+      agentDescription: facts.extra?.agentDescription ?? null,
       id: this.sessionId,
       source: facts.source,
       path: facts.path,

@@ -1,4 +1,4 @@
-import type { Entry } from '../model.js';
+import { createEntry, type Entry } from '../model.js';
 import { ChunkBuilder, type ChunkCarry, restoreCarry } from './chunk-builder.js';
 import { isObject, type JsonObject, str } from './json-value.js';
 import { nameProject, takeFileStem } from './path-names.js';
@@ -284,17 +284,7 @@ function parseUserRecord(chunk: ClaudeChunk, record: RawRecord, value: JsonObjec
     return;
   }
   const base = baseEntry(chunk, record, value, ts);
-  chunk.push({
-    ...base,
-    key: `u:${base.id}`,
-    seq: record.line * 1000 + firstText,
-    role: 'user',
-    text,
-    toolName: null,
-    toolTarget: null,
-    result: null,
-    resultId: null,
-  });
+  chunk.push(createEntry({ ...base, key: `u:${base.id}`, seq: record.line * 1000 + firstText, role: 'user', text }));
 }
 
 function attachToolResult(chunk: ClaudeChunk, record: RawRecord, value: JsonObject, block: JsonObject): void {
@@ -305,7 +295,7 @@ function attachToolResult(chunk: ClaudeChunk, record: RawRecord, value: JsonObje
   }
   const output = stringifyToolOutput(block.content);
   const result = block.is_error === true ? `[error] ${output}`.trimEnd() : output;
-  chunk.attachResult(callId, result, str(value.uuid) ?? `L${record.line}`);
+  chunk.attachResult(callId, { result, resultId: str(value.uuid) ?? `L${record.line}` });
 }
 
 function parseAssistantRecord(chunk: ClaudeChunk, record: RawRecord, value: JsonObject, ts: number | null): void {
@@ -341,17 +331,9 @@ function parseAssistantRecord(chunk: ClaudeChunk, record: RawRecord, value: Json
         chunk.duplicates += 1;
         return;
       }
-      chunk.push({
-        ...base,
-        key,
-        seq,
-        role: 'tool',
-        text: described.text,
-        toolName: name,
-        toolTarget: described.target,
-        result: null,
-        resultId: null,
-      });
+      chunk.push(
+        createEntry({ ...base, key, seq, role: 'tool', text: described.text, toolName: name, toolTarget: described.target }),
+      );
       if (callId) chunk.state.pending.push(callId);
       return;
     }
@@ -383,19 +365,9 @@ function appendAssistantText(
   }
   // Continued from an earlier chunk: only the new text, under the key and position of the first record.
   const head = chunk.state.open.find((candidate) => candidate.key === key);
-  chunk.push({
-    ...base,
-    ...head,
-    sessionId: chunk.sessionId,
-    key,
-    seq: head?.seq ?? seq,
-    role: 'assistant',
-    text,
-    toolName: null,
-    toolTarget: null,
-    result: null,
-    resultId: null,
-  });
+  chunk.push(
+    createEntry({ ...base, ...head, sessionId: chunk.sessionId, key, seq: head?.seq ?? seq, role: 'assistant', text }),
+  );
 }
 
 /** Context use of the latest assistant message: everything the model read (fresh + cached input). */

@@ -344,7 +344,7 @@ function attachToolOutput(chunk: CodexChunk, record: RawRecord, payload: JsonObj
     chunk.skip('orphan-tool-result');
     return;
   }
-  chunk.attachResult(callId, stringifyToolOutput(payload.output), `L${record.line}`);
+  chunk.attachResult(callId, { result: stringifyToolOutput(payload.output), resultId: `L${record.line}` });
 }
 
 /** token_count carries cumulative and per-turn usage; the last turn's total is what sat in the context window. */

@@ -1,4 +1,4 @@
-import type { Entry } from '../model.js';
+import { createEntry, type Entry } from '../model.js';
 import { ChunkBuilder, type ChunkCarry, restoreCarry } from './chunk-builder.js';
 import { isObject, type JsonObject, str } from './json-value.js';
 import { nameProject, takeFileStem } from './path-names.js';
@@ -230,17 +230,7 @@ function addAssistantMessage(chunk: OpenClawChunk, record: RawRecord, base: Entr
 }
 
 function messageEntry(base: EntryBase, seq: number, role: 'user' | 'assistant', text: string): Entry {
-  return {
-    ...base,
-    key: `m:${base.id}`,
-    seq,
-    role,
-    text,
-    toolName: null,
-    toolTarget: null,
-    result: null,
-    resultId: null,
-  };
+  return createEntry({ ...base, key: `m:${base.id}`, seq, role, text });
 }
 
 function toolCallEntry(
@@ -258,7 +248,7 @@ function toolCallEntry(
     return null;
   }
   const described = describeToolCall(name, block.arguments);
-  const entry: Entry = {
+  const entry = createEntry({
     ...base,
     key,
     seq: record.line * 1000 + index,
@@ -266,9 +256,7 @@ function toolCallEntry(
     text: described.text,
     toolName: name,
     toolTarget: described.target,
-    result: null,
-    resultId: null,
-  };
+  });
   chunk.calls.set(key, entry);
   if (callId) chunk.state.pending.push(callId);
   return entry;
@@ -282,7 +270,7 @@ function attachToolResult(chunk: OpenClawChunk, resultId: string, message: JsonO
   }
   const output = stringifyToolOutput(message.content);
   const result = message.isError === true ? `[error] ${output}`.trimEnd() : output;
-  chunk.attachResult(callId, result, resultId);
+  chunk.attachResult(callId, { result, resultId });
 }
 
 /** `!command` typed by the user: pi ran it in a shell and recorded command and output together. */
@@ -290,12 +278,12 @@ function addBashExecution(chunk: OpenClawChunk, record: RawRecord, base: EntryBa
   const command = typeof message.command === 'string' ? message.command : '';
   const described = describeToolCall('bash', { command });
   const notes = [
-    typeof message.exitCode === 'number' && message.exitCode !== 0 ? `[exit code ${message.exitCode}]` : null,
     message.cancelled === true ? '[cancelled]' : null,
     message.truncated === true ? '[truncated]' : null,
   ].filter((note): note is string => note !== null);
   const output = typeof message.output === 'string' ? message.output : stringifyToolOutput(message.output);
-  chunk.entries.push({
+  chunk.entries.push(
+    createEntry({
     ...base,
     key: `bash:${base.id}`,
     seq: record.line * 1000,
@@ -305,5 +293,8 @@ function addBashExecution(chunk: OpenClawChunk, record: RawRecord, base: EntryBa
     toolTarget: described.target,
     result: [output, ...notes].filter((part) => part !== '').join('\n'),
     resultId: base.id,
-  });
+    exitCode: typeof message.exitCode === 'number' ? message.exitCode : null,
+    status: message.cancelled === true ? 'cancelled' : null,
+  }),
+  );
 }

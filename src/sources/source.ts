@@ -1,4 +1,4 @@
-import type { CompactionAnchor, Entry, Session, SourceName, UsageSnapshot } from '../model.js';
+import type { CompactionAnchor, Entry, Session, SourceName, ToolResult, UsageSnapshot } from '../model.js';
 
 /** One parsed JSONL line with its position in the file. */
 export interface RawRecord {
@@ -21,11 +21,9 @@ export interface SourceContext {
 }
 
 /** A tool result whose call entry was emitted by an earlier chunk of the same file. */
-export interface ResultPatch {
+export interface ResultPatch extends ToolResult {
   /** Key of the tool entry to attach to. */
   key: string;
-  result: string;
-  resultId: string | null;
 }
 
 export interface ParsedChunk {

@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'vitest';
-import { createEntry, type Entry, type Session } from '../../src/model.js';
+import { createEntry, createSession, type Entry, type Session } from '../../src/model.js';
 import { createRedactor, createTextNormalizer, normalizeChunk } from '../../src/normalize/index.js';
 import type { ParsedChunk } from '../../src/sources/source.js';
 
-const SESSION: Session = {
+const SESSION: Session = createSession({
   id: 'sess-1',
   source: 'claude-code',
   path: '/tmp/sess-1.jsonl',
@@ -13,7 +13,7 @@ const SESSION: Session = {
   parentSessionId: null,
   startMs: null,
   endMs: null,
-};
+});
 
 let line = 0;
 function entry(fields: Partial<Entry> & Pick<Entry, 'role' | 'text'>): Entry {

@@ -25,6 +25,9 @@ export function makeSession(partial: Partial<Session> = {}): Session {
     parentSessionId: null,
     startMs: null,
     endMs: null,
+    title: null,
+    agentType: null,
+    agentDescription: null,
     ...partial,
   };
 }

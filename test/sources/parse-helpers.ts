@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { CompactionAnchor, Entry, Role, Session, UsageSnapshot } from '../../src/model.js';
-import { mergeEntryInto } from '../../src/ingest/project-session.js';
+import { mergeEntryInto, mergeResultInto } from '../../src/model.js';
 import { readJsonl } from '../../src/sources/jsonl.js';
 import type { ParsedChunk, RawRecord, Source } from '../../src/sources/source.js';
 
@@ -59,9 +59,10 @@ export function parseInChunks(source: Source, records: readonly RawRecord[], pat
     for (const patch of chunk.results) {
       const call = stored.get(patch.key);
       if (!call) throw new Error(`ResultPatch for unknown key ${patch.key}`);
-      if (call.result !== null) throw new Error(`ResultPatch for ${patch.key}, which already has a result`);
-      call.result = patch.result;
-      call.resultId = patch.resultId;
+      if (call.result !== null && patch.result !== null && !patch.append) {
+        throw new Error(`ResultPatch for ${patch.key}, which already has a result`);
+      }
+      mergeResultInto(call, patch);
     }
     for (const entry of chunk.entries) {
       const existing = stored.get(entry.key);

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { createEntry, type Entry, type Session } from '../../src/model.js';
+import { createEntry, createSession, type Entry, type Session } from '../../src/model.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { BatchAbortedError, type FileCommit, type Store, type StoredSession } from '../../src/store/store.js';
 import { makeTempDir } from '../helpers/cli.js';
@@ -19,7 +19,7 @@ afterEach(() => {
 });
 
 function session(id: string): StoredSession {
-  const base: Session = { id, source: 'claude-code', path: `/t/${id}.jsonl`, project: 'p', cwd: '/p', branch: null, parentSessionId: null, startMs: 0, endMs: 10_000 };
+  const base: Session = createSession({ id, source: 'claude-code', path: `/t/${id}.jsonl`, project: 'p', cwd: '/p', branch: null, parentSessionId: null, startMs: 0, endMs: 10_000 });
   return { ...base, entryCount: 0, filteredNoiseCount: 0, skipped: {}, archivePath: null, projectionPath: null, contentHash: null, projectionStale: true };
 }
 
@@ -128,6 +128,10 @@ describe('migrations', () => {
         DROP TABLE entries_fts; DROP TABLE entries_tri; DROP TABLE embeddings; DROP TABLE meta;
         CREATE VIRTUAL TABLE entries_fts USING fts5(text, role, tool, target, keywords, content = '', contentless_delete = 1, tokenize = 'porter unicode61 remove_diacritics 2');
         INSERT INTO entries_fts (rowid, text, role) SELECT rowid, text, role FROM entries;
+        ALTER TABLE sessions DROP COLUMN title; ALTER TABLE sessions DROP COLUMN agent_type;
+        ALTER TABLE sessions DROP COLUMN agent_description; ALTER TABLE entries DROP COLUMN kind;
+        ALTER TABLE entries DROP COLUMN exit_code; ALTER TABLE entries DROP COLUMN duration_ms;
+        ALTER TABLE entries DROP COLUMN status;
       `);
       raw.pragma('user_version = 1');
       raw.close();

@@ -1,4 +1,4 @@
-import type { CompactionAnchor, Entry, Priority, Role, SourceName } from '../../model.js';
+import type { CompactionAnchor, Entry, EntryKind, Priority, Role, SourceName } from '../../model.js';
 import type { FileState, StoredSession } from '../store.js';
 
 export interface EntryRow {
@@ -18,6 +18,10 @@ export interface EntryRow {
   result_id: string | null;
   parent_id: string | null;
   sidechain: number;
+  kind: string | null;
+  exit_code: number | null;
+  duration_ms: number | null;
+  status: string | null;
 }
 
 export function toEntry(row: EntryRow): Entry {
@@ -37,6 +41,10 @@ export function toEntry(row: EntryRow): Entry {
     resultId: row.result_id,
     parentId: row.parent_id,
     sidechain: row.sidechain === 1,
+    kind: row.kind as EntryKind | null,
+    exitCode: row.exit_code,
+    durationMs: row.duration_ms,
+    status: row.status,
   };
 }
 
@@ -57,6 +65,10 @@ export function entryParams(entry: Entry): Record<string, unknown> {
     result_id: entry.resultId,
     parent_id: entry.parentId,
     sidechain: entry.sidechain ? 1 : 0,
+    kind: entry.kind,
+    exit_code: entry.exitCode,
+    duration_ms: entry.durationMs,
+    status: entry.status,
   };
 }
 
@@ -77,6 +89,9 @@ export interface SessionRow {
   projection_path: string | null;
   content_hash: string | null;
   projection_stale: number;
+  title: string | null;
+  agent_type: string | null;
+  agent_description: string | null;
 }
 
 export function toSession(row: SessionRow): StoredSession {
@@ -97,6 +112,9 @@ export function toSession(row: SessionRow): StoredSession {
     projectionPath: row.projection_path,
     contentHash: row.content_hash,
     projectionStale: row.projection_stale === 1,
+    title: row.title,
+    agentType: row.agent_type,
+    agentDescription: row.agent_description,
   };
 }
 
@@ -116,6 +134,9 @@ export function sessionParams(session: StoredSession): Record<string, unknown> {
     archive_path: session.archivePath,
     projection_path: session.projectionPath,
     content_hash: session.contentHash,
+    title: session.title,
+    agent_type: session.agentType,
+    agent_description: session.agentDescription,
   };
 }
 

@@ -128,6 +128,16 @@ const MIGRATIONS: string[] = [
   );
   INSERT OR REPLACE INTO meta (key, value) VALUES ('rebuild_fts', '1');
   `,
+  // 4: session titles and subagent facts; entry kind (reasoning, recap) and structured tool outcomes.
+  `
+  ALTER TABLE sessions ADD COLUMN title TEXT;
+  ALTER TABLE sessions ADD COLUMN agent_type TEXT;
+  ALTER TABLE sessions ADD COLUMN agent_description TEXT;
+  ALTER TABLE entries ADD COLUMN kind TEXT;
+  ALTER TABLE entries ADD COLUMN exit_code INTEGER;
+  ALTER TABLE entries ADD COLUMN duration_ms INTEGER;
+  ALTER TABLE entries ADD COLUMN status TEXT;
+  `,
 ];
 
 /** Data a migration must derive in code, run in the same transaction as the migration's SQL. */

@@ -2,7 +2,8 @@ import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { MoonError } from '../../errors.js';
-import type { CompactionAnchor, Entry } from '../../model.js';
+import { type CompactionAnchor, type Entry, mergeEntryInto, mergeResultInto } from '../../model.js';
+import type { ResultPatch } from '../../sources/source.js';
 import { expandIdentifiers } from '../../text/identifiers.js';
 import { buildTrigramBody } from '../../text/trigram.js';
 import * as sqliteVec from 'sqlite-vec';
@@ -93,13 +94,15 @@ class SqliteStore implements Store {
       listSessions: db.prepare<[], SessionRow>('SELECT * FROM sessions ORDER BY start_ms, id'),
       putSession: db.prepare(
         `INSERT INTO sessions (id, source, path, project, cwd, branch, parent_id, start_ms, end_ms, filtered_count, skipped,
-           archive_path, projection_path, content_hash, projection_stale)
+           archive_path, projection_path, content_hash, projection_stale, title, agent_type, agent_description)
          VALUES (@id, @source, @path, @project, @cwd, @branch, @parent_id, @start_ms, @end_ms, @filtered_count, @skipped,
-           @archive_path, @projection_path, @content_hash, 1)
+           @archive_path, @projection_path, @content_hash, 1, @title, @agent_type, @agent_description)
          ON CONFLICT(id) DO UPDATE SET source = excluded.source, path = excluded.path, project = excluded.project,
            cwd = excluded.cwd, branch = excluded.branch, parent_id = excluded.parent_id, start_ms = excluded.start_ms,
            end_ms = excluded.end_ms, filtered_count = excluded.filtered_count, skipped = excluded.skipped,
-           archive_path = excluded.archive_path, content_hash = excluded.content_hash, projection_stale = 1`,
+           archive_path = excluded.archive_path, content_hash = excluded.content_hash, projection_stale = 1,
+           title = coalesce(excluded.title, sessions.title), agent_type = coalesce(excluded.agent_type, sessions.agent_type),
+           agent_description = coalesce(excluded.agent_description, sessions.agent_description)`,
       ),
       countEntries: db.prepare<[string, string]>(
         'UPDATE sessions SET entry_count = (SELECT count(*) FROM entries WHERE session_id = ?) WHERE id = ?',
@@ -128,13 +131,14 @@ class SqliteStore implements Store {
       findEntry: db.prepare<[string, string], EntryRow>('SELECT * FROM entries WHERE session_id = ? AND key = ?'),
       insertEntry: db.prepare(
         `INSERT INTO entries (session_id, key, id, seq, line, ts, role, text, tool_name, tool_target, priority, result,
-           result_id, parent_id, sidechain)
+           result_id, parent_id, sidechain, kind, exit_code, duration_ms, status)
          VALUES (@session_id, @key, @id, @seq, @line, @ts, @role, @text, @tool_name, @tool_target, @priority, @result,
-           @result_id, @parent_id, @sidechain)`,
+           @result_id, @parent_id, @sidechain, @kind, @exit_code, @duration_ms, @status)`,
       ),
       updateEntry: db.prepare(
         `UPDATE entries SET text = @text, result = @result, result_id = @result_id, tool_target = @tool_target,
-           priority = @priority WHERE rowid = @rowid`,
+           priority = @priority, kind = @kind, exit_code = @exit_code, duration_ms = @duration_ms, status = @status
+         WHERE rowid = @rowid`,
       ),
       insertFts: db.prepare(
         'INSERT INTO entries_fts (rowid, text, role, tool, target, keywords, context) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -209,7 +213,7 @@ class SqliteStore implements Store {
         const changed = new Set<number>();
         for (const entry of change.entries) changed.add(this.upsertEntry(entry));
         for (const patch of change.results) {
-          const rowid = this.attachResult(session.id, patch.key, patch.result, patch.resultId);
+          const rowid = this.attachResult(session.id, patch);
           if (rowid !== null) changed.add(rowid);
         }
         this.refreshIndex(session.id, changed);
@@ -395,21 +399,16 @@ class SqliteStore implements Store {
     const existing = this.statements.findEntry.get(entry.sessionId, entry.key);
     if (!existing) return Number(this.statements.insertEntry.run(entryParams(entry)).lastInsertRowid);
     const merged = toEntry(existing);
-    merged.text = joinText(merged.text, entry.text);
-    merged.result = entry.result ?? merged.result;
-    merged.resultId = entry.resultId ?? merged.resultId;
-    merged.toolTarget = merged.toolTarget ?? entry.toolTarget;
-    merged.priority = merged.priority ?? entry.priority;
+    mergeEntryInto(merged, entry);
     this.updateEntry(existing.rowid, merged);
     return existing.rowid;
   }
 
-  private attachResult(sessionId: string, key: string, result: string, resultId: string | null): number | null {
-    const existing = this.statements.findEntry.get(sessionId, key);
+  private attachResult(sessionId: string, patch: ResultPatch): number | null {
+    const existing = this.statements.findEntry.get(sessionId, patch.key);
     if (!existing) return null;
     const entry = toEntry(existing);
-    entry.result = result;
-    entry.resultId = resultId;
+    mergeResultInto(entry, patch);
     this.updateEntry(existing.rowid, entry);
     return existing.rowid;
   }
@@ -422,6 +421,10 @@ class SqliteStore implements Store {
       result_id: entry.resultId,
       tool_target: entry.toolTarget,
       priority: entry.priority,
+      kind: entry.kind,
+      exit_code: entry.exitCode,
+      duration_ms: entry.durationMs,
+      status: entry.status,
     });
   }
 
@@ -469,12 +472,6 @@ class SqliteStore implements Store {
       }
     });
   }
-}
-
-function joinText(before: string, after: string): string {
-  if (!before) return after;
-  if (!after) return before;
-  return `${before}\n\n${after}`;
 }
 
 function anchorParams(anchor: CompactionAnchor): Record<string, unknown> {

@@ -5,8 +5,8 @@ import { isValidTimezone } from '../time/zone.js';
 import { type BoostContext, type FusedCandidate, type SignalList, fuseSignals } from './fusion.js';
 import { type RecallOptions, type RecallStrategy, parseIsoBound, toList } from './options.js';
 import { makeSnippet } from './snippet.js';
-import { dropStopwords, splitQueryTerms } from './terms.js';
-import { type TimeQuery, parseTimeQuery, resolveZoneName } from './time-query.js';
+import { dropStopwords, isQuestionFrame, splitQueryTerms } from './terms.js';
+import { type TimeQuery, parseTimeQuery, resolveZoneName, toDailyFilters } from './time-query.js';
 
 export interface RecallEnvironment {
   store: Store;
@@ -46,7 +46,10 @@ export async function recall(environment: RecallEnvironment, options: RecallOpti
       matches.push(...tier.candidates.slice(0, remaining).map((candidate) => build([candidate], candidate.score, 1)));
       continue;
     }
-    const groups = groupBySession(tier.candidates, plan.perSession).filter((group) => !seenSessions.has(group.sessionId));
+    // With no words to weigh, every message in the window is as relevant as the next: sessions rank by their
+    // most recent one, not by how many messages they had there.
+    const timeOnly = plan.terms.length === 0 && plan.required.length === 0;
+    const groups = groupBySession(tier.candidates, plan.perSession, timeOnly ? [1] : SESSION_DECAY).filter((group) => !seenSessions.has(group.sessionId));
     for (const group of groups.slice(0, remaining)) {
       seenSessions.add(group.sessionId);
       matches.push(build(group.top, group.score, group.count));
@@ -68,7 +71,7 @@ interface Tier {
  * what the user meant ("in June" for something told in July) then demotes it instead of hiding it.
  */
 async function rankTiers(environment: RecallEnvironment, plan: RecallPlan): Promise<Tier[]> {
-  const hasTime = Boolean(plan.filters.windows || plan.filters.sessionRelative);
+  const hasTime = Boolean(plan.filters.windows || plan.filters.daily || plan.filters.sessionRelative);
   const inside = plan.empty ? [] : await rankCandidates(environment, plan);
   if (!hasTime) return [{ candidates: inside, window: null }];
   const enough = plan.group === 'message' ? inside.length >= plan.limit : countSessions(inside) >= plan.limit;
@@ -113,7 +116,9 @@ function planRecall(environment: RecallEnvironment, options: RecallOptions): Rec
   const parsed = strategy === 'hybrid' ? parseTimeQuery(options.query, { nowMs, zone }) : null;
   const time = parsed ? { ...parsed, original: options.query } : null;
   const text = time ? time.text : options.query;
-  const terms = dropStopwords(splitQueryTerms(text));
+  const words = dropStopwords(splitQueryTerms(text));
+  const asksForWindow = time !== null && (time.windows.length > 0 || time.daily.length > 0 || time.sessionRelative !== null);
+  const terms = asksForWindow && isQuestionFrame(words) ? [] : words;
   const required = (toList(options.require) ?? []).flatMap(splitQueryTerms);
   const excluded = (toList(options.exclude) ?? []).flatMap(splitQueryTerms);
   const filters: SearchFilters = {
@@ -126,10 +131,11 @@ function planRecall(environment: RecallEnvironment, options: RecallOptions): Rec
     sinceMs: options.since ? parseIsoBound('--since', options.since, zone) : undefined,
     untilMs: options.until ? parseIsoBound('--until', options.until, zone) : undefined,
     windows: time && time.windows.length > 0 ? time.windows.map(({ startMs, endMs }) => ({ startMs, endMs })) : undefined,
+    daily: time && time.daily.length > 0 ? listDailyFilters(environment.store, time, nowMs) : undefined,
     sessionRelative: time?.sessionRelative ?? undefined,
   };
   const group = options.group ?? 'session';
-  const hasTime = Boolean(filters.windows || filters.sessionRelative);
+  const hasTime = Boolean(filters.windows || filters.daily || filters.sessionRelative);
   return {
     strategy,
     group,
@@ -147,10 +153,21 @@ function planRecall(environment: RecallEnvironment, options: RecallOptions): Rec
   };
 }
 
+/**
+ * A time of day with no date covers the whole history up to now, split where the zone's offset changes; with no
+ * history, a filter that matches nothing stands in so the query still means "at that time".
+ */
+function listDailyFilters(store: Store, time: TimeQuery, nowMs: number): NonNullable<SearchFilters['daily']> {
+  const bounds = store.readTimeBounds();
+  const range = bounds ? { startMs: bounds.startMs, endMs: Math.min(bounds.endMs + 1, nowMs) } : null;
+  if (!range || range.endMs <= range.startMs) return [{ startMs: 0, endMs: 0, offsetMs: 0, fromMs: 0, toMs: 0 }];
+  return time.daily.flatMap((window) => toDailyFilters(window, range));
+}
+
 /** The same plan without its time filters, searching the given words (the query with its time words). */
 function widenPlan(plan: RecallPlan, text: string): RecallPlan {
   const terms = dropStopwords(splitQueryTerms(text));
-  const { windows: _windows, sessionRelative: _relative, ...filters } = plan.filters;
+  const { windows: _windows, daily: _daily, sessionRelative: _relative, ...filters } = plan.filters;
   return {
     ...plan,
     text,
@@ -180,7 +197,7 @@ async function rankCandidates(environment: RecallEnvironment, plan: RecallPlan):
       lists.push({ signal: 'vector', weight: SIGNAL_WEIGHTS.vector, candidates });
     }
   }
-  if (plan.filters.windows || plan.filters.sessionRelative) {
+  if (plan.filters.windows || plan.filters.daily || plan.filters.sessionRelative) {
     const center = plan.filters.windows?.[0] ? (plan.filters.windows[0].startMs + plan.filters.windows[0].endMs) / 2 : null;
     const temporal = store.searchTime({ filters: plan.filters, all: plan.required, none: plan.excluded, centerMs: center, limit: plan.pool });
     const weight = any.length > 0 ? SIGNAL_WEIGHTS.temporalWithText : SIGNAL_WEIGHTS.temporalOnly;
@@ -263,7 +280,7 @@ interface SessionGroup {
 }
 
 /** Seed 002 stage 4: aggregate messages per session, rank sessions by score then recency, keep top M each. */
-function groupBySession(candidates: FusedCandidate[], perSession: number): SessionGroup[] {
+function groupBySession(candidates: FusedCandidate[], perSession: number, decay: readonly number[]): SessionGroup[] {
   const groups = new Map<string, SessionGroup>();
   for (const candidate of candidates) {
     const id = candidate.entry.sessionId;
@@ -277,7 +294,7 @@ function groupBySession(candidates: FusedCandidate[], perSession: number): Sessi
     if (group.top.length < perSession) group.top.push(candidate);
   }
   for (const group of groups.values()) {
-    group.score = round(group.top.reduce((sum, candidate, index) => sum + candidate.score * (SESSION_DECAY[index] ?? 0), 0));
+    group.score = round(group.top.reduce((sum, candidate, index) => sum + candidate.score * (decay[index] ?? 0), 0));
   }
   return [...groups.values()]
     .sort((a, b) => b.score - a.score || b.latestMs - a.latestMs || a.sessionId.localeCompare(b.sessionId));

@@ -30,6 +30,22 @@ export const QUERY_STOPWORDS = new Set(
   ).split(' '),
 );
 
+/**
+ * Words that only frame a question about time ("what happened at 05:39", "what were we doing yesterday"). When
+ * a query with a time expression holds nothing else, it asks for everything in that window, ranked by time.
+ */
+const QUESTION_FRAME = new Set(
+  (
+    'happen happened happening happens going doing done do did does work worked working discuss discussed talk ' +
+    'talked say said on up something anything everything stuff go went was were we i you what which there ' +
+    'then that this is are be been the a at around about show tell me us'
+  ).split(' '),
+);
+
+export function isQuestionFrame(terms: readonly string[]): boolean {
+  return terms.every((term) => QUESTION_FRAME.has(term.toLowerCase()));
+}
+
 export function dropStopwords(terms: string[]): string[] {
   const kept = terms.filter((term) => term.includes(' ') || !QUERY_STOPWORDS.has(term.toLowerCase()));
   return kept.length > 0 ? kept : terms;

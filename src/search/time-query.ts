@@ -3,10 +3,11 @@ import { findCasualAtoms } from './time/casual.js';
 import { findChronoAtoms, findMonthAtoms } from './time/dates.js';
 import { evaluateGroup, groupAtoms, type Group } from './time/groups.js';
 import { findSessionRelative } from './time/session.js';
-import type { Atom, TimeQuery, TimeWindow } from './time/types.js';
+import type { Atom, DailyWindow, TimeQuery, TimeWindow } from './time/types.js';
 import { findZoneTokens } from './time/zones.js';
 
-export type { SessionRelative, TimeQuery, TimeWindow } from './time/types.js';
+export type { DailyWindow, SessionRelative, TimeQuery, TimeWindow } from './time/types.js';
+export { toDailyFilters } from './time/daily.js';
 export { resolveZoneName } from './time/zones.js';
 
 /** Connectives that only introduced the time ("what happened at 05:39") go with it. */
@@ -32,6 +33,7 @@ export function parseTimeQuery(query: string, options: { nowMs: number; zone: st
   atoms.push(...findChronoAtoms(masked, ctx), ...findMonthAtoms(masked, ctx));
 
   const windows: TimeWindow[] = [];
+  const daily: DailyWindow[] = [];
   const expressions: string[] = [];
   const removals: Array<[number, number]> = [];
   if (session) {
@@ -41,12 +43,13 @@ export function parseTimeQuery(query: string, options: { nowMs: number; zone: st
   for (const group of groupAtoms(atoms, query)) {
     const expression = describeExpression(query, group);
     const found = evaluateGroup(group, options, expression);
-    if (found.length === 0) continue;
-    windows.push(...found);
+    if (found.windows.length === 0 && found.daily.length === 0) continue;
+    for (const window of found.windows) windows.push(window);
+    for (const window of found.daily) daily.push(window);
     expressions.push(expression);
     removals.push([trimConnectivesBefore(query, group.prefixStart ?? group.start), group.end]);
   }
-  return { windows, sessionRelative: session?.relative ?? null, text: removeSpans(query, removals), expressions };
+  return { windows, daily, sessionRelative: session?.relative ?? null, text: removeSpans(query, removals), expressions };
 }
 
 function describeExpression(query: string, group: Group): string {

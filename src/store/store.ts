@@ -54,6 +54,19 @@ export interface TimeWindowFilter {
   endMs: number;
 }
 
+/**
+ * One time of day on every day of [startMs, endMs), for a zone whose UTC offset is `offsetMs` throughout: the
+ * local time of day, (ts + offsetMs) mod 24 h, lies in [fromMs, toMs) — or, when fromMs > toMs, wraps past
+ * midnight. "05:39 AEDT" on any day is one such filter; a DST zone needs one per offset period.
+ */
+export interface DailyFilter {
+  startMs: number;
+  endMs: number;
+  offsetMs: number;
+  fromMs: number;
+  toMs: number;
+}
+
 /** Offsets from each session's own start: "2 hours into the session", "early in the session". */
 export interface SessionRelativeFilter {
   fromMs?: number;
@@ -73,6 +86,8 @@ export interface SearchFilters {
   untilMs?: number;
   /** Union of absolute windows (UTC ms, end exclusive). */
   windows?: TimeWindowFilter[];
+  /** Times of day on any day; with `windows`, one union: an entry inside either matches. */
+  daily?: DailyFilter[];
   sessionRelative?: SessionRelativeFilter;
   /** Entries never to return (recall contamination). */
   excludeRowids?: number[];
@@ -177,8 +192,10 @@ export interface Store {
   searchTrigram(query: LexicalQuery): Candidate[];
   /** Nearest entries by cosine distance to the vector (exact, filters applied before the top-k). */
   searchVector(query: VectorQuery): Candidate[];
-  /** Entries inside the filters' time windows, nearest the center first. */
+  /** Entries inside the filters' time windows, nearest the center first (newest first without a center). */
   searchTime(query: TimeSearch): Candidate[];
+  /** Earliest and latest entry times, or null for an empty index. */
+  readTimeBounds(): { startMs: number; endMs: number } | null;
   getEmbeddingModel(): EmbeddingModel | null;
   /** Switch the vector model: vectors of any other model are dropped (they cannot be compared). */
   setEmbeddingModel(model: EmbeddingModel): void;

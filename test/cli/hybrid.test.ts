@@ -33,6 +33,16 @@ beforeAll(async () => {
     }),
   );
   write(
+    'dawn-later.jsonl',
+    claudeSession({
+      sessionId: 'dawn-later',
+      cwd: '/home/dev/books',
+      turns: [
+        { role: 'user', at: '2026-03-14T18:35:00Z', id: 'later-1', text: 'Reviewed the invoice rounding rules with the accountant' },
+      ],
+    }),
+  );
+  write(
     'saturday.jsonl',
     claudeSession({
       sessionId: 'saturday',
@@ -98,6 +108,20 @@ describe('time in queries', () => {
     const result = await recall(['what happened at 05:39 AEDT', ...NOW]);
     expect(result.matches[0]!.metadata.session_id).toBe('dawn');
     expect(result.matches[0]!.metadata.time_window).toBe('inside');
+  });
+
+  test('a clock time with no date means that time on any day, most recent first, up to --now', async () => {
+    // No --now: today is long after both sessions, and both lie at 05:35–05:39 AEDT on their own days.
+    const anyDay = await recall(['what happened at 05:39 AEDT', '--tz', 'Australia/Sydney']);
+    expect(anyDay.matches.slice(0, 2).map((match) => match.metadata.session_id)).toEqual(['dawn-later', 'dawn']);
+    expect(anyDay.matches.slice(0, 2).every((match) => match.metadata.time_window === 'inside')).toBe(true);
+    // 05:39 in Sydney's own zone is 05:39 AEDT in February and March too.
+    const local = await recall(['at 5:39am', '--tz', 'Australia/Sydney', '--group', 'message']);
+    expect(local.matches.map((match) => match.metadata.message_ids[0]).slice(0, 3)).toEqual(['later-1', 'dawn-2', 'dawn-1']);
+    // A day word narrows it to that day.
+    const sunday = await recall(['what happened at 05:39 AEDT on 22 Feb 2026', '--tz', 'Australia/Sydney']);
+    expect(sunday.matches[0]!.metadata.session_id).toBe('dawn');
+    expect(sunday.matches.filter((match) => match.metadata.time_window === 'inside').map((match) => match.metadata.session_id)).toEqual(['dawn']);
   });
 
   test('the same clock time in another zone names another instant', async () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { parseTimeQuery, resolveZoneName, type TimeWindow } from '../../src/search/time-query.js';
+import { parseTimeQuery, resolveZoneName, type TimeWindow, toDailyFilters } from '../../src/search/time-query.js';
 
 // Monday 2026-04-06 10:00 in Sydney, the day after DST ended there (Sunday 03:00 AEDT became 02:00 AEST).
 const SYDNEY = { nowMs: Date.parse('2026-04-06T10:00:00+10:00'), zone: 'Australia/Sydney' };
@@ -9,7 +9,34 @@ const LOS_ANGELES = { nowMs: Date.parse('2026-03-08T22:30:00-07:00'), zone: 'Ame
 type Span = [string, string];
 
 const toSpan = (window: TimeWindow): Span => [new Date(window.startMs).toISOString(), new Date(window.endMs).toISOString()];
-const spans = (query: string, options = SYDNEY): Span[] => parseTimeQuery(query, options).windows.map(toSpan);
+const DAY = 86_400_000;
+
+/**
+ * A time of day with no date becomes daily filters over the history; these are its occurrences on the last
+ * `days` local days (today included) that have started, newest first — computed from the filters the store receives, so the
+ * DST behaviour asserted below is what SQL applies.
+ */
+function listOccurrences(query: string, options: { nowMs: number; zone: string }, days: number): TimeWindow[] {
+  const found: TimeWindow[] = [];
+  for (const daily of parseTimeQuery(query, options).daily) {
+    for (const filter of toDailyFilters(daily, { startMs: options.nowMs - (days + 2) * DAY, endMs: options.nowMs })) {
+      const length = (filter.toMs - filter.fromMs + DAY) % DAY || DAY;
+      const today = Math.floor((options.nowMs + filter.offsetMs) / DAY);
+      for (let back = 0; back < days; back += 1) {
+        const startMs = (today - back) * DAY + filter.fromMs - filter.offsetMs;
+        if (startMs >= filter.startMs && startMs < filter.endMs && startMs < options.nowMs) {
+          found.push({ startMs, endMs: startMs + length, label: daily.label });
+        }
+      }
+    }
+  }
+  return found.sort((a, b) => b.startMs - a.startMs);
+}
+
+const spans = (query: string, options = SYDNEY): Span[] => {
+  const result = parseTimeQuery(query, options);
+  return [...result.windows.map(toSpan), ...listOccurrences(query, options, 30).map(toSpan)];
+};
 const span = (start: string, end: string): Span => [new Date(start).toISOString(), new Date(end).toISOString()];
 
 describe('resolveZoneName', () => {
@@ -38,7 +65,7 @@ describe('resolveZoneName', () => {
   });
 });
 
-describe('clock times with no date: that time on each of the last 30 days, newest first', () => {
+describe('clock times with no date: that time on any day, newest first (checked on the last 30 days)', () => {
   it('AEDT stays +11 after Sydney left DST; the IANA name follows the change', () => {
     const aedt = spans('05:39 AEDT');
     expect(aedt).toHaveLength(30);
@@ -344,7 +371,7 @@ describe('not times', () => {
   it('never reads a zone word that chrono would ("3pm get the logs")', () => {
     const result = parseTimeQuery('3pm get the logs', SYDNEY);
     expect(result.text).toBe('get the logs');
-    expect(result.windows.map(toSpan)[0]).toEqual(span('2026-04-05T04:30:00Z', '2026-04-05T05:30:00Z')); // +10, not +4
+    expect(spans('3pm get the logs')[0]).toEqual(span('2026-04-05T04:30:00Z', '2026-04-05T05:30:00Z')); // +10, not +4
   });
 });
 

@@ -9,7 +9,7 @@ import {
   readLocalDate,
   shiftDate,
 } from './calendar.js';
-import type { Atom, Clock, LocalDate, ParseContext, TimeWindow } from './types.js';
+import type { Atom, Clock, DailyWindow, LocalDate, ParseContext, TimeWindow } from './types.js';
 
 const MINUTE = 60_000;
 /** "05:39" is said to the minute, "3pm" to the hour; the windows are as loose as the way it was said. */
@@ -120,11 +120,48 @@ function mergeFields(acc: Atom, next: Atom): Atom | null {
   return merged;
 }
 
-/** Turn one expression into absolute windows; an expression left with none (all future) is not understood. */
-export function evaluateGroup(group: Group, ctx: ParseContext, label: string): TimeWindow[] {
+const DAY_MS = 24 * 60 * MINUTE;
+
+export interface Evaluated {
+  windows: TimeWindow[];
+  daily: DailyWindow[];
+}
+
+/**
+ * Turn one expression into absolute windows, or — for a time of day with no date ("05:39 AEDT", "after 3pm") —
+ * into a daily window: that time on any day, most recent first. An expression left with neither (all future)
+ * is not understood.
+ */
+export function evaluateGroup(group: Group, ctx: ParseContext, label: string): Evaluated {
   const { atom, prefix } = group;
   const hasTime = atom.day || atom.clock || atom.part || atom.month || atom.windows;
-  if (!hasTime || prefix === 'until' || (atom.partNeedsDay && !atom.day)) return [];
+  if (!hasTime || prefix === 'until' || (atom.partNeedsDay && !atom.day)) return { windows: [], daily: [] };
+  const daily = readDailyWindow(atom, prefix, ctx, label);
+  if (daily) return { windows: [], daily: [daily] };
+  return { windows: evaluateWindows(atom, prefix, ctx, label), daily: [] };
+}
+
+/** A clock time or clock range with no date, alone or after "after"/"before"/"from"/"between". */
+function readDailyWindow(atom: Atom, prefix: Prefix, ctx: ParseContext, label: string): DailyWindow | null {
+  if (!atom.clock || atom.day || atom.month || atom.windows || atom.part || prefix === 'since') return null;
+  const zone = atom.zone ?? ctx.zone;
+  const at = toDayMs(atom.clock);
+  if (atom.clockEnd) {
+    let end = toDayMs(atom.clockEnd);
+    if (end <= at) end += DAY_MS; // "10pm to 2am"
+    return { zone, fromMs: at, toMs: end, label };
+  }
+  if (prefix === 'after') return { zone, fromMs: at, toMs: DAY_MS, label };
+  if (prefix === 'before') return { zone, fromMs: 0, toMs: at, label };
+  const tolerance = atom.clock.minutePrecise ? MINUTE_TOLERANCE_MS : HOUR_TOLERANCE_MS;
+  return { zone, fromMs: at - tolerance, toMs: at + tolerance, label };
+}
+
+function toDayMs(clock: Clock): number {
+  return ((clock.hour * 60 + clock.minute) * 60 + clock.second) * 1000;
+}
+
+function evaluateWindows(atom: Atom, prefix: Prefix, ctx: ParseContext, label: string): TimeWindow[] {
   let windows = listBaseWindows(atom, ctx, label);
   if (prefix === 'since') {
     const started = windows

@@ -15,9 +15,23 @@ export interface SessionRelative {
   label: string;
 }
 
+/**
+ * A time of day on any day ("05:39 AEDT", "between 2pm and 4pm", "after 3pm"): the same local span of every
+ * day in `zone`, most recent occurrence first. Milliseconds after local midnight; `fromMs` may be negative and
+ * `toMs` may pass 24 h when the span crosses midnight ("00:05" ± 15 min, "10pm to 2am").
+ */
+export interface DailyWindow {
+  zone: string;
+  fromMs: number;
+  toMs: number;
+  label: string;
+}
+
 export interface TimeQuery {
   /** Union of absolute windows; [] when the query names no absolute time. */
   windows: TimeWindow[];
+  /** Times of day with no date; together with `windows` they form one union. */
+  daily: DailyWindow[];
   sessionRelative: SessionRelative | null;
   /** The query without the words that only carried time. */
   text: string;

@@ -49,16 +49,26 @@ export function renderFilters(filters: SearchFilters, terms: { all?: string[]; n
     where.push('e.ts < ?');
     params.push(filters.untilMs);
   }
-  if (filters.windows && filters.windows.length > 0) {
-    // The outer bounds let the ts index narrow the scan; json_each then keeps only the windows themselves.
-    const starts = filters.windows.map((window) => window.startMs);
-    const ends = filters.windows.map((window) => window.endMs);
+  const windows = filters.windows ?? [];
+  const daily = filters.daily ?? [];
+  if (windows.length > 0 || daily.length > 0) {
+    // The outer bounds let the ts index narrow the scan; then each entry must lie in one window or daily span.
+    const bounds = [...windows, ...daily];
     where.push('e.ts >= ? AND e.ts < ?');
-    params.push(Math.min(...starts), Math.max(...ends));
-    if (filters.windows.length > 1) {
-      where.push(`EXISTS (SELECT 1 FROM json_each(?) w WHERE e.ts >= w.value ->> 0 AND e.ts < w.value ->> 1)`);
-      params.push(JSON.stringify(filters.windows.map((window) => [window.startMs, window.endMs])));
+    params.push(bounds.reduce((min, w) => Math.min(min, w.startMs), Infinity), bounds.reduce((max, w) => Math.max(max, w.endMs), -Infinity));
+    const union: string[] = [];
+    if (windows.length === 1 && daily.length === 0) {
+      // The outer bounds are this window.
+    } else if (windows.length > 0) {
+      union.push('EXISTS (SELECT 1 FROM json_each(?) w WHERE e.ts >= w.value ->> 0 AND e.ts < w.value ->> 1)');
+      params.push(JSON.stringify(windows.map((window) => [window.startMs, window.endMs])));
     }
+    for (const span of daily) {
+      const wraps = span.fromMs > span.toMs;
+      union.push(`(e.ts >= ? AND e.ts < ? AND ((e.ts + ?) % 86400000 >= ? ${wraps ? 'OR' : 'AND'} (e.ts + ?) % 86400000 < ?))`);
+      params.push(span.startMs, span.endMs, span.offsetMs, span.fromMs, span.offsetMs, span.toMs);
+    }
+    if (union.length > 0) where.push(`(${union.join(' OR ')})`);
   }
   const relative = filters.sessionRelative;
   if (relative) {

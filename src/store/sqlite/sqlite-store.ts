@@ -306,10 +306,15 @@ class SqliteStore implements Store {
       `SELECT e.*, ${center === null ? '0' : 'abs(e.ts - ?)'} AS rank
        FROM entries e ${joinSessions(filters)}
        WHERE e.ts IS NOT NULL ${andClauses(filters)}
-       ORDER BY rank, e.ts, e.rowid LIMIT ?`,
+       ORDER BY rank, e.ts ${center === null ? 'DESC' : ''}, e.rowid LIMIT ?`,
       [...(center === null ? [] : [center]), ...filters.params, query.limit],
       (distance) => -distance,
     );
+  }
+
+  readTimeBounds(): { startMs: number; endMs: number } | null {
+    const row = this.db.prepare<[], { start: number | null; end: number | null }>('SELECT min(ts) AS start, max(ts) AS end FROM entries').get();
+    return row && row.start !== null && row.end !== null ? { startMs: row.start, endMs: row.end } : null;
   }
 
   getEmbeddingModel(): EmbeddingModel | null {

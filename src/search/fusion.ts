@@ -1,5 +1,6 @@
 import type { Entry } from '../model.js';
 import type { Candidate } from '../store/store.js';
+import type { TermMatch } from './matched-terms.js';
 
 export type Signal = 'lexical' | 'trigram' | 'vector' | 'temporal';
 
@@ -31,6 +32,8 @@ export interface Explanation {
   boosts: { name: string; factor: number }[];
   fused: number;
   score: number;
+  /** The query terms this entry holds and where (filled in for `--explain` only). */
+  terms?: TermMatch[];
 }
 
 export interface FusedCandidate {

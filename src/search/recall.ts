@@ -4,6 +4,7 @@ import type { Candidate, SearchFilters, Store, StoredSession } from '../store/st
 import { isValidTimezone } from '../time/zone.js';
 import { type BoostContext, type FusedCandidate, type SignalList, fuseSignals } from './fusion.js';
 import { type RecallOptions, type RecallStrategy, parseIsoBound, toList } from './options.js';
+import { findMatchedTerms } from './matched-terms.js';
 import { makeSnippet } from './snippet.js';
 import { dropStopwords, isQuestionFrame, splitQueryTerms } from './terms.js';
 import { type TimeQuery, parseTimeQuery, resolveZoneName, toDailyFilters } from './time-query.js';
@@ -337,7 +338,9 @@ function toMatch(
       session_end: toIso(session?.endMs ?? null),
       raw_archive_path: session?.archivePath ?? null,
       ...(window ? { time_window: window } : {}),
-      ...(explain ? { explain: top.map((candidate) => candidate.explanation) } : {}),
+      ...(explain
+        ? { explain: top.map((candidate) => ({ ...candidate.explanation, terms: findMatchedTerms(candidate.entry, terms) })) }
+        : {}),
     },
   };
 }

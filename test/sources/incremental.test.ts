@@ -72,7 +72,7 @@ describe('parsing a growing file chunk by chunk equals parsing it whole', () => 
       text: 'The quantity merge drops duplicates.',
     });
     expect(second.results).toEqual([
-      { key: 'tool:toolu_run', result: '[error] FAIL cart.test.ts\n  expected 3 items, got 2', resultId: 's-r1' },
+      { key: 'tool:toolu_run', result: '[error] FAIL cart.test.ts\n  expected 3 items, got 2', resultId: 's-r1', status: 'error' },
     ]);
   });
 

@@ -18,6 +18,7 @@ const FIXTURES: [string, Source][] = [
   ['claude-code/synthetic-compact-after-rewind.jsonl', claudeCodeSource],
   ['claude-code/synthetic-fork-queue-operation.jsonl', claudeCodeSource],
   ['claude-code/synthetic-streaming-split-text.jsonl', claudeCodeSource],
+  ['claude-code/synthetic-summary-titles.jsonl', claudeCodeSource],
   ['codex/real-redacted-compacted-long-019c8a59.jsonl', codexSource],
   ['codex/real-redacted-short-dangling-call-019c8a70.jsonl', codexSource],
   ['codex/synthetic-malformed-trailing-line.jsonl', codexSource],

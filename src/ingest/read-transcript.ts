@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { MoonError } from '../errors.js';
 import { type JsonlRead, parseHead, parseJsonlBuffer } from '../sources/jsonl.js';
 import { detectSource, sourceByName } from '../sources/index.js';
@@ -40,8 +41,44 @@ export function readTranscript(
     fromLine: resume?.line ?? 0,
     maxLineBytes: context.maxLineBytes,
   });
-  const chunk = source.parse(read.records, { path, carry: resume?.carry ?? null });
+  const sidecar = readSidecar(path);
+  const chunk = source.parse(read.records, { path, carry: resume?.carry ?? null, sidecar: sidecar.value });
   const normalized = context.normalize(chunk);
   const warnings = read.warnings.map((warning) => `${path}:${warning.line}: ${warning.message}`);
+  if (sidecar.warning) warnings.push(sidecar.warning);
   return { source, read, normalized, warnings };
+}
+
+/** Claude Code writes a subagent's type and task beside its transcript: `subagents/agent-<id>.meta.json`. */
+const SUBAGENT_TRANSCRIPT = /[\\/]subagents[\\/]agent-[^\\/]+\.jsonl$/;
+/** A meta file is a few hundred bytes; anything far larger is not one. */
+const SIDECAR_MAX_BYTES = 1 << 20;
+
+interface SidecarRead {
+  value: unknown;
+  warning: string | null;
+}
+
+/**
+ * The parsed companion file of a transcript, for the adapter to read facts from (adapters never touch the file
+ * system). Missing is normal (older versions wrote none); unreadable or bad JSON is a warning, never a failure.
+ */
+function readSidecar(path: string): SidecarRead {
+  if (!SUBAGENT_TRANSCRIPT.test(path)) return { value: undefined, warning: null };
+  const metaPath = `${path.slice(0, -'.jsonl'.length)}.meta.json`;
+  let text: string;
+  try {
+    const buffer = readFileSync(metaPath);
+    if (buffer.length > SIDECAR_MAX_BYTES) return { value: undefined, warning: `${metaPath}: too large for a subagent meta file, ignored` };
+    text = buffer.toString('utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { value: undefined, warning: null };
+    return { value: undefined, warning: `${metaPath}: unreadable (${code ?? 'error'}), agent type and task left unknown` };
+  }
+  try {
+    return { value: JSON.parse(text) as unknown, warning: null };
+  } catch {
+    return { value: undefined, warning: `${metaPath}: not valid JSON, agent type and task left unknown` };
+  }
 }

@@ -34,19 +34,51 @@ const DROPPED_BLOCKS: readonly (readonly [string, string])[] = [
   ['<system-reminder>', '</system-reminder>'],
   // Claude Code slash commands repeat the command name here; <command-name> keeps it once.
   ['<command-message>', '</command-message>'],
+  // Boilerplate before `!` shell commands and local slash commands: "Caveat: The messages below were generated…".
+  ['<local-command-caveat>', '</local-command-caveat>'],
 ];
-/** Wrappers around real content: the tags go, the text inside stays (`/clear`, `/review src`, command output). */
-const UNWRAPPED_TAGS = /<\/?(?:local-command-(?:stdout|stderr)|command-name|command-args)>/g;
+/**
+ * Wrappers around real content: the tags go, the text inside stays — slash commands (`/review src`), the output of
+ * local commands, and what the user ran with `!` in Claude Code (`<bash-input>`, `<bash-stdout>`, `<bash-stderr>`).
+ * `</command-name>` becomes a space so a name and its arguments written without a break stay two words.
+ */
+const UNWRAPPED_TAGS =
+  /<\/?(?:local-command-(?:stdout|stderr)|command-args|command-contents|bash-(?:input|stdout|stderr))>|<command-name>/g;
+const COMMAND_NAME_END = /<\/command-name>/g;
+const COMMAND_CONTENTS: readonly [string, string] = ['<command-contents>', '</command-contents>'];
 
 function removeInjectedBlocks(text: string): string {
   let out = text;
-  for (const [open, close] of DROPPED_BLOCKS) out = removeDelimited(out, open, close);
-  out = out.replace(UNWRAPPED_TAGS, '');
+  for (const [open, close] of DROPPED_BLOCKS) out = replaceDelimited(out, open, close, () => '');
+  out = replaceDelimited(out, COMMAND_CONTENTS[0], COMMAND_CONTENTS[1], readCommandContents);
+  out = out.replace(COMMAND_NAME_END, ' ').replace(UNWRAPPED_TAGS, '');
   return removeUntrustedMetadata(out);
 }
 
-/** Remove every `open … close` span. An opening tag without a closing one is left alone. */
-function removeDelimited(text: string, open: string, close: string): string {
+/**
+ * A slash command's expanded body. Some versions wrote it as JSON (`{"text": "…"}`): the text inside is what the
+ * command said, so it is taken out of its envelope and escapes.
+ */
+function readCommandContents(inner: string): string {
+  const trimmed = inner.trim();
+  if (trimmed.startsWith('{') && trimmed.endsWith('}')) {
+    try {
+      const value = JSON.parse(trimmed) as unknown;
+      if (value !== null && typeof value === 'object' && typeof (value as { text?: unknown }).text === 'string') {
+        return `\n${(value as { text: string }).text}\n`;
+      }
+    } catch {
+      // Not JSON after all: keep it as written.
+    }
+  }
+  return `\n${inner}\n`;
+}
+
+/**
+ * Replace every `open … close` span by what `replace` makes of its inner text. An opening tag without a closing
+ * one is left alone.
+ */
+function replaceDelimited(text: string, open: string, close: string, replace: (inner: string) => string): string {
   let start = text.indexOf(open);
   if (start < 0) return text;
   let out = '';
@@ -54,7 +86,7 @@ function removeDelimited(text: string, open: string, close: string): string {
   while (start >= 0) {
     const end = text.indexOf(close, start + open.length);
     if (end < 0) break;
-    out += text.slice(from, start);
+    out += text.slice(from, start) + replace(text.slice(start + open.length, end));
     from = end + close.length;
     start = text.indexOf(open, from);
   }

@@ -1,10 +1,11 @@
 import { createEntry, type Entry } from '../model.js';
 import { ChunkBuilder, type ChunkCarry, restoreCarry } from './chunk-builder.js';
 import { isObject, type JsonObject, str } from './json-value.js';
-import { nameProject, takeFileStem } from './path-names.js';
+import { describeClaudeResult } from './claude-results.js';
+import { nameProject, nameProjectByFolder, takeFileStem } from './path-names.js';
 import type { ParsedChunk, RawRecord, Source, SourceContext } from './source.js';
 import { parseTimestamp } from './timestamp.js';
-import { describeToolCall, stringifyToolOutput } from './tool-input.js';
+import { describeToolCall } from './tool-input.js';
 
 /**
  * Claude Code transcripts: `~/.claude/projects/<project>/<session>.jsonl`, plus subagent transcripts in
@@ -35,6 +36,15 @@ const LARGE_CONTEXT_WINDOW = 1_000_000;
  * except for tool results and, in 2025 files, the records of parallel inline Task agents.
  */
 const OPEN_MESSAGES = 16;
+/** Summaries whose leaf message has not been seen yet; old files open with a handful of them. */
+const TITLE_LEAVES = 32;
+/** Claude Code's own footer on every recap, about its settings rather than the session. */
+const RECAP_FOOTER = '(disable recaps in /config)';
+
+/** How sure a title is: a title the user set beats a summary of this file's conversation, which beats any summary. */
+const TITLE_SUMMARY = 1;
+const TITLE_SUMMARY_OF_LEAF_HERE = 2;
+const TITLE_CUSTOM = 3;
 
 interface ClaudeCarry extends ChunkCarry {
   /** The records' own `sessionId` (for subagents: the parent session's id). */
@@ -52,6 +62,14 @@ interface ClaudeCarry extends ChunkCarry {
    * the store appends text to the entry it already holds under that key.
    */
   open: OpenMessage[];
+  /** The session title so far and how sure it is (TITLE_*). Absent in carries written before titles existed. */
+  title?: string | null;
+  titleRank?: number;
+  /** `[leafUuid, summary]` of summary records whose leaf has not appeared yet. */
+  titleLeaves?: [string, string][];
+  /** A subagent's type and task, from its `.meta.json` sidecar. */
+  agentType?: string | null;
+  agentDescription?: string | null;
 }
 
 type OpenMessage = Pick<Entry, 'key' | 'id' | 'line' | 'seq' | 'ts' | 'parentId' | 'sidechain'>;
@@ -143,6 +161,7 @@ function parseClaudeCode(records: readonly RawRecord[], context: SourceContext):
     state.started = true;
   }
   learnSession(state, records);
+  learnSidecar(state, context.sidecar);
   const sessionId = sessionIdOf(state, context.path);
   const chunk = new ClaudeChunk(state, sessionId);
 
@@ -156,12 +175,33 @@ function parseClaudeCode(records: readonly RawRecord[], context: SourceContext):
     {
       source: 'claude-code',
       path: context.path,
-      project: nameProject(state.cwd) ?? projectFolder(context.path),
+      project: nameSessionProject(state.cwd, context.path),
       branch: state.branch,
       parentSessionId: state.agentId ? (state.sessionId ?? null) : null,
+      extra: {
+        title: state.title ?? null,
+        agentType: state.agentType ?? null,
+        agentDescription: state.agentDescription ?? null,
+      },
     },
     state.fork,
   );
+}
+
+/**
+ * The project a session belongs to: the repo its transcript folder was named after (a subagent working in its own
+ * worktree is filed under its parent's folder), else the cwd's repo or folder, else the folder name itself.
+ */
+function nameSessionProject(cwd: string | null, path: string): string | null {
+  const folder = projectFolder(path);
+  return (folder ? nameProjectByFolder(folder, cwd) : null) ?? nameProject(cwd) ?? folder;
+}
+
+/** A subagent's `.meta.json`: `{"agentType": "general-purpose", "description": "Round 2: bob comparison"}`. */
+function learnSidecar(state: ClaudeCarry, sidecar: unknown): void {
+  if (!isObject(sidecar)) return;
+  state.agentType = str(sidecar.agentType) ?? state.agentType ?? null;
+  state.agentDescription = str(sidecar.description) ?? state.agentDescription ?? null;
 }
 
 function openMessages(chunk: ClaudeChunk): OpenMessage[] {
@@ -178,6 +218,7 @@ function parseClaudeRecord(chunk: ClaudeChunk, record: RawRecord): void {
   }
   const ts = parseTimestamp(value.timestamp);
   chunk.track(ts);
+  noteTitleLeaf(chunk.state, value);
   const type = typeof value.type === 'string' ? value.type : null;
   switch (type) {
     case 'user':
@@ -187,18 +228,20 @@ function parseClaudeRecord(chunk: ClaudeChunk, record: RawRecord): void {
       parseAssistantRecord(chunk, record, value, ts);
       return;
     case 'summary':
-      chunk.anchors.push({
-        id: str(value.uuid) ?? `L${record.line}`,
-        sessionId: chunk.sessionId,
-        ts,
-        line: record.line,
-        note: typeof value.summary === 'string' ? value.summary : '',
-        originId: str(value.leafUuid),
-      });
+      learnSummaryTitle(chunk, value);
+      return;
+    case 'custom-title':
+      if (typeof value.customTitle === 'string' && value.customTitle.trim() !== '') {
+        setTitle(chunk.state, value.customTitle.trim(), TITLE_CUSTOM);
+      } else {
+        chunk.skip('custom-title');
+      }
       return;
     case 'system':
       if (value.subtype === 'compact_boundary') {
         chunk.anchors.push(compactBoundaryAnchor(chunk, record, value, ts));
+      } else if (value.subtype === 'away_summary' && typeof value.content === 'string') {
+        addRecap(chunk, record, value, ts, value.content);
       } else {
         chunk.skip(typeof value.subtype === 'string' ? `system:${value.subtype}` : 'system');
       }
@@ -209,6 +252,52 @@ function parseClaudeRecord(chunk: ClaudeChunk, record: RawRecord): void {
     default:
       chunk.skip(type);
   }
+}
+
+/**
+ * Old Claude Code (2025) opened files with `{type:"summary", summary, leafUuid}` records: a title for the
+ * conversation ending at `leafUuid`, not a compaction. Several may stand at the top of one file (one per branch,
+ * some copied from the sessions it resumed). The title is the summary whose leaf is a message of this file; until
+ * one is seen, the latest summary.
+ */
+function learnSummaryTitle(chunk: ClaudeChunk, value: JsonObject): void {
+  const summary = typeof value.summary === 'string' ? value.summary.trim() : '';
+  if (summary === '') {
+    chunk.skip('summary');
+    return;
+  }
+  const state = chunk.state;
+  setTitle(state, summary, TITLE_SUMMARY);
+  const leaf = str(value.leafUuid);
+  if (leaf) state.titleLeaves = [...(state.titleLeaves ?? []), [leaf, summary] as [string, string]].slice(-TITLE_LEAVES);
+}
+
+/** A record whose uuid is a summary's leaf: that summary titles this file's conversation. */
+function noteTitleLeaf(state: ClaudeCarry, value: JsonObject): void {
+  const leaves = state.titleLeaves;
+  if (!leaves || leaves.length === 0 || typeof value.uuid !== 'string') return;
+  const index = leaves.findIndex(([leaf]) => leaf === value.uuid);
+  if (index < 0) return;
+  setTitle(state, leaves[index]![1], TITLE_SUMMARY_OF_LEAF_HERE);
+  leaves.splice(index, 1);
+}
+
+function setTitle(state: ClaudeCarry, title: string, rank: number): void {
+  if ((state.titleRank ?? 0) > rank) return;
+  state.title = title;
+  state.titleRank = rank;
+}
+
+/** `away_summary`: the harness's recap of what happened while the user was away; an outcome line, not chatter. */
+function addRecap(chunk: ClaudeChunk, record: RawRecord, value: JsonObject, ts: number | null, content: string): void {
+  const trimmed = content.trim();
+  const text = trimmed.endsWith(RECAP_FOOTER) ? trimmed.slice(0, -RECAP_FOOTER.length).trimEnd() : trimmed;
+  if (text === '') {
+    chunk.skip('system:away_summary');
+    return;
+  }
+  const base = baseEntry(chunk, record, value, ts);
+  chunk.push(createEntry({ ...base, key: `recap:${base.id}`, seq: record.line * 1000, role: 'system', kind: 'recap', text }));
 }
 
 function compactBoundaryAnchor(chunk: ClaudeChunk, record: RawRecord, value: JsonObject, ts: number | null) {
@@ -252,6 +341,9 @@ function parseUserRecord(chunk: ClaudeChunk, record: RawRecord, value: JsonObjec
   }
   const content = message.content;
   const blocks: unknown[] = typeof content === 'string' ? [content] : Array.isArray(content) ? content : [];
+  // `toolUseResult` describes the record; it belongs to a block only when the record answers one call.
+  const results = blocks.filter((block) => isObject(block) && block.type === 'tool_result').length;
+  const structured = results === 1 ? value.toolUseResult : undefined;
   const texts: string[] = [];
   let firstText = -1;
   blocks.forEach((block, index) => {
@@ -261,7 +353,7 @@ function parseUserRecord(chunk: ClaudeChunk, record: RawRecord, value: JsonObjec
       if (firstText < 0) firstText = index;
       texts.push(text);
     } else if (isObject(block) && block.type === 'tool_result') {
-      attachToolResult(chunk, record, value, block);
+      attachToolResult(chunk, record, value, block, structured);
     } else {
       chunk.skip(isObject(block) && typeof block.type === 'string' ? `user:${block.type}` : 'user:unknown-block');
     }
@@ -287,15 +379,19 @@ function parseUserRecord(chunk: ClaudeChunk, record: RawRecord, value: JsonObjec
   chunk.push(createEntry({ ...base, key: `u:${base.id}`, seq: record.line * 1000 + firstText, role: 'user', text }));
 }
 
-function attachToolResult(chunk: ClaudeChunk, record: RawRecord, value: JsonObject, block: JsonObject): void {
+function attachToolResult(
+  chunk: ClaudeChunk,
+  record: RawRecord,
+  value: JsonObject,
+  block: JsonObject,
+  structured?: unknown,
+): void {
   const callId = str(block.tool_use_id);
   if (!callId) {
     chunk.skip('orphan-tool-result');
     return;
   }
-  const output = stringifyToolOutput(block.content);
-  const result = block.is_error === true ? `[error] ${output}`.trimEnd() : output;
-  chunk.attachResult(callId, { result, resultId: str(value.uuid) ?? `L${record.line}` });
+  chunk.attachResult(callId, describeClaudeResult(block, structured, str(value.uuid) ?? `L${record.line}`));
 }
 
 function parseAssistantRecord(chunk: ClaudeChunk, record: RawRecord, value: JsonObject, ts: number | null): void {

@@ -5,8 +5,54 @@ export function takeFileStem(path: string): string {
   return (path.split(/[\\/]/).pop() ?? path).replace(/\.jsonl$/i, '');
 }
 
-/** The working directory's last folder names the project (`/home/me/moon/` → `moon`). */
+/**
+ * Folders that hold a repository's git worktrees, as `[parent, folder]` (parent null: any). A session working in
+ * `<repo>/.claude/worktrees/agent-a52886dc` belongs to `<repo>`: its worktree name is a throwaway, and naming the
+ * project after it would hide the session from `--project <repo>`.
+ */
+const WORKTREE_FOLDERS: readonly (readonly [string | null, string])[] = [
+  ['.claude', 'worktrees'],
+  ['.git', 'worktrees'],
+  [null, '.worktrees'],
+  [null, '.trees'],
+];
+
+/** The working directory's last folder names the project (`/home/me/moon/` → `moon`), or the repo of a worktree. */
 export function nameProject(cwd: string | null): string | null {
   if (!cwd) return null;
-  return cwd.split(/[\\/]/).filter((part) => part !== '').pop() ?? null;
+  const parts = cwd.split(/[\\/]/).filter((part) => part !== '');
+  return findWorktreeRepo(parts) ?? parts.pop() ?? null;
+}
+
+/** The repository folder above the innermost worktree folder in `parts`, when a worktree name follows it. */
+function findWorktreeRepo(parts: readonly string[]): string | null {
+  for (let index = parts.length - 2; index >= 1; index -= 1) {
+    const folder = parts[index];
+    const match = WORKTREE_FOLDERS.find(([parent, name]) => name === folder && (parent === null || parent === parts[index - 1]));
+    if (!match) continue;
+    const repoIndex = match[0] === null ? index - 1 : index - 2;
+    if (repoIndex >= 0) return parts[repoIndex] ?? null;
+  }
+  return null;
+}
+
+/**
+ * Claude Code keeps transcripts in `~/.claude/projects/<folder>/`, the folder named after the working directory
+ * with every character but letters and digits turned into `-`. A subagent that worked elsewhere (its own worktree)
+ * is still filed under its parent's folder: the prefix of its cwd that encodes to that folder is the project.
+ */
+export function nameProjectByFolder(folder: string, cwd: string | null): string | null {
+  if (!cwd) return null;
+  const parts = cwd.split(/[\\/]/);
+  let prefix = '';
+  for (let index = 0; index < parts.length; index += 1) {
+    prefix = index === 0 ? parts[0]! : `${prefix}/${parts[index]}`;
+    if (parts[index] === '' || encodeClaudeFolder(prefix) !== folder) continue;
+    return parts[index] ?? null;
+  }
+  return null;
+}
+
+function encodeClaudeFolder(path: string): string {
+  return path.replace(/[^A-Za-z0-9]/g, '-');
 }

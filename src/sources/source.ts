@@ -18,6 +18,12 @@ export interface SourceContext {
    * or null on the first read. The store persists it with the file's committed offset.
    */
   carry: unknown;
+  /**
+   * Parsed JSON of the transcript's companion file, when it has one and it parsed: a Claude Code subagent's
+   * `agent-<id>.meta.json` (`{"agentType":"general-purpose","description":"…"}`). Ingest reads it; adapters stay
+   * pure and must treat it as untrusted input of any shape.
+   */
+  sidecar?: unknown;
 }
 
 /** A tool result whose call entry was emitted by an earlier chunk of the same file. */

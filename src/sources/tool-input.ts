@@ -1,3 +1,12 @@
+import {
+  describeReplacement,
+  describeWrite,
+  type FileChange,
+  mergeFileChanges,
+  renderFileChanges,
+} from './patch-text.js';
+import { renderReadable } from './readable-json.js';
+
 /**
  * Readable forms of tool calls and tool outputs, shared by every adapter: the text a person would want to find
  * later (`npm test`, `src/app.ts`), not the JSON envelope around it.
@@ -30,6 +39,9 @@ const FILE_ARG_LIMIT = 200;
 /** Bound for one argument value of an unknown tool. */
 const ARG_LIMIT = 500;
 const TARGET_LIMIT = 300;
+/** Bounds for an object-shaped tool output rendered as lines: outputs are kept far longer than arguments. */
+const OUTPUT_VALUE_LIMIT = 20_000;
+const OUTPUT_LIMIT = 100_000;
 const PATCH_FILE = /^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm;
 
 export function describeToolCall(name: string, input: unknown): ToolCallDescription {
@@ -48,6 +60,8 @@ export function describeToolCall(name: string, input: unknown): ToolCallDescript
   }
 
   const pathKey = findPathKey(record);
+  const fileChange = pathKey ? describeFileChange(name, String(record[pathKey]), record) : null;
+  if (fileChange) return fileChange;
   if (pathKey) {
     const path = String(record[pathKey]);
     const rest = renderArgs(record, [pathKey], FILE_ARG_LIMIT);
@@ -88,6 +102,52 @@ function describeRawInput(name: string, raw: string): ToolCallDescription {
   return { text: text ? truncate(text, ARG_LIMIT * 4) : name, target: null };
 }
 
+/** Tools that write a whole file from a `content` argument; edits are recognised by their arguments instead. */
+const WRITE_TOOLS = new Set(['write', 'create', 'create_file', 'write_file']);
+const OLD_TEXT_KEYS = ['old_string', 'oldText', 'old_str', 'old_text'];
+const NEW_TEXT_KEYS = ['new_string', 'newText', 'new_str', 'new_text'];
+
+/**
+ * Edits and writes read as the diff they make (`Update File: src/a.ts`, `- old`, `+ new`), so the code written
+ * is found later by the identifiers it introduced: Claude Code `Edit`/`MultiEdit`/`Write`/`NotebookEdit`, OpenClaw
+ * `edit`/`write`. Null when the call is not a file change.
+ */
+function describeFileChange(name: string, path: string, record: Record<string, unknown>): ToolCallDescription | null {
+  const changes: FileChange[] = [];
+  if (Array.isArray(record.edits)) {
+    for (const edit of record.edits) {
+      const change = isRecord(edit) ? describeEdit(path, edit) : null;
+      if (change) changes.push(change);
+    }
+  } else {
+    const edit = describeEdit(path, record);
+    if (edit) changes.push(edit);
+    else if (typeof record.new_source === 'string') {
+      // NotebookEdit replaces or inserts one cell; the old cell is not in the call.
+      changes.push(describeReplacement(path, '', record.edit_mode === 'delete' ? '' : record.new_source));
+    } else if (WRITE_TOOLS.has(name.toLowerCase()) && typeof record.content === 'string') {
+      changes.push(describeWrite(path, record.content));
+    }
+  }
+  if (changes.length === 0) return null;
+  return { text: renderFileChanges(mergeFileChanges(changes)), target: boundTarget(path) };
+}
+
+function describeEdit(path: string, record: Record<string, unknown>): FileChange | null {
+  const before = findString(record, OLD_TEXT_KEYS);
+  const after = findString(record, NEW_TEXT_KEYS);
+  return before === null || after === null ? null : describeReplacement(path, before, after);
+}
+
+function findString(record: Record<string, unknown>, keys: readonly string[]): string | null {
+  for (const key of keys) if (typeof record[key] === 'string') return record[key];
+  return null;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
 function findPathKey(record: Record<string, unknown>): string | undefined {
   return PATH_KEYS.find((key) => typeof record[key] === 'string' && record[key] !== '');
 }
@@ -106,18 +166,14 @@ function renderCommand(value: unknown): string {
   return value === undefined || value === null ? '' : renderValue(value, ARG_LIMIT);
 }
 
+/** The arguments as `key: value` lines; nested lists and objects (todos, task fields) as indented lines. */
 function renderArgs(record: Record<string, unknown>, omit: string[], limit: number): string {
-  const lines: string[] = [];
-  for (const [key, value] of Object.entries(record)) {
-    if (omit.includes(key) || value === undefined || value === null || value === '') continue;
-    lines.push(`${key}: ${renderValue(value, limit)}`);
-  }
-  return lines.join('\n');
+  const kept = Object.fromEntries(Object.entries(record).filter(([key]) => !omit.includes(key)));
+  return renderReadable(kept, limit);
 }
 
 function renderValue(value: unknown, limit: number): string {
-  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
-  return truncate(text, limit);
+  return typeof value === 'string' ? truncate(value, limit) : renderReadable(value, limit);
 }
 
 function boundTarget(value: string): string {
@@ -150,10 +206,7 @@ export function stringifyToolOutput(output: unknown): string {
       return stringifyToolOutput(record.content);
     }
     if (typeof record.output === 'string') return record.output;
-    return Object.entries(record)
-      .filter(([, value]) => value !== undefined && value !== null && value !== '')
-      .map(([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
-      .join('\n');
+    return renderReadable(record, OUTPUT_VALUE_LIMIT, OUTPUT_LIMIT);
   }
   return '';
 }

@@ -37,8 +37,8 @@ describe('claude code: main transcript with subagents', () => {
     expect(chunk.fork).toBe(false);
   });
 
-  test('entries by role: 4 prompts, 8 assistant texts, 40 tool calls', () => {
-    expect(countRoles(chunk.entries)).toEqual({ user: 4, assistant: 8, tool: 40 });
+  test('entries by role: 4 prompts, 8 assistant texts, 40 tool calls, 2 recaps', () => {
+    expect(countRoles(chunk.entries)).toEqual({ user: 4, assistant: 8, tool: 40, system: 2 });
   });
 
   test('one assistant entry per message.id + requestId with text', () => {
@@ -75,7 +75,6 @@ describe('claude code: main transcript with subagents', () => {
       'last-prompt': 7,
       'system:stop_hook_summary': 2,
       'system:turn_duration': 2,
-      'system:away_summary': 2,
       'user:meta': 1,
     });
     expect(chunk.entries.some((entry) => entry.text.includes('signature'))).toBe(false);
@@ -103,11 +102,11 @@ describe('claude code: subagent transcripts are their own sessions', () => {
     expect(chunk.entries.every((entry) => entry.sidechain === false && entry.sessionId === chunk.session.id)).toBe(true);
   });
 
-  test('a worktree subagent reports its own cwd and branch', () => {
+  test('a worktree subagent reports its own cwd and branch, and its parent repo as project', () => {
     const chunk = parseFixture(claudeCodeSource, `${WORKTREES}/${MAIN_SESSION}/subagents/agent-a52886dc180afb356.jsonl`);
     expect(chunk.session).toMatchObject({
       cwd: '-experiments/worktrees/.claude/worktrees/agent-a52886dc',
-      project: 'agent-a52886dc',
+      project: 'worktrees',
       branch: 'worktree-agent-a4ca7529',
     });
   });
@@ -207,10 +206,9 @@ describe('claude code: odd records', () => {
     expect(countRoles(chunk.entries)).toEqual({ user: 7, assistant: 2, tool: 3 });
   });
 
-  test('a summary record is an anchor pointing at its leaf', () => {
-    expect(chunk.anchors).toHaveLength(1);
-    expect(chunk.anchors[0]).toMatchObject({ id: 'L19', line: 19, ts: null, originId: 'edge_011' });
-    expect(chunk.anchors[0]!.note).toMatch(/^Tested various edge cases/);
+  test('a summary record is the session title, not a compaction anchor', () => {
+    expect(chunk.anchors).toEqual([]);
+    expect(chunk.session.title).toMatch(/^Tested various edge cases/);
   });
 
   test('an error result is marked; a result hidden under a misspelt key leaves its call dangling', () => {
@@ -219,11 +217,13 @@ describe('claude code: odd records', () => {
       text: 'test_param: This tool will fail to demonstrate error handling',
       result: '[error] Error: Tool execution failed with error: Command not found',
       resultId: 'edge_005',
+      status: 'error',
     });
     const edit = entryByKey(chunk.entries, 'tool:tool_edge_002');
     expect(edit).toMatchObject({ toolName: 'MultiEdit', toolTarget: '/tmp/complex_example.py', result: null });
-    expect(edit.text.startsWith('/tmp/complex_example.py\nedits: ')).toBe(true);
-    expect(edit.text.length).toBeLessThan(400);
+    // The edits read as the diff they make: the code written is findable by its identifiers.
+    expect(edit.text.startsWith('Update File: /tmp/complex_example.py\n+ #!/usr/bin/env python3\n')).toBe(true);
+    expect(edit.text).toContain('+ def process_data(items: List[Dict[str, Any]]) -> None:');
   });
 
   test('a bare string in a content array is text', () => {
@@ -264,10 +264,11 @@ describe('claude code: streaming-split assistant messages', () => {
       text: 'npm test -- cart',
       result: '[error] FAIL cart.test.ts\n  expected 3 items, got 2',
       resultId: 's-r1',
+      status: 'error',
     });
     expect(entryByKey(chunk.entries, 'tool:toolu_edit')).toMatchObject({
       toolTarget: '/home/dev/shop/src/cart.ts',
-      text: '/home/dev/shop/src/cart.ts\nold_string: new Set(items)\nnew_string: items\nreplace_all: false',
+      text: 'Update File: /home/dev/shop/src/cart.ts\n- new Set(items)\n+ items',
       result: 'The file /home/dev/shop/src/cart.ts has been updated.',
     });
   });

@@ -18,6 +18,7 @@ const FIXTURES: [string, Source][] = [
   ['claude-code/synthetic-compact-after-rewind.jsonl', claudeCodeSource],
   ['claude-code/synthetic-fork-queue-operation.jsonl', claudeCodeSource],
   ['claude-code/synthetic-streaming-split-text.jsonl', claudeCodeSource],
+  ['claude-code/synthetic-summary-titles.jsonl', claudeCodeSource],
   ['codex/real-redacted-compacted-long-019c8a59.jsonl', codexSource],
   ['codex/real-redacted-short-dangling-call-019c8a70.jsonl', codexSource],
   ['codex/synthetic-malformed-trailing-line.jsonl', codexSource],
@@ -72,7 +73,7 @@ describe('parsing a growing file chunk by chunk equals parsing it whole', () => 
       text: 'The quantity merge drops duplicates.',
     });
     expect(second.results).toEqual([
-      { key: 'tool:toolu_run', result: '[error] FAIL cart.test.ts\n  expected 3 items, got 2', resultId: 's-r1' },
+      { key: 'tool:toolu_run', result: '[error] FAIL cart.test.ts\n  expected 3 items, got 2', resultId: 's-r1', status: 'error' },
     ]);
   });
 

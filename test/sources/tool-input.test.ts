@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import { renderJsonText } from '../../src/sources/readable-json.js';
 import { describeToolCall, stringifyToolOutput } from '../../src/sources/tool-input.js';
 
 describe('describeToolCall', () => {
@@ -22,11 +23,6 @@ describe('describeToolCall', () => {
   });
 
   test('a file tool reads as its path plus short other arguments', () => {
-    const big = 'x'.repeat(5000);
-    const write = describeToolCall('Write', { file_path: '/w/src/app.ts', content: big });
-    expect(write.target).toBe('/w/src/app.ts');
-    expect(write.text.startsWith('/w/src/app.ts\ncontent: xxx')).toBe(true);
-    expect(write.text.length).toBeLessThan(300);
     expect(describeToolCall('Read', { file_path: '/w/a.md' })).toEqual({ text: '/w/a.md', target: '/w/a.md' });
     expect(describeToolCall('read', { path: '/w/a.md', offset: 10, limit: 5 }).text).toBe('/w/a.md\noffset: 10\nlimit: 5');
   });
@@ -41,11 +37,62 @@ describe('describeToolCall', () => {
 
   test('unknown tools become compact key: value lines', () => {
     expect(describeToolCall('TaskUpdate', { taskId: '1', status: 'done', extra: null, list: [1, 2] })).toEqual({
-      text: 'taskId: 1\nstatus: done\nlist: [1,2]',
+      text: 'taskId: 1\nstatus: done\nlist: 1, 2',
       target: null,
     });
     expect(describeToolCall('WebSearch', { query: 'vitest carry' })).toEqual({ text: 'query: vitest carry', target: 'vitest carry' });
     expect(describeToolCall('WebFetch', '{"url":"https://example.com","prompt":"summarise"}').target).toBe('https://example.com');
+  });
+
+  test('edits and writes read as the diff they make, targeting the path', () => {
+    expect(describeToolCall('Edit', { file_path: '/w/a.ts', old_string: 'const a = 1;', new_string: 'const a = 2;\nexport { a };', replace_all: false })).toEqual({
+      text: 'Update File: /w/a.ts\n- const a = 1;\n+ const a = 2;\n+ export { a };',
+      target: '/w/a.ts',
+    });
+    const multi = describeToolCall('MultiEdit', {
+      file_path: '/w/a.ts',
+      edits: [
+        { old_string: 'foo()', new_string: 'fooBar()' },
+        { old_string: 'let x', new_string: 'const x', replace_all: true },
+      ],
+    });
+    expect(multi.text).toBe('Update File: /w/a.ts\n- foo()\n- let x\n+ fooBar()\n+ const x');
+    expect(multi.text).not.toContain('old_string');
+    expect(describeToolCall('Write', { file_path: '/w/new.ts', content: 'export const clock = makeClock();\n' })).toEqual({
+      text: 'Add File: /w/new.ts\n+ export const clock = makeClock();',
+      target: '/w/new.ts',
+    });
+    expect(describeToolCall('NotebookEdit', { notebook_path: '/w/n.ipynb', cell_id: 'c1', new_source: 'df.head()', edit_mode: 'replace' }).text).toBe(
+      'Update File: /w/n.ipynb\n+ df.head()',
+    );
+  });
+
+  test('OpenClaw edit and write calls read the same way', () => {
+    expect(describeToolCall('edit', { path: '/w/a.md', oldText: 'old line', newText: 'new line' }).text).toBe(
+      'Update File: /w/a.md\n- old line\n+ new line',
+    );
+    expect(describeToolCall('write', { path: '/w/b.md', content: '# Plan' }).text).toBe('Add File: /w/b.md\n+ # Plan');
+  });
+
+  test('a huge write stays a bounded diff', () => {
+    const write = describeToolCall('Write', { file_path: '/w/big.ts', content: 'x'.repeat(5000) + '\n'.repeat(5000) });
+    expect(write.target).toBe('/w/big.ts');
+    expect(write.text.length).toBeLessThan(400);
+  });
+
+  test('nested arguments read as key: value lines, never as JSON', () => {
+    const todo = describeToolCall('TodoWrite', {
+      todos: [
+        { content: 'Write tests', status: 'in_progress', activeForm: 'Writing tests' },
+        { content: 'Ship', status: 'pending' },
+      ],
+    });
+    expect(todo.text).toBe(
+      'todos:\n  - content: Write tests\n    status: in_progress\n    activeForm: Writing tests\n  - content: Ship\n    status: pending',
+    );
+    const message = describeToolCall('SendMessage', { to: 'alice', message: 'round 2 "go"', routing: { target: '@alice' } });
+    expect(message.text).toBe('to: alice\nmessage: round 2 "go"\nrouting:\n  target: @alice');
+    for (const text of [todo.text, message.text]) expect(text).not.toMatch(/\{"|\\"|\\n/);
   });
 
   test('empty or missing input reads as the tool name', () => {
@@ -86,6 +133,7 @@ describe('stringifyToolOutput', () => {
     expect(stringifyToolOutput({ content: [{ type: 'text', text: 'nested' }] })).toBe('nested');
     expect(stringifyToolOutput({ output: 'done', metadata: { exit_code: 0 } })).toBe('done');
     expect(stringifyToolOutput({ stdout: 'hi', stderr: '', code: 0 })).toBe('stdout: hi\ncode: 0');
+    expect(stringifyToolOutput({ task: { id: '1', subject: 'Research' } })).toBe('task:\n  id: 1\n  subject: Research');
   });
 
   test('nothing is an empty string', () => {
@@ -93,5 +141,25 @@ describe('stringifyToolOutput', () => {
     expect(stringifyToolOutput(undefined)).toBe('');
     expect(stringifyToolOutput([])).toBe('');
     expect(stringifyToolOutput(7)).toBe('7');
+  });
+});
+
+describe('renderJsonText', () => {
+  test('a wholly JSON result becomes key: value lines', () => {
+    expect(renderJsonText('{"success":true,"taskId":"2","updatedFields":["owner","status"]}', 100)).toBe(
+      'success: true\ntaskId: 2\nupdatedFields: owner, status',
+    );
+  });
+
+  test('a labelled JSON line becomes the label and readable items; other lines stay as written', () => {
+    const text = 'Web search results for query: "vitest"\n\nLinks: [{"title":"Vitest","url":"https://vitest.dev"}]\n\nSee {"a": 1} inline.';
+    expect(renderJsonText(text, 100)).toBe(
+      'Web search results for query: "vitest"\n\nLinks:\n- title: Vitest\n  url: https://vitest.dev\n\nSee {"a": 1} inline.',
+    );
+  });
+
+  test('text that only looks like JSON is kept', () => {
+    expect(renderJsonText('{not json}', 100)).toBe('{not json}');
+    expect(renderJsonText('Links: [broken', 100)).toBe('Links: [broken');
   });
 });

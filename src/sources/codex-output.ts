@@ -32,13 +32,13 @@ const OTHER_HEADER = /^(?:Chunk ID: \S+|Original token count: \d+|Total output l
 
 export function readCodexOutput(raw: unknown): CodexOutput {
   const out = readAnyOutput(raw);
-  out.text = trimTrailingNewlines(out.text);
+  out.text = trimNewlines(out.text);
   return out;
 }
 
 /** Text a command printed, as an event repeats it: a header is stripped, JSON is left as the command wrote it. */
 export function readCommandText(text: string): string {
-  return trimTrailingNewlines(readPlain(text).text);
+  return trimNewlines(readPlain(text).text);
 }
 
 function readAnyOutput(raw: unknown): CodexOutput {
@@ -113,11 +113,16 @@ function plainOutput(text: string): CodexOutput {
   return { text, exitCode: null, durationMs: null, runningSession: null };
 }
 
-/** The trailing newline every command prints is not part of what it said (a loop: a regex would backtrack). */
-function trimTrailingNewlines(text: string): string {
+/**
+ * Blank lines around an output (npm prints one first, every command a newline last) are not part of what it
+ * said; indentation is kept. Loops, not a regex: a regex over a run of newlines would backtrack.
+ */
+function trimNewlines(text: string): string {
+  let start = 0;
   let end = text.length;
-  while (end > 0 && (text[end - 1] === '\n' || text[end - 1] === '\r')) end -= 1;
-  return end === text.length ? text : text.slice(0, end);
+  while (start < end && (text[start] === '\n' || text[start] === '\r')) start += 1;
+  while (end > start && (text[end - 1] === '\n' || text[end - 1] === '\r')) end -= 1;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
 }
 
 function parseJson(text: string): unknown {

@@ -94,7 +94,10 @@ function attach(chunk: CodexChunk, callId: string, patch: ToolResult): void {
 }
 
 function startProcess(chunk: CodexChunk, callId: string, output: CodexOutput, ts: number | null): void {
-  const processes = (chunk.state.processes ??= []);
+  // A session id is reused once its process is gone: the newest process owns it.
+  const processes = (chunk.state.processes = (chunk.state.processes ?? []).filter(
+    (process) => process.session !== output.runningSession,
+  ));
   const wallMs = output.durationMs ?? 0;
   processes.push({ session: output.runningSession!, callId, startMs: ts === null ? null : ts - wallMs, wallMs });
   if (processes.length > PROCESS_WINDOW) processes.splice(0, processes.length - PROCESS_WINDOW);

@@ -188,6 +188,22 @@ describe('codex unified exec: shapes beyond the fixture', () => {
     });
   });
 
+  test('a session id reused by a later process belongs to the newer exec_command', () => {
+    const running = (id: string) => `Chunk ID: ${id}\nWall time: 1.0 seconds\nProcess running with session ID 7\nOutput:\n`;
+    const chunk = parse([
+      exec('c1', 'npm run dev', 0),
+      output('c1', running('a'), 1),
+      exec('c2', 'npm run watch', 2),
+      output('c2', running('b'), 3),
+      stdin('p1', 7, '', 4),
+      output('p1', 'Chunk ID: c\nWall time: 1.0 seconds\nProcess running with session ID 7\nOutput:\nwatching\n', 5),
+    ]);
+    expect(chunk.entries.map((entry) => [entry.id, entry.result])).toEqual([
+      ['c1', ''],
+      ['c2', 'watching'],
+    ]);
+  });
+
   test('a poll of a process never seen (its start is not in the file) stays an entry of its own', () => {
     const chunk = parse([stdin('p9', 99, '', 1), output('p9', 'Chunk ID: z\nWall time: 1.0 seconds\nProcess exited with code 0\nOutput:\nbye\n', 2)]);
     expect(chunk.entries).toEqual([

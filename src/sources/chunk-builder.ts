@@ -82,7 +82,8 @@ export abstract class ChunkBuilder<State extends ChunkCarry> {
   attachResult(callId: string, patch: ToolResult): void {
     const key = `tool:${callId}`;
     const pendingIndex = this.state.pending.indexOf(callId);
-    if (pendingIndex >= 0) this.state.pending.splice(pendingIndex, 1);
+    // A call stays pending until its output text arrives: an outcome event may come first (Codex exec_command_end).
+    if (pendingIndex >= 0 && patch.result !== null) this.state.pending.splice(pendingIndex, 1);
     const done = (this.state.done ??= []);
     const completes = patch.result === null || patch.append === true;
     const call = this.findCall(key);

@@ -1,47 +1,24 @@
-import { createHash } from 'node:crypto';
-import { createEntry, type Entry, type Role } from '../model.js';
-import { ChunkBuilder, type ChunkCarry, restoreCarry } from './chunk-builder.js';
+import { createEntry, type Role } from '../model.js';
+import { restoreCarry } from './chunk-builder.js';
+import { addToolCall, addWebSearch, readSearchQuery } from './codex-calls.js';
+import { baseEntry, type CodexCarry, CodexChunk, freshCarry } from './codex-chunk.js';
+import { takeEcho } from './codex-echo.js';
+import { attachToolOutput, completeExec, completeMcp, completePatch } from './codex-results.js';
 import { isObject, type JsonObject, str } from './json-value.js';
 import { nameProject, takeFileStem } from './path-names.js';
 import type { ParsedChunk, RawRecord, Source, SourceContext } from './source.js';
 import { parseTimestamp } from './timestamp.js';
-import { describeToolCall, stringifyToolOutput } from './tool-input.js';
 
 /**
  * Codex rollouts: `~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`. Every record is
- * `{timestamp, type, payload}`. Messages are written twice: as a `response_item` (what the model saw) and as an
- * `event_msg` (what the UI showed), in either order.
+ * `{timestamp, type, payload}`. Messages, reasoning and web searches are written twice: as a `response_item` (what
+ * the model saw) and as an `event_msg` (what the UI showed), in either order (codex-echo.ts keeps one). Tool calls
+ * are coupled to their outputs and end events (codex-results.ts), unified exec polls to the process they read.
  */
 
 const RECORD_TYPES = new Set(['session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted']);
-/** How many recent messages an echo is looked for in; echoes sit next to their original. */
-const RECENT_MESSAGES = 16;
 const CALL_TYPES = new Set(['function_call', 'custom_tool_call', 'local_shell_call']);
 const OUTPUT_TYPES = new Set(['function_call_output', 'custom_tool_call_output', 'local_shell_call_output']);
-/**
- * The public sanitized fixtures replace a message by `[REDACTED_TEXT len=N sha=H]` in the response_item and by
- * `[REDACTED_MESSAGE len=N sha=H]` in its event_msg echo; both stand for the same text.
- */
-const REDACTION_PLACEHOLDER = /^\[REDACTED_[A-Z]+ (len=\d+ sha=[0-9a-f]+)\]$/;
-
-interface RecentMessage {
-  from: 'item' | 'event';
-  role: Role;
-  /** Hashes of the whole text and of each text block (an echo may repeat only one block, see below). */
-  hashes: string[];
-}
-
-interface CodexCarry extends ChunkCarry {
-  sessionId: string | null;
-  parentSessionId: string | null;
-  branch: string | null;
-  provider: string | null;
-  contextWindow: number | null;
-  /** Id of the last entry emitted: a `compacted` record points back to it. */
-  lastEntryId: string | null;
-  /** Messages not yet matched by their echo from the other stream. */
-  recent: RecentMessage[];
-}
 
 export const codexSource: Source = {
   name: 'codex',
@@ -54,23 +31,6 @@ function detectCodex(head: readonly unknown[]): boolean {
     (record) =>
       isObject(record) && typeof record.type === 'string' && RECORD_TYPES.has(record.type) && isObject(record.payload),
   );
-}
-
-function freshCarry(): CodexCarry {
-  return {
-    v: 1,
-    sessionId: null,
-    parentSessionId: null,
-    cwd: null,
-    branch: null,
-    provider: null,
-    contextWindow: null,
-    startMs: null,
-    endMs: null,
-    lastEntryId: null,
-    recent: [],
-    pending: [],
-  };
 }
 
 /** Learn session facts before building entries, so every entry of the chunk gets the same session id. */
@@ -103,19 +63,6 @@ function fallbackSessionId(path: string): string {
   const stem = takeFileStem(path);
   const uuid = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.exec(stem);
   return uuid?.[0] ?? stem;
-}
-
-class CodexChunk extends ChunkBuilder<CodexCarry> {
-  readonly calls = new Map<string, Entry>();
-
-  protected findCall(key: string): Entry | undefined {
-    return this.calls.get(key);
-  }
-
-  push(entry: Entry): void {
-    this.entries.push(entry);
-    this.state.lastEntryId = entry.id;
-  }
 }
 
 function parseCodex(records: readonly RawRecord[], context: SourceContext): ParsedChunk {
@@ -188,17 +135,17 @@ function parseResponseItem(chunk: CodexChunk, record: RawRecord, payload: JsonOb
       chunk.skip(`response_item:message/${String(payload.role)}`);
       return;
     }
-    const blocks = messageBlocks(payload.content);
-    addMessage(chunk, record, ts, role, blocks.join('\n'), blocks, 'item');
+    const blocks = readTextBlocks(payload.content);
+    addMessage(chunk, record, ts, { role, kind: 'message', text: blocks.join('\n'), blocks, from: 'item' });
   } else if (CALL_TYPES.has(itemType)) {
     addToolCall(chunk, record, payload, ts);
   } else if (OUTPUT_TYPES.has(itemType)) {
-    attachToolOutput(chunk, record, payload);
+    attachToolOutput(chunk, record, payload, ts);
   } else if (itemType === 'web_search_call') {
-    addWebSearch(chunk, record, payload, ts);
+    const search = { query: readSearchQuery(payload.action), id: str(payload.id), status: str(payload.status) };
+    addWebSearch(chunk, record, { ...search, from: 'item' }, ts);
   } else if (itemType === 'reasoning') {
-    // Reasoning summaries and encrypted_content never become entries.
-    chunk.skip('reasoning');
+    addReasoning(chunk, record, payload, ts);
   } else {
     chunk.skip(`response_item:${itemType}`);
   }
@@ -209,14 +156,46 @@ function parseEventMsg(chunk: CodexChunk, record: RawRecord, payload: JsonObject
   if (eventType === 'user_message' || eventType === 'agent_message') {
     const role: Role = eventType === 'user_message' ? 'user' : 'assistant';
     const text = typeof payload.message === 'string' ? payload.message : '';
-    addMessage(chunk, record, ts, role, text, [text], 'event');
+    addMessage(chunk, record, ts, { role, kind: 'message', text, blocks: [text], from: 'event' });
     return;
   }
+  if (eventType === 'agent_reasoning' || eventType === 'agent_reasoning_raw_content') {
+    const text = typeof payload.text === 'string' ? payload.text : '';
+    addMessage(chunk, record, ts, { role: 'assistant', kind: 'reasoning', text, blocks: [text], from: 'event' });
+    return;
+  }
+  if (completeFromEvent(chunk, record, eventType, payload, ts)) return;
   if (eventType === 'token_count') noteUsage(chunk, payload, ts);
   if (eventType === 'task_started' && typeof payload.model_context_window === 'number') {
     chunk.state.contextWindow = payload.model_context_window;
   }
   chunk.skip(`event_msg:${eventType}`);
+}
+
+/** End events complete the call they name; their begin events only echo the call item and are skipped. */
+function completeFromEvent(
+  chunk: CodexChunk,
+  record: RawRecord,
+  eventType: string,
+  payload: JsonObject,
+  ts: number | null,
+): boolean {
+  switch (eventType) {
+    case 'exec_command_end':
+      return completeExec(chunk, payload);
+    case 'patch_apply_end':
+      return completePatch(chunk, payload);
+    case 'mcp_tool_call_end':
+      return completeMcp(chunk, payload);
+    case 'web_search_end': {
+      const query = str(payload.query) ?? readSearchQuery(payload.action);
+      if (!query) return false;
+      addWebSearch(chunk, record, { query, id: str(payload.call_id), status: 'completed', from: 'event' }, ts);
+      return true;
+    }
+    default:
+      return false;
+  }
 }
 
 function messageRole(role: unknown): Role | null {
@@ -226,8 +205,8 @@ function messageRole(role: unknown): Role | null {
   return null;
 }
 
-/** Text blocks (input_text / output_text) of a response_item message; images are left out. */
-function messageBlocks(content: unknown): string[] {
+/** Text blocks (input_text / output_text / summary_text / reasoning_text); images are left out. */
+function readTextBlocks(content: unknown): string[] {
   if (typeof content === 'string') return [content];
   if (!Array.isArray(content)) return [];
   return content
@@ -235,116 +214,42 @@ function messageBlocks(content: unknown): string[] {
     .filter((text) => text !== '');
 }
 
-function hashMessage(text: string): string {
-  const trimmed = text.trim();
-  const canonical = REDACTION_PLACEHOLDER.exec(trimmed)?.[1] ?? trimmed;
-  return createHash('sha256').update(canonical).digest('hex').slice(0, 16);
+/**
+ * The model's reasoning: its summary parts, then any raw reasoning text. Searchable as an assistant entry of
+ * kind `reasoning`; reasoning that is only `encrypted_content` says nothing readable and is skipped.
+ */
+function addReasoning(chunk: CodexChunk, record: RawRecord, payload: JsonObject, ts: number | null): void {
+  const blocks = [...readTextBlocks(payload.summary), ...readTextBlocks(payload.content)];
+  if (blocks.every((block) => block.trim() === '')) {
+    chunk.skip('reasoning');
+    return;
+  }
+  addMessage(chunk, record, ts, { role: 'assistant', kind: 'reasoning', text: blocks.join('\n\n'), blocks, from: 'item' });
 }
 
-/**
- * A message, unless it is the other stream's echo of a recent one: whichever stream wrote it first wins. A user
- * message with images is written as several input_text blocks (`<image>` tags around each image) while its
- * event_msg echo holds only the typed text, so an echo matches the whole text or any one block.
- */
-function addMessage(
-  chunk: CodexChunk,
-  record: RawRecord,
-  ts: number | null,
-  role: Role,
-  text: string,
-  blocks: string[],
-  from: RecentMessage['from'],
-): void {
-  if (text.trim() === '') {
-    chunk.skip(from === 'item' ? 'response_item:empty-message' : 'event_msg:empty-message');
+interface MessageParts {
+  role: Role;
+  kind: 'message' | 'reasoning';
+  text: string;
+  blocks: string[];
+  from: 'item' | 'event';
+}
+
+/** A message (or reasoning), unless it is the other stream's echo of a recent one. */
+function addMessage(chunk: CodexChunk, record: RawRecord, ts: number | null, parts: MessageParts): void {
+  if (parts.text.trim() === '') {
+    chunk.skip(parts.from === 'item' ? 'response_item:empty-message' : 'event_msg:empty-message');
     return;
   }
-  const hashes = [...new Set([text, ...blocks.slice(0, 8)].map(hashMessage))];
-  const recent = chunk.state.recent;
-  const echoOf = recent.findIndex(
-    (seen) => seen.from !== from && seen.role === role && seen.hashes.some((hash) => hashes.includes(hash)),
-  );
-  if (echoOf >= 0) {
-    recent.splice(echoOf, 1);
-    chunk.duplicates += 1;
-    return;
-  }
-  recent.push({ from, role, hashes });
-  if (recent.length > RECENT_MESSAGES) recent.splice(0, recent.length - RECENT_MESSAGES);
+  if (takeEcho(chunk, parts)) return;
   chunk.push(
     createEntry({
-      id: `L${record.line}`,
-      key: `m:L${record.line}`,
-      sessionId: chunk.sessionId,
-      seq: record.line * 1000,
-      line: record.line,
-      ts,
-      role,
-      text,
+      ...baseEntry(chunk, record, ts, `L${record.line}`, `m:L${record.line}`),
+      role: parts.role,
+      text: parts.text,
+      kind: parts.kind === 'reasoning' ? 'reasoning' : null,
     }),
   );
-}
-
-function addToolCall(chunk: CodexChunk, record: RawRecord, payload: JsonObject, ts: number | null): void {
-  const callId = str(payload.call_id) ?? str(payload.id);
-  let name = str(payload.name) ?? 'tool';
-  let input: unknown = payload.arguments ?? payload.input;
-  if (payload.type === 'local_shell_call') {
-    name = 'local_shell';
-    input = isObject(payload.action) ? payload.action : input;
-  }
-  const described = describeToolCall(name, input);
-  const key = callId ? `tool:${callId}` : `tool:L${record.line}`;
-  if (chunk.calls.has(key)) {
-    chunk.duplicates += 1;
-    return;
-  }
-  const entry = toolEntry(chunk, record, ts, callId ?? `L${record.line}`, key, name, described.text, described.target);
-  chunk.calls.set(key, entry);
-  chunk.push(entry);
-  if (callId) chunk.state.pending.push(callId);
-}
-
-function addWebSearch(chunk: CodexChunk, record: RawRecord, payload: JsonObject, ts: number | null): void {
-  const action = isObject(payload.action) ? payload.action : {};
-  const query = str(action.query) ?? str(action.url) ?? (Array.isArray(action.queries) ? action.queries.join('\n') : '');
-  const id = str(payload.id) ?? `L${record.line}`;
-  const entry = toolEntry(chunk, record, ts, id, `tool:${id}`, 'web_search', query || 'web_search', query || null);
-  chunk.calls.set(entry.key, entry);
-  chunk.push(entry);
-}
-
-function toolEntry(
-  chunk: CodexChunk,
-  record: RawRecord,
-  ts: number | null,
-  id: string,
-  key: string,
-  name: string,
-  text: string,
-  target: string | null,
-): Entry {
-  return createEntry({
-    id,
-    key,
-    sessionId: chunk.sessionId,
-    seq: record.line * 1000,
-    line: record.line,
-    ts,
-    role: 'tool',
-    text,
-    toolName: name,
-    toolTarget: target,
-  });
-}
-
-function attachToolOutput(chunk: CodexChunk, record: RawRecord, payload: JsonObject): void {
-  const callId = str(payload.call_id);
-  if (!callId) {
-    chunk.skip('orphan-tool-result');
-    return;
-  }
-  chunk.attachResult(callId, { result: stringifyToolOutput(payload.output), resultId: `L${record.line}` });
 }
 
 /** token_count carries cumulative and per-turn usage; the last turn's total is what sat in the context window. */

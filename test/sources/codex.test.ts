@@ -36,10 +36,11 @@ describe('codex: one of each tool shape', () => {
   });
 
   test('event_msg echoes of response_item messages are dropped, whichever came first wins', () => {
-    expect(countRoles(chunk.entries)).toEqual({ user: 1, tool: 3, assistant: 1 });
+    expect(countRoles(chunk.entries)).toEqual({ user: 1, tool: 3, assistant: 2 });
     expect(chunk.duplicates).toBe(2);
     // The user's event_msg (line 3) came before its response_item (line 4); the agent's likewise (12 before 13).
-    expect(chunk.entries.filter((entry) => entry.role !== 'tool').map((entry) => entry.id)).toEqual(['L3', 'L12']);
+    const messages = chunk.entries.filter((entry) => entry.role !== 'tool' && entry.kind === null);
+    expect(messages.map((entry) => entry.id)).toEqual(['L3', 'L12']);
     expect(entryByKey(chunk.entries, 'm:L3').text).toBe('List the synthetic files.');
   });
 
@@ -56,7 +57,7 @@ describe('codex: one of each tool shape', () => {
     });
     expect(entryByKey(chunk.entries, 'tool:call-custom-001')).toMatchObject({
       toolName: 'apply_patch',
-      text: 'Add File: gamma.txt',
+      text: 'Add File: gamma.txt\n+ synthetic',
       toolTarget: 'gamma.txt',
       result: 'Done!',
     });
@@ -64,14 +65,22 @@ describe('codex: one of each tool shape', () => {
       toolName: 'mcp__synthetic__lookup',
       text: 'query: fixture',
       toolTarget: 'fixture',
-      result: '{"status":"ok"}',
+      // A JSON result reads as key: value lines, like every other structured output.
+      result: 'status: ok',
     });
   });
 
-  test('reasoning (with encrypted content) and unknown record types are counted, never entries', () => {
-    expect(chunk.skipped).toEqual({ turn_context: 1, reasoning: 1, future_synthetic_record: 1 });
+  test('a reasoning summary is an assistant entry of kind reasoning; its encrypted content is dropped', () => {
+    expect(entryByKey(chunk.entries, 'm:L5')).toMatchObject({
+      role: 'assistant',
+      kind: 'reasoning',
+      text: 'I will inspect the synthetic directory.',
+    });
     expect(JSON.stringify(chunk)).not.toContain('SYNTHETIC_ENCRYPTED_CONTENT');
-    expect(JSON.stringify(chunk.entries)).not.toContain('inspect the synthetic directory');
+  });
+
+  test('unknown record types are counted, never entries', () => {
+    expect(chunk.skipped).toEqual({ turn_context: 1, future_synthetic_record: 1 });
   });
 });
 
@@ -124,8 +133,10 @@ describe('codex: real short session ending in a dangling call', () => {
       startMs: Date.parse('2026-02-23T12:19:42.561Z'),
       endMs: Date.parse('2026-02-23T12:19:52.689Z'),
     });
-    expect(countRoles(chunk.entries)).toEqual({ system: 4, user: 4, assistant: 1, tool: 1 });
-    expect(chunk.duplicates).toBe(2);
+    expect(countRoles(chunk.entries)).toEqual({ system: 4, user: 4, assistant: 2, tool: 1 });
+    // The agent_reasoning event came first; the reasoning item is its echo.
+    expect(chunk.entries.filter((entry) => entry.kind === 'reasoning')).toHaveLength(1);
+    expect(chunk.duplicates).toBe(3);
   });
 
   test('the last call has no output', () => {
@@ -151,9 +162,16 @@ describe('codex: real short session ending in a dangling call', () => {
 describe('codex: real long session with compaction', () => {
   const chunk = parseFixture(codexSource, 'codex/real-redacted-compacted-long-019c8a59.jsonl');
 
-  test('every message is counted once: 255 agent and 38 user echoes are dropped', () => {
-    expect(countRoles(chunk.entries)).toEqual({ system: 45, user: 46, assistant: 255, tool: 372 });
-    expect(chunk.duplicates).toBe(255 + 38);
+  test('every message is counted once: 255 agent, 38 user and 199 reasoning echoes are dropped', () => {
+    expect(countRoles(chunk.entries)).toEqual({ system: 45, user: 46, assistant: 255 + 199, tool: 372 });
+    expect(chunk.duplicates).toBe(255 + 38 + 199);
+  });
+
+  test('199 reasoning summaries are entries; the 20 encrypted-only ones are skipped', () => {
+    const reasoning = chunk.entries.filter((entry) => entry.kind === 'reasoning');
+    expect(reasoning).toHaveLength(199);
+    expect(reasoning.every((entry) => entry.role === 'assistant')).toBe(true);
+    expect(chunk.skipped.reasoning).toBe(20);
   });
 
   test('all 365 calls pair with outputs; web searches are tool entries with their query', () => {

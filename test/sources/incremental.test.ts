@@ -24,6 +24,7 @@ const FIXTURES: [string, Source][] = [
   ['codex/synthetic-malformed-trailing-line.jsonl', codexSource],
   ['codex/synthetic-spawn-agent-subagent.jsonl', codexSource],
   ['codex/synthetic-tool-variants-unknown-type.jsonl', codexSource],
+  ['codex/synthetic-unified-exec.jsonl', codexSource],
   ['pi/real-legacy-v1-with-compaction.jsonl', openclawSource],
   ['pi/synthetic-v3-branching-compaction-unknown-entry.jsonl', openclawSource],
   ['pi/synthetic-v3-error-toolresult-string-content.jsonl', openclawSource],

@@ -6,11 +6,11 @@ describe('extractDecisions', () => {
   it('keeps sentences that state decisions or outcomes, and high-priority tool outcomes', () => {
     const decisions = extractDecisions(buildBasicDoc().entries);
     expect(decisions).toEqual([
-      '`cargo build --release` → exit 101',
+      '`cargo build --release` → exit 101: error[E0432]: unresolved import `better_sqlite3`',
       'The root cause is a missing feature flag in Cargo.toml.',
       "We'll use the `bundled` feature instead of linking the system SQLite.",
       'Edited /Users/dev/moon-app/Cargo.toml',
-      '`cargo build --release` → exit 0',
+      '`cargo build --release` → exit 0: Finished release [optimized] target(s) in 42.1s',
       'Decided to load them from `.env` via dotenv; confirmed `MOON_HOME` is read at CLI startup.',
       'Wrote /Users/dev/moon-app/.env',
       'All tests pass locally with `npm test`.',
@@ -45,7 +45,7 @@ describe('extractDecisions', () => {
   });
 
   it('summarizes results by exit code or first line', () => {
-    expect(summarizeResult('build ok\nexit code: 0')).toBe('exit 0');
+    expect(summarizeResult('build ok\nexit code: 0')).toBe('exit 0: build ok');
     expect(summarizeResult('Process exited with code 2')).toBe('exit 2');
     expect(summarizeResult('\n\nfirst line\nsecond')).toBe('first line');
     expect(summarizeResult(null)).toBe('(no result)');

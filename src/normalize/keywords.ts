@@ -68,7 +68,8 @@ const LOREM_WORDS = `lorem ipsum dolor sit amet consectetur adipiscing elit sed 
   sunt culpa qui officia deserunt mollit anim laborum perspiciatis unde omnis iste natus voluptatem accusantium
   doloremque laudantium totam aperiam eaque ipsa quae illo inventore veritatis quasi architecto beatae vitae dicta
   explicabo nemo ipsam quia voluptas aspernatur aut odit fugit consequuntur magni dolores eos ratione sequi
-  nesciunt neque porro quisquam dolorem adipisci numquam eius modi tempora incidunt magnam quaerat`;
+  nesciunt neque porro quisquam dolorem adipisci numquam eius modi tempora incidunt magnam quaerat est non
+  aliquam rem eu`;
 const FILLER_WORDS = 'foo bar baz qux quux corge grault garply waldo fred plugh xyzzy thud abc abcd abcde abcdef xyz asdf qwerty hoge fuga';
 const NOISE_WORDS = new Set(`${NUMBER_WORDS} ${SHELL_WORDS} ${LOREM_WORDS} ${FILLER_WORDS}`.split(/\s+/).filter(Boolean));
 

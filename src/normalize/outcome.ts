@@ -48,7 +48,8 @@ export function findMeaningfulLine(result: string): string {
   let start = 0;
   while (start <= text.length) {
     const end = text.indexOf('\n', start);
-    const line = text.slice(start, end < 0 ? text.length : end).trim();
+    // OpenClaw marks failed results with a leading `[error]` tag; the words after it are the message.
+    const line = text.slice(start, end < 0 ? text.length : end).trim().replace(/^\[(?:error|stderr|stdout)\]\s*/i, '');
     if (/[\p{L}\p{N}]/u.test(line) && !FRAME_LINES.some((frame) => frame.test(line))) return line;
     if (end < 0) break;
     start = end + 1;
@@ -89,7 +90,10 @@ function clip(text: string, max: number): string {
  */
 export function summarizeOutcome(outcome: ToolOutcome, max = 80): string {
   const scraped = outcome.exitCode === null && outcome.result !== null ? scrapeExitCode(outcome.result) : null;
-  const head = describeOutcomeHead(scraped === null ? outcome : { ...outcome, exitCode: scraped });
+  // A result tagged `[error]` (how Claude Code and OpenClaw results marked is_error read once cleaned) failed,
+  // even when the adapter stated no status.
+  const tagged = outcome.status === null && outcome.result !== null && /^\s*\[error\]/i.test(outcome.result.slice(0, 64));
+  const head = describeOutcomeHead({ ...outcome, exitCode: outcome.exitCode ?? scraped, status: tagged ? 'error' : outcome.status });
   const line = outcome.result === null ? '' : findMeaningfulLine(outcome.result);
   if (head === null) {
     if (outcome.result === null) return '(no result)';

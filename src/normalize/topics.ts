@@ -29,7 +29,7 @@ const LEXICON: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['API', ['api', 'apis', 'endpoint*', 'graphql', 'rest', 'webhook*', 'route*']],
   ['security', ['secur*', 'vulnerab*', 'redact*', 'secret*', 'encrypt*', 'cve', 'xss', 'csrf', 'sanitiz*']],
   ['command-line interface', ['cli', 'argv', 'commander', 'terminal', 'subcommand*']],
-  ['agent orchestration', ['agent', 'agents', 'subagent*', 'teammate*', 'spawn*', 'orchestrat*', 'multi-agent', 'handoff*']],
+  ['agent orchestration', ['agents', 'subagent*', 'teammate*', 'spawn*', 'orchestrat*', 'multi-agent', 'handoff*']],
 ];
 
 /** A keyword's words: the whole term plus its path/package/identifier parts (`vitest.config.ts` → vitest, config, ts). */

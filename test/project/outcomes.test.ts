@@ -48,6 +48,8 @@ describe('summarizeOutcome', () => {
     expect(summarizeOutcome({ ...none, result: null, status: 'interrupted' })).toBe('interrupted');
     expect(summarizeOutcome({ ...none, result: '', status: 'cancelled', durationMs: 125_000 })).toBe('interrupted in 2 min 5 s');
     expect(summarizeOutcome({ ...none, result: 'done', status: 'completed' })).toBe('done');
+    // test/fixtures/claude-code/real-scrubbed-api-error-thinking.jsonl: a failed WebFetch, tagged in its text.
+    expect(summarizeOutcome({ ...none, result: '[error] Request failed with status code 403' })).toBe('error: Request failed with status code 403');
   });
 
   it('prefers the stated exit code over one printed in the text, and scrapes only when none is stated', () => {
@@ -61,6 +63,10 @@ describe('summarizeOutcome', () => {
     expect(findMeaningfulLine('\n> shop@1.0.0 test\n> vitest run\n\n---\n ✓ test/cart.test.ts (3 tests)')).toBe('✓ test/cart.test.ts (3 tests)');
     expect(findMeaningfulLine('Exit code: 0\nWall time: 1.2 seconds\nOutput:\nhello')).toBe('hello');
     expect(findMeaningfulLine('====\n\n')).toBe('');
+    // test/fixtures/pi/real-legacy-v1-with-compaction.jsonl: a failed `npm run check`.
+    expect(findMeaningfulLine('[error]\n> pi-monorepo@0.0.3 check\n> biome check --write .\n\npackages/coding-agent/src/core/agent-session.ts:16:22 lint/correctness/noUnusedImports')).toBe(
+      'packages/coding-agent/src/core/agent-session.ts:16:22 lint/correctness/noUnusedImports',
+    );
     expect(summarizeOutcome({ ...none, result: '====' })).toBe('====');
     expect(summarizeOutcome({ ...none, result: '   ' })).toBe('(empty result)');
     expect(summarizeOutcome({ ...none, result: null })).toBe('(no result)');

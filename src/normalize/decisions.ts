@@ -73,8 +73,11 @@ export const MAX_RECAP_CHARS = 320;
  * A recap line: the harness's summary with its own settings hint dropped (Claude Code ends away summaries
  * with "(disable recaps in /config)").
  */
+const RECAP_HINT = '(disable recaps in /config)';
+
 function describeRecap(text: string): string {
-  const body = text.replace(/\s*\(disable recaps in \/config\)\s*$/i, '').trim();
+  const trimmed = text.trim();
+  const body = trimmed.toLowerCase().endsWith(RECAP_HINT) ? trimmed.slice(0, -RECAP_HINT.length).trim() : trimmed;
   return body === '' ? '' : `Recap: ${clip(body, MAX_RECAP_CHARS - 7)}`;
 }
 

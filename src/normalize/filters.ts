@@ -1,4 +1,4 @@
-import type { Role } from '../model.js';
+import type { EntryKind, Role } from '../model.js';
 
 /**
  * Message-level noise filters (seed 002 §2.1–2.3 plus the OpenClaw-specific ones). Input is already cleaned
@@ -30,6 +30,8 @@ export interface NoiseCandidate {
   toolName: string | null;
   /** Tool entries only: the coupled result. Null (no result yet) counts as empty. */
   result?: string | null;
+  /** Recaps are the harness's summary of the work: an outcome, kept whatever their length. */
+  kind?: EntryKind | null;
 }
 
 export interface NoiseOptions {
@@ -98,6 +100,7 @@ export function classifyNoise(entry: NoiseCandidate, options: NoiseOptions = {})
     return text === '' && (entry.result ?? '').trim() === '' ? 'empty' : null;
   }
   if (text === '') return 'empty';
+  if (entry.kind === 'recap') return null;
   if (NO_REPLY_PATTERN.test(text)) return 'no-reply';
   if (isHeartbeat(entry.role, text)) return 'heartbeat';
   if (PROCESS_POLL_PATTERNS.some((pattern) => pattern.test(text))) return 'process-poll';

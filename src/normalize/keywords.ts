@@ -50,14 +50,45 @@ const STOPWORDS = new Set(
     .filter(Boolean),
 );
 
+/**
+ * Words that are present in almost every session and name nothing: counting (one, twice, third), shell verbs
+ * and builtins said alone (`echo`, `cd`, `grep`: the command that matters is the `git log` bigram or the file),
+ * lorem ipsum from fixtures and UI mock-ups, and metasyntactic filler (foo, bar, abc, xyz).
+ */
+const NUMBER_WORDS = `zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen
+  seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred hundreds thousand
+  thousands million millions billion first second third fourth fifth sixth seventh eighth ninth tenth once twice
+  thrice half dozen couple single double triple`;
+const SHELL_WORDS = `echo cd ls cat grep egrep fgrep rg sed awk head tail rm rmdir mv cp mkdir touch export source sudo
+  chmod chown ln pwd which whoami xargs find wc sort uniq cut tr tee printf env unset eval exec kill pkill ps less
+  clear exit nohup then fi elif esac done`;
+const LOREM_WORDS = `lorem ipsum dolor sit amet consectetur adipiscing elit sed eiusmod tempor incididunt labore dolore
+  magna aliqua enim minim veniam quis nostrud exercitation ullamco laboris nisi aliquip commodo consequat duis aute
+  irure reprehenderit voluptate velit esse cillum fugiat nulla pariatur excepteur sint occaecat cupidatat proident
+  sunt culpa qui officia deserunt mollit anim laborum perspiciatis unde omnis iste natus voluptatem accusantium
+  doloremque laudantium totam aperiam eaque ipsa quae illo inventore veritatis quasi architecto beatae vitae dicta
+  explicabo nemo ipsam quia voluptas aspernatur aut odit fugit consequuntur magni dolores eos ratione sequi
+  nesciunt neque porro quisquam dolorem adipisci numquam eius modi tempora incidunt magnam quaerat est non
+  aliquam rem eu`;
+const FILLER_WORDS = 'foo bar baz qux quux corge grault garply waldo fred plugh xyzzy thud abc abcd abcde abcdef xyz asdf qwerty hoge fuga';
+const NOISE_WORDS = new Set(`${NUMBER_WORDS} ${SHELL_WORDS} ${LOREM_WORDS} ${FILLER_WORDS}`.split(/\s+/).filter(Boolean));
+
+/** `aaa`, `xxxx`: one letter repeated is a placeholder, not a term. */
+function isRepeatedLetter(word: string): boolean {
+  return word.length > 1 && [...word].every((ch) => ch === word[0]);
+}
+
+/** Paths to devices and process files (`/dev/null`, `2>/dev/null`): shell plumbing, never a subject. */
+const DEVICE_PATH = /^(?:dev|proc|sys)(?:\/|$)/;
+
 /** Short words that are still meaningful technical terms. */
 const SHORT_TERMS = new Set(['ci', 'db', 'ui', 'ux', 'ts', 'js', 'pr', 'io', 'vm', 'os', 'gh', 'ai', 'ml', 'qa', 'go', 'k8s']);
 
 /** Command-line tools; those in SUBCOMMAND_TOOLS also yield `tool sub` bigrams (`cargo build`, `git commit`). */
 const COMMANDS = new Set(
   `npm npx pnpm yarn bun deno node cargo rustc rustup git gh docker kubectl helm make cmake tsc vitest jest pytest
-  python python3 pip pip3 uv poetry go curl wget ssh scp rsync grep rg sed awk jq tar brew apt apt-get wrangler
-  vercel netlify terraform ls cat mkdir rm mv cp chmod sudo systemctl psql sqlite3 redis-cli mvn gradle dotnet`
+  python python3 pip pip3 uv poetry go curl wget ssh scp rsync jq tar brew apt apt-get wrangler
+  vercel netlify terraform systemctl psql sqlite3 redis-cli mvn gradle dotnet`
     .split(/\s+/)
     .filter(Boolean),
 );
@@ -71,6 +102,8 @@ const FILE_EXTENSIONS = new Set(
     .split(/\s+/)
     .filter(Boolean),
 );
+/** Extensions that are also whole dotfile names: `.env` is a file, `.md` is not. */
+const DOTFILE_NAMES = new Set(['env', 'conf', 'lock']);
 const BARE_FILES = new Set(['dockerfile', 'makefile', 'readme', 'license', 'changelog', 'procfile', 'justfile']);
 
 /** Folders where a project's relative path usually begins; used to shorten absolute paths. */
@@ -95,14 +128,21 @@ export function classifyToken(raw: string): { term: string; kind: TermKind } | n
   if (raw.startsWith('-')) return null; // command-line flags
   if (token.length < 2) return SHORT_TERMS.has(token.toLowerCase()) ? { term: token.toLowerCase(), kind: 'word' } : null;
   if (/^v?\d[\d._-]*$/i.test(token)) return null; // numbers, versions, dates
+  if (/^\d/.test(token) && countDigits(token) * 2 > token.length) return null; // timestamps, sizes: 2025-06-14T11, 404s
+  if (/^redacted/i.test(token)) return null; // redaction placeholders and their parts
   if (/^[0-9a-f]{7,}$/i.test(token) && /\d/.test(token)) return null; // hashes
   if (/^[0-9a-f]{8}-[0-9a-f]{4}-/i.test(token)) return null; // uuids
   if (/^@[\w.-]+\/[\w.-]+$/.test(token)) return { term: token.toLowerCase(), kind: 'package' };
   if (token.includes('/')) {
     const short = shortenPath(raw.startsWith('/') || raw.startsWith('~') ? raw.replace(/[.\-/]+$/, '') : token);
+    if (DEVICE_PATH.test(short)) return null;
     return /\p{L}/u.test(short) && short.length >= 2 ? { term: short, kind: 'path' } : null;
   }
-  if (/^\.[A-Za-z][\w.-]*$/.test(token)) return { term: token, kind: 'path' }; // dotfiles: .env, .gitignore
+  if (/^\.[A-Za-z][\w.-]*$/.test(token)) {
+    // Dotfiles (.env, .gitignore) name files; a bare extension (.md, .ts) names only a kind of file.
+    const bare = token.slice(1).toLowerCase();
+    return FILE_EXTENSIONS.has(bare) && !DOTFILE_NAMES.has(bare) ? null : { term: token, kind: 'path' };
+  }
   const lower = token.toLowerCase();
   const ext = /\.([a-z0-9]{1,6})$/i.exec(token)?.[1]?.toLowerCase();
   if (ext && FILE_EXTENSIONS.has(ext) && /^[\w.-]+$/.test(token)) return { term: token, kind: 'path' };
@@ -112,6 +152,7 @@ export function classifyToken(raw: string): { term: string; kind: TermKind } | n
     return token.split('.').every((p) => p.length >= 2 && /^\w+$/.test(p)) ? { term: token, kind: 'identifier' } : null;
   }
   if (COMMANDS.has(lower)) return { term: lower, kind: 'command' };
+  if (NOISE_WORDS.has(lower)) return null;
   if (/^[A-Za-z]\w*$/.test(token) && (/[a-z][A-Z]/.test(token) || (token.includes('_') && /[A-Za-z]{2}/.test(token)))) {
     return { term: token, kind: 'identifier' }; // camelCase, PascalCase with inner caps, snake_case, SCREAMING_CASE
   }
@@ -120,16 +161,27 @@ export function classifyToken(raw: string): { term: string; kind: TermKind } | n
     return { term: lower, kind: /\d/.test(token) ? 'package' : 'compound' };
   }
   if (!/^\p{L}[\p{L}\p{N}]*$/u.test(token)) return null;
-  if (STOPWORDS.has(lower)) return null;
+  if (STOPWORDS.has(lower) || NOISE_WORDS.has(lower) || isRepeatedLetter(lower)) return null;
   if (lower.length < 3 && !SHORT_TERMS.has(lower)) return null;
   return { term: lower, kind: 'word' };
 }
 
-/** Strip wire noise that would otherwise surface as terms (URLs, HTML entities). */
+function countDigits(token: string): number {
+  let digits = 0;
+  for (const ch of token) if (ch >= '0' && ch <= '9') digits += 1;
+  return digits;
+}
+
+/**
+ * Strip wire noise that would otherwise surface as terms: URLs, HTML entities, and redaction placeholders
+ * (`[REDACTED:github-token]`, scrubbed fixtures' `[REDACTED_OUTPUT len=136 sha=b8890189]`) whose parts are
+ * the same in every redacted session.
+ */
 function stripNoise(text: string): string {
   return text
     .replace(/\bhttps?:\/\/\S+/g, ' ')
-    .replace(/&[a-z]+;/gi, ' ');
+    .replace(/&[a-z]+;/gi, ' ')
+    .replace(/\[REDACTED[^\]\n]{0,80}\]/gi, ' ');
 }
 
 /**
@@ -170,9 +222,14 @@ function extractSegmentTerms(text: string, allowBigrams: boolean): { term: strin
   return terms;
 }
 
-/** Terms an entry contributes: user/assistant prose, and only the target (command or path) of a tool call. */
+/**
+ * Terms an entry contributes: user and assistant prose, recaps, and only the target (command or path) of a tool
+ * call. Reasoning is left out: the model thinking aloud names every option it weighed, not what the session
+ * was about.
+ */
 function collectEntryTerms(entry: Entry): { term: string; kind: TermKind }[] {
-  if (entry.role === 'user' || entry.role === 'assistant') return extractTextTerms(entry.text);
+  if (entry.kind === 'reasoning') return [];
+  if (entry.role === 'user' || entry.role === 'assistant' || entry.kind === 'recap') return extractTextTerms(entry.text);
   if (entry.role === 'tool') return extractTextTerms(entry.toolTarget ?? '', true);
   return [];
 }
@@ -187,10 +244,24 @@ function compareText(a: string, b: string): number {
 }
 
 /**
- * Top keywords, best first. Score = (occurrences capped at 12 + 3 × messages containing it) × kind weight;
- * ties break alphabetically (code-unit order, independent of locale), so output is deterministic.
+ * How many sessions of the whole index hold a term, so a session's keywords can be the terms that set it apart
+ * (`wrangler`, `src/cart.ts`) rather than the ones every session shares (`git`, `test`). The SQLite index
+ * implements it from the per-session term sets `listSessionTerms` gives.
  */
-export function extractKeywords(entries: readonly Entry[], max = MAX_KEYWORDS): string[] {
+export interface TermCorpus {
+  /** Sessions in the index. */
+  sessionCount: number;
+  /** Sessions whose term set holds `term` (as listSessionTerms spells it). */
+  countSessionsWith(term: string): number;
+}
+
+/** Terms a session records for the corpus; large enough that any term that could rank as a keyword is in it. */
+export const MAX_SESSION_TERMS = 500;
+/** Terms re-ranked against the corpus: the in-session best, so a session costs at most this many lookups. */
+const CORPUS_CANDIDATES = 120;
+
+/** In-session score: (occurrences capped at 12 + 3 × messages containing it) × kind weight. */
+function scoreSessionTerms(entries: readonly Entry[]): { term: string; score: number }[] {
   const stats = new Map<string, { count: number; spread: number; weight: number }>();
   for (const entry of entries) {
     const seen = new Set<string>();
@@ -203,9 +274,44 @@ export function extractKeywords(entries: readonly Entry[], max = MAX_KEYWORDS): 
       stats.set(term, stat);
     }
   }
-  const limit = Math.max(0, Math.min(max, MAX_KEYWORDS));
   return [...stats.entries()]
     .map(([term, s]) => ({ term, score: (Math.min(s.count, 12) + 3 * s.spread) * s.weight }))
+    .sort((a, b) => b.score - a.score || compareText(a.term, b.term));
+}
+
+/**
+ * A session's candidate terms, best first by in-session score, at most `max`. The index stores them per session
+ * so TermCorpus can count in how many sessions a term occurs.
+ */
+export function listSessionTerms(entries: readonly Entry[], max = MAX_SESSION_TERMS): string[] {
+  return scoreSessionTerms(entries)
+    .slice(0, Math.max(0, max))
+    .map((s) => s.term);
+}
+
+/**
+ * Inverse session frequency, smoothed: a term in every session still weighs 1, one in no other session weighs
+ * 1 + ln(N + 1). The counts are clamped so an index that has not yet recorded this session stays consistent.
+ */
+function weighDistinctiveness(corpus: TermCorpus, term: string): number {
+  const sessions = Math.max(0, Math.floor(corpus.sessionCount));
+  const holding = Math.min(sessions, Math.max(0, Math.floor(corpus.countSessionsWith(term))));
+  return 1 + Math.log((sessions + 1) / (holding + 1));
+}
+
+/**
+ * Top keywords, best first. Without a corpus: the in-session score alone, ties alphabetical (code-unit order,
+ * independent of locale), so a single-file render is deterministic. With a corpus of more than one session:
+ * the in-session score × how distinctive the term is across the index (tf × idf), over the best
+ * CORPUS_CANDIDATES in-session terms.
+ */
+export function extractKeywords(entries: readonly Entry[], max = MAX_KEYWORDS, corpus?: TermCorpus): string[] {
+  const limit = Math.max(0, Math.min(max, MAX_KEYWORDS));
+  const scored = scoreSessionTerms(entries);
+  if (!corpus || corpus.sessionCount <= 1) return scored.slice(0, limit).map((s) => s.term);
+  return scored
+    .slice(0, CORPUS_CANDIDATES)
+    .map(({ term, score }) => ({ term, score: score * weighDistinctiveness(corpus, term) }))
     .sort((a, b) => b.score - a.score || compareText(a.term, b.term))
     .slice(0, limit)
     .map((s) => s.term);

@@ -53,7 +53,20 @@ export const READ_TOOLS: readonly string[] = [
   'todowrite',
   'todoread',
   'update_plan',
+  // Claude Code's task board: bookkeeping about the work, not the work (their names hold "create"/"update").
+  'taskcreate',
+  'taskupdate',
+  'tasklist',
+  'taskget',
+  'taskoutput',
+  'taskstop',
 ];
+
+/**
+ * Tools that hand work to another agent: what the spawned agent does (edits, commits) happens out of this
+ * transcript's sight, so the hand-off itself is the event recall must find.
+ */
+export const SPAWN_TOOLS: readonly string[] = ['agent', 'task', 'spawn_agent', 'spawn_agents', 'dispatch_agent', 'create_agent', 'new_task'];
 
 /** Tools whose side effect depends on the command they run. */
 export const SHELL_TOOLS: readonly string[] = [
@@ -97,6 +110,8 @@ const MUTATING_NAME_WORDS = new Set([
   'install',
   'save',
   'set',
+  'spawn',
+  'migrate',
 ]);
 
 /** Config and gateway actions that write (OpenClaw `gateway` with `config.patch`, `config.apply`, restart ...). */
@@ -107,12 +122,13 @@ const ACTION_TOOL_WORDS = new Set(['gateway', 'config', 'settings']);
 const writeTools = new Set(WRITE_TOOLS);
 const readTools = new Set(READ_TOOLS);
 const shellTools = new Set(SHELL_TOOLS);
+const spawnTools = new Set(SPAWN_TOOLS);
 
 export function classifyPriority(toolName: string | null, subject: string | null | undefined): Priority {
   const name = (toolName ?? '').trim().toLowerCase();
   const text = subject ?? '';
   if (name === '') return 'normal';
-  if (writeTools.has(name)) return 'high';
+  if (writeTools.has(name) || spawnTools.has(name)) return 'high';
   if (readTools.has(name)) return 'normal';
   if (shellTools.has(name)) return isMutatingCommand(text) ? 'high' : 'normal';
   if (EDITOR_TOOLS.has(name)) return EDITOR_READ.test(text) ? 'normal' : 'high';
@@ -252,6 +268,27 @@ const TEXT_COMMANDS = new Set([
   'tree', 'stat', 'file', 'du', 'find', 'man', 'which', 'type', 'wc', 'jq', 'git', 'code', 'vim', 'nano',
 ]);
 
+/**
+ * Schema migrations change a database: `prisma migrate dev`, `rails db:migrate`, `knex migrate:latest`,
+ * `python manage.py migrate`, `diesel migration run`, `alembic upgrade head`, `pulumi up`-style one-word
+ * appliers are listed per tool. Only the first three non-flag arguments are looked at, so a file named
+ * `migrate.md` further along a command line does not count.
+ */
+const MIGRATION_WORD = /^(?:[\w-]+:)?migrat(?:e|ion|ions)(?::[\w-]+)?$/;
+const UPGRADE_TOOLS: Record<string, ReadonlySet<string>> = {
+  alembic: new Set(['upgrade', 'downgrade', 'stamp']),
+  pulumi: new Set(['up', 'destroy']),
+  dbmate: new Set(['up', 'down', 'migrate', 'rollback']),
+  goose: new Set(['up', 'down', 'redo', 'reset']),
+  flyway: new Set(['migrate', 'clean', 'repair']),
+};
+
+function migrates(base: string, args: string[]): boolean {
+  const words = args.filter((arg) => !arg.startsWith('-')).slice(0, 3);
+  if (UPGRADE_TOOLS[base]?.has(words[0] ?? '')) return true;
+  return words.some((word) => MIGRATION_WORD.test(word));
+}
+
 /** A deploy word in subcommand position: one of the first two non-flag arguments. */
 function deploys(args: string[]): boolean {
   return args.filter((arg) => !arg.startsWith('-')).slice(0, 2).some((arg) => DEPLOY_WORDS.has(arg));
@@ -317,7 +354,7 @@ function isMutatingSegment(segment: string): boolean {
   if (command === undefined) return false;
   const base = command.replace(/^.*\//, '');
   if (MUTATING_COMMANDS.has(base)) return true;
-  if (!TEXT_COMMANDS.has(base) && deploys(args)) return true;
+  if (!TEXT_COMMANDS.has(base) && (deploys(args) || migrates(base, args))) return true;
   switch (base) {
     case 'sed':
     case 'perl':
@@ -337,6 +374,12 @@ function isMutatingSegment(segment: string): boolean {
     case 'python':
     case 'python3':
       return args[0] === '-m' && args[1] === 'pip' && ['install', 'uninstall'].includes(args[2] ?? '');
+    case 'psql':
+      // `psql -f schema.sql` runs a script (schemas, migrations, seeds); `psql -c 'select …'` is judged as a read.
+      return args.some((arg) => arg === '-f' || arg.startsWith('--file'));
+    case 'vercel':
+      // Bare `vercel` (and `vercel --prod`) deploys the current folder.
+      return firstNonFlag(args) === undefined || firstNonFlag(args) === 'deploy';
     case 'docker':
     case 'docker-compose':
     case 'podman':

@@ -1,13 +1,15 @@
 import type { Entry } from '../model.js';
-import { extractEntryTerms } from './keywords.js';
 
 /**
  * Heuristic topic labels (seed 000 §3.2, local distiller mode): keywords are matched against a small lexicon
- * and the best-scoring labels win. When fewer than two labels match, the most co-occurring keyword pairs fill in.
+ * and the best-scoring labels win. A label needs a real cluster behind it — two or more of the session's
+ * keywords, or one of its very top keywords. When nothing qualifies there are no topics: an `a / b` pair of
+ * keywords (`git / log`, `len / sha`) only repeats the keyword list and reads as a topic it is not.
  */
 
-export const MIN_TOPICS = 2;
 export const MAX_TOPICS = 5;
+/** A label backed by a single keyword needs that keyword ranked this high. */
+export const SINGLE_KEYWORD_RANK = 5;
 
 /** Label → trigger terms. A trailing `*` matches any word starting with the stem (`deploy*` → deployment). */
 const LEXICON: ReadonlyArray<readonly [string, readonly string[]]> = [
@@ -27,6 +29,7 @@ const LEXICON: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['API', ['api', 'apis', 'endpoint*', 'graphql', 'rest', 'webhook*', 'route*']],
   ['security', ['secur*', 'vulnerab*', 'redact*', 'secret*', 'encrypt*', 'cve', 'xss', 'csrf', 'sanitiz*']],
   ['command-line interface', ['cli', 'argv', 'commander', 'terminal', 'subcommand*']],
+  ['agent orchestration', ['agents', 'subagent*', 'teammate*', 'spawn*', 'orchestrat*', 'multi-agent', 'handoff*']],
 ];
 
 /** A keyword's words: the whole term plus its path/package/identifier parts (`vitest.config.ts` → vitest, config, ts). */
@@ -43,45 +46,34 @@ function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Score lexicon labels: each matching keyword adds its rank weight (first keyword = keywords.length). */
+/**
+ * Score lexicon labels: each matching keyword adds its rank weight (first keyword = keywords.length). Labels
+ * without a cluster (see the module comment) are dropped.
+ */
 function scoreLabels(keywords: readonly string[]): { label: string; score: number }[] {
   const scored: { label: string; score: number }[] = [];
+  const words = keywords.map(splitKeyword);
   for (const [label, triggers] of LEXICON) {
     let score = 0;
-    keywords.forEach((keyword, index) => {
-      const words = splitKeyword(keyword);
-      if (words.some((w) => triggers.some((t) => matchesTrigger(w, t)))) score += keywords.length - index;
+    let matches = 0;
+    let best = Infinity;
+    words.forEach((parts, index) => {
+      if (!parts.some((w) => triggers.some((t) => matchesTrigger(w, t)))) return;
+      score += keywords.length - index;
+      matches += 1;
+      best = Math.min(best, index);
     });
-    if (score > 0) scored.push({ label, score });
+    if (matches >= 2 || best < SINGLE_KEYWORD_RANK) scored.push({ label, score });
   }
   return scored.sort((a, b) => b.score - a.score || compareText(a.label, b.label));
 }
 
-/** Keyword pairs among the top ten that appear together in the most entries, as `a / b` labels. */
-function pairKeywords(entries: readonly Entry[], keywords: readonly string[]): string[] {
-  const top = keywords.slice(0, 10);
-  const termSets = entries.map((entry) => new Set(extractEntryTerms(entry)));
-  const pairs: { label: string; count: number; rank: number }[] = [];
-  top.forEach((a, i) => {
-    top.slice(i + 1).forEach((b, offset) => {
-      const count = termSets.filter((set) => set.has(a) && set.has(b)).length;
-      if (count > 0) pairs.push({ label: `${a} / ${b}`, count, rank: i + i + 1 + offset });
-    });
-  });
-  return pairs
-    .sort((x, y) => y.count - x.count || x.rank - y.rank || compareText(x.label, y.label))
-    .map((p) => p.label);
-}
-
-/** 2–5 topic labels when the session has enough keywords; fewer only when there is nothing to pair. */
-export function inferTopics(entries: readonly Entry[], keywords: readonly string[]): string[] {
-  const topics = scoreLabels(keywords)
+/**
+ * Up to MAX_TOPICS lexicon labels, best first; none when no keyword cluster matches. `entries` is accepted for
+ * callers that pass the session, but labels come from the keywords alone so they always agree with them.
+ */
+export function inferTopics(_entries: readonly Entry[], keywords: readonly string[]): string[] {
+  return scoreLabels(keywords)
     .slice(0, MAX_TOPICS)
     .map((s) => s.label);
-  if (topics.length >= MIN_TOPICS) return topics;
-  for (const pair of pairKeywords(entries, keywords)) {
-    if (topics.length >= MIN_TOPICS) break;
-    topics.push(pair);
-  }
-  return topics;
 }

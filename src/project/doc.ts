@@ -1,4 +1,5 @@
 import type { CompactionAnchor, Entry, Session } from '../model.js';
+import type { TermCorpus } from '../normalize/keywords.js';
 
 /** Everything the v2 renderer needs for one session. Built by the pipeline; render.ts reads it and nothing else. */
 export interface SessionDoc {
@@ -13,4 +14,9 @@ export interface SessionDoc {
   contentHash: string;
   /** Residential IANA time zone used for local times (seed 001 `distill.residential_timezone`). */
   timezone: string;
+  /**
+   * The whole index's term counts, when rendering from an index: keywords then favour terms that set this session
+   * apart. Absent for a single-file render, which ranks by the session alone and stays deterministic.
+   */
+  corpus?: TermCorpus;
 }

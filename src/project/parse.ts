@@ -2,8 +2,10 @@ import { MoonError } from '../errors.js';
 
 /**
  * Reads projection markdown back (for `--reproject` and recall snippets): v1 files (seed 000 "Current Format",
- * `## Signals` list) and v2 files. Only the flat frontmatter the renderers write is supported — quoted strings,
- * numbers, booleans, null and one-line flow lists — not general YAML.
+ * `## Signals` list) and v2 files, with or without the later optional fields (`title`, `agent_type`,
+ * `agent_description`): every key is read as written, a missing one is simply absent. Only the flat frontmatter
+ * the renderers write is supported — quoted strings, numbers, booleans, null and one-line flow lists — not
+ * general YAML.
  */
 
 export interface ProjectionSignal {
@@ -109,7 +111,10 @@ function readV1Signals(body: readonly string[]): ProjectionSignal[] {
   });
 }
 
-/** v2 list items keep their text without the leading `[HH:mm:ssZ]` stamp; `- (none)` placeholders are skipped. */
+/**
+ * v2 list items keep their text without the leading `[HH:mm:ssZ]` stamp; `- (none)` placeholders are skipped.
+ * A patch's ```diff block is indented under its transaction, so its `- removed` lines never read as items.
+ */
 function readV2Signals(body: readonly string[]): ProjectionSignal[] {
   const signals: ProjectionSignal[] = [];
   let role: string | null = null;

@@ -1,7 +1,9 @@
 import type { CompactionAnchor, Entry } from '../model.js';
-import { extractDecisions, summarizeResult } from '../normalize/decisions.js';
-import { extractKeywords } from '../normalize/keywords.js';
+import { extractDecisions } from '../normalize/decisions.js';
+import { extractKeywords, MAX_KEYWORDS } from '../normalize/keywords.js';
+import { describeOutcomeHead, summarizeOutcome } from '../normalize/outcome.js';
 import { inferTopics } from '../normalize/topics.js';
+import { describePatchFiles, readPatchCall, renderDiffBlock } from './diff.js';
 import type { SessionDoc } from './doc.js';
 import { computeTemporalMarkers, type TemporalMarker } from './temporal-markers.js';
 import {
@@ -122,9 +124,17 @@ function formatStamp(ts: number | null): string {
   return ts === null ? '[time unknown]' : `[${formatUtcTime(ts)}]`;
 }
 
-/** The readable form of a tool call: its text, else target, else name. */
+/** The readable form of a tool call: the files a patch touches, else its text, else target, else name. */
 function describeToolCall(entry: Entry): string {
+  const patch = readPatchCall(entry.text);
+  if (patch) return describePatchFiles(patch);
   return flattenText(entry.text) || flattenText(entry.toolTarget ?? '') || describeToolName(entry);
+}
+
+/** The Timeline's role column: reasoning and recaps are told apart from replies and system prompts. */
+function describeRole(entry: Entry): string {
+  if (entry.role === 'tool') return `tool:${describeToolName(entry)}`;
+  return entry.kind ?? entry.role;
 }
 
 function renderFrontmatter(
@@ -143,7 +153,11 @@ function renderFrontmatter(
     ['project', session.project],
     ['cwd', session.cwd],
     ['branch', session.branch],
-    ...(session.parentSessionId ? [['parent_session_id', session.parentSessionId] as [string, string]] : []),
+    ['title', session.title === null ? null : flattenText(session.title) || null],
+    // Subagent facts appear only on subagent sessions, like the parent they belong to.
+    ...optionalRow('parent_session_id', session.parentSessionId),
+    ...optionalRow('agent_type', session.agentType),
+    ...optionalRow('agent_description', session.agentDescription),
     ['archive_jsonl_path', doc.archivePath],
     ['content_hash', doc.contentHash],
     // Session end, not "now": the file must be byte-identical when re-rendered.
@@ -161,6 +175,18 @@ function renderFrontmatter(
     ['projection_filtered_noise_count', doc.filteredNoiseCount],
   ];
   return ['---', ...rows.map(([key, value]) => `${key}: ${formatYamlValue(value)}`), '---'];
+}
+
+function optionalRow(key: string, value: string | null): [string, string][] {
+  const flat = value === null ? '' : flattenText(value);
+  return flat === '' ? [] : [[key, flat]];
+}
+
+/** A session's own title names its projection; untitled sessions keep the generic heading. */
+function renderHeading(doc: SessionDoc): string {
+  const id = flattenText(doc.session.id);
+  const title = doc.session.title === null ? '' : truncateText(doc.session.title, SUMMARY_LIMIT);
+  return title === '' ? `# Archive Projection — ${id}` : `# ${title} — ${id}`;
 }
 
 /** `2026-04-04 23:40 AEDT – 2026-04-05 02:20 AEST (2026-04-04 12:40–15:20 UTC)`; compact when on one date. */
@@ -182,7 +208,7 @@ function summarizeEntry(entry: Entry): string {
   if (entry.role === 'tool') {
     const call = formatInlineCode(truncateText(describeToolCall(entry), 80));
     const budget = Math.max(10, SUMMARY_LIMIT - Array.from(call).length - 3);
-    return `${call} → ${truncateText(summarizeResult(entry.result), budget)}`;
+    return `${call} → ${summarizeOutcome(entry, budget)}`;
   }
   const text = flattenText(entry.text);
   if (text === '') return '(empty)';
@@ -202,7 +228,7 @@ function renderTimeline(entries: readonly Entry[], markers: readonly TemporalMar
   const lines = ['## Timeline', '', '| # | Time (UTC) | Time (Local) | Role | Summary |', '|---|---|---|---|---|'];
   entries.forEach((entry, index) => {
     for (const marker of markers) if (marker.beforeSeq === entry.seq) lines.push(renderMarkerRow(marker, zone));
-    const role = entry.role === 'tool' ? `tool:${describeToolName(entry)}` : entry.role;
+    const role = describeRole(entry);
     const utc = entry.ts === null ? UNKNOWN_TIME : formatUtcTime(entry.ts);
     const local = entry.ts === null ? UNKNOWN_TIME : formatLocalTime(entry.ts, zone);
     lines.push(renderTimelineRow([String(index + 1), utc, local, role, summarizeEntry(entry)]));
@@ -211,9 +237,10 @@ function renderTimeline(entries: readonly Entry[], markers: readonly TemporalMar
   return lines;
 }
 
+/** Replies only: reasoning is the model thinking aloud and a recap is the harness's, neither is a response. */
 function renderConversationList(entries: readonly Entry[], role: 'user' | 'assistant'): string[] {
   const items = entries
-    .filter((e) => e.role === role && flattenText(e.text) !== '')
+    .filter((e) => e.role === role && e.kind === null && flattenText(e.text) !== '')
     .map((e) => {
       const text = truncateText(e.text, GENERAL_LIMIT);
       return `- ${formatStamp(e.ts)} ${role === 'user' ? `"${text}"` : text}`;
@@ -221,12 +248,21 @@ function renderConversationList(entries: readonly Entry[], role: 'user' | 'assis
   return items.length > 0 ? items : [NONE];
 }
 
-/** `- [18:39:30Z] **high** \`cargo build\` → exit 0`: call and result as one transaction (seed 000 §3.6). */
-function renderTransaction(entry: Entry): string {
-  const call = formatInlineCode(truncateText(describeToolCall(entry), GENERAL_LIMIT));
+/**
+ * `- [18:39:30Z] **high** \`npm test\` → exit 0 in 14.8 s: ✓ test/cart.test.ts …`: call and result as one
+ * transaction (seed 000 §3.6), the provider's stated outcome first. A patch's changed lines follow as a diff.
+ */
+function renderTransaction(entry: Entry): string[] {
+  const patch = readPatchCall(entry.text);
+  const call = formatInlineCode(truncateText(patch ? describePatchFiles(patch) : describeToolCall(entry), GENERAL_LIMIT));
+  const head = describeOutcomeHead(entry);
+  const text = entry.result === null ? null : flattenText(entry.result) === '' ? '' : truncateText(entry.result, TOOL_RESULT_LIMIT);
   const result =
-    entry.result === null ? '(no result)' : flattenText(entry.result) === '' ? '(empty result)' : truncateText(entry.result, TOOL_RESULT_LIMIT);
-  return `- ${formatStamp(entry.ts)} **${entry.priority ?? 'normal'}** ${call} → ${result}`;
+    head === null
+      ? text === null ? '(no result)' : text === '' ? '(empty result)' : text
+      : text === null || text === '' ? head : `${head}: ${text}`;
+  const line = `- ${formatStamp(entry.ts)} **${entry.priority ?? 'normal'}** ${call} → ${result}`;
+  return patch ? [line, ...renderDiffBlock(patch)] : [line];
 }
 
 function renderToolActivity(entries: readonly Entry[], toolNames: readonly string[]): string[] {
@@ -234,7 +270,7 @@ function renderToolActivity(entries: readonly Entry[], toolNames: readonly strin
   if (toolNames.length === 0) return [...lines, '', NONE];
   for (const name of toolNames) {
     lines.push('', `### ${name}`);
-    for (const entry of entries) if (entry.role === 'tool' && describeToolName(entry) === name) lines.push(renderTransaction(entry));
+    for (const entry of entries) if (entry.role === 'tool' && describeToolName(entry) === name) lines.push(...renderTransaction(entry));
   }
   return lines;
 }
@@ -254,7 +290,7 @@ export function renderProjection(doc: SessionDoc): string {
   const anchors = sortAnchors(doc.anchors);
   const range = computeRange(doc, entries);
   const toolNames = listToolNames(entries);
-  const keywords = extractKeywords(entries);
+  const keywords = extractKeywords(entries, MAX_KEYWORDS, doc.corpus);
   const topics = inferTopics(entries, keywords);
   const decisions = extractDecisions(entries);
   const markers = computeTemporalMarkers(entries, zone, anchors);
@@ -262,7 +298,7 @@ export function renderProjection(doc: SessionDoc): string {
   const sections: string[][] = [
     renderFrontmatter(doc, zone, range, { toolNames, keywords, topics, messageCount: entries.length }),
     [
-      `# Archive Projection — ${flattenText(doc.session.id)}`,
+      renderHeading(doc),
       '',
       `> Session: ${describeSessionRange(range, zone)}`,
       `> Messages: ${entries.length} | Tools used: ${toolNames.length > 0 ? toolNames.join(', ') : '(none)'}`,

@@ -165,6 +165,20 @@ describe('classifyNoise: ordinary messages', () => {
   });
 });
 
+describe('classifyNoise: recaps', () => {
+  // The two away_summary records of test/fixtures/claude-code/real-worktrees-session-with-subagents.
+  const recaps = [
+    'Running a teammate experiment: alice/bob/carol each researched a topic in their own worktree (plan mode, teammates, Beads), I merged all three into master, and round 2 is in flight where each adds a Comparison section. Next: wait for their replies, then octopus-merge round 2. (disable recaps in /config)',
+    'Three teammates (alice/bob/carol) researched plan mode, teammates, and Beads in their own worktrees, then added cross-comparison sections; both rounds are merged into master. No next action unless you want to inspect the docs or push. (disable recaps in /config)',
+  ];
+  test('a recap is an outcome, never noise, however short', () => {
+    for (const text of recaps) expect(classifyNoise({ role: 'system', text, toolName: null, kind: 'recap' })).toBeNull();
+    expect(classifyNoise({ role: 'system', text: 'Merged.', toolName: null, kind: 'recap' })).toBeNull();
+    expect(classifyNoise({ role: 'system', text: 'Merged.', toolName: null })).toBe('short');
+    expect(classifyNoise({ role: 'system', text: '  ', toolName: null, kind: 'recap' })).toBe('empty');
+  });
+});
+
 describe('classifyNoise: cost', () => {
   test('stays linear on hostile 1 MB messages', () => {
     const inputs = [

@@ -58,12 +58,85 @@ describe('classifyPriority: unknown tools', () => {
     ['deployApp', 'high'],
     ['delete_branch', 'high'],
     ['update_record', 'high'],
-    ['Task', 'normal'],
+    ['Task', 'high'],
     ['memory_search', 'normal'],
     ['process', 'normal'],
   ];
   test.each(table)('%s → %s', (tool, expected) => {
     expect(classifyPriority(tool, 'x')).toBe(expected);
+  });
+});
+
+describe('classifyPriority: hand-offs are events, task boards are bookkeeping', () => {
+  // Tool names and inputs as they appear in test/fixtures/claude-code/real-worktrees-session-with-subagents and
+  // test/fixtures/codex/synthetic-spawn-agent-subagent.jsonl.
+  const table: [string, string, Priority][] = [
+    ['Agent', 'description: Research Claude Code plan mode subagent_type: general-purpose name: alice isolation: worktree', 'high'],
+    ['Task', 'description: Explore the repo subagent_type: Explore', 'high'],
+    ['spawn_agent', 'message: Review the diff', 'high'],
+    ['TaskCreate', 'subject: Research plan mode (alice) description: Teammate alice researches', 'normal'],
+    ['TaskUpdate', 'taskId: 1 status: in_progress owner: alice', 'normal'],
+    ['TaskList', 'TaskList', 'normal'],
+    ['TaskGet', 'taskId: 3', 'normal'],
+    ['TodoWrite', 'todos: [{"content":"Run tests","status":"pending"}]', 'normal'],
+    ['TodoRead', '', 'normal'],
+    ['ToolSearch', 'query: select:TaskCreate,SendMessage,TaskList,TaskGet max_results: 4', 'normal'],
+  ];
+  test.each(table)('%s %j → %s', (tool, subject, expected) => {
+    expect(classifyPriority(tool, subject)).toBe(expected);
+  });
+});
+
+describe('classifyPriority: migrations, deploys and installs are high', () => {
+  const high = [
+    'npx prisma migrate dev --name init',
+    'prisma migrate deploy',
+    'alembic upgrade head',
+    'bin/rails db:migrate',
+    'rake db:migrate',
+    'npx knex migrate:latest',
+    'npx sequelize-cli db:migrate',
+    'python manage.py migrate',
+    'diesel migration run',
+    'npm run migrate',
+    'psql "$DATABASE_URL" -f migrations/001_init.sql',
+    'npx wrangler deploy',
+    'vercel --prod',
+    'vercel',
+    'fly deploy',
+    'kubectl apply -f k8s/',
+    'terraform apply',
+    'helm upgrade --install web ./chart',
+    'docker push ghcr.io/acme/web:1.2',
+    'pulumi up --yes',
+    'npm install zod',
+    'pnpm add -D vitest',
+    'yarn add react',
+    'pip install -r requirements.txt',
+    'cargo add serde --features derive',
+    'cargo install ripgrep',
+    'sudo apt-get install -y sqlite3',
+    'brew install jq',
+    'git commit -m "merge round 1"',
+    'git push origin master',
+    'git merge --no-ff alice/research-plan-mode bob/research-teammates carol/research-beads -m "merge round 1"',
+    'git rebase main',
+    'git tag v1.2.0',
+  ];
+  const normal = [
+    'psql "$DATABASE_URL" -c "select count(*) from users"',
+    'ls migrations',
+    'cat migrations/001_init.sql',
+    'grep -rn migrate docs',
+    'vercel ls',
+    'git log --oneline -5',
+    'npx vitest run test/migrations.test.ts',
+  ];
+  test.each(high)('high: %s', (command) => {
+    expect(classifyPriority('Bash', command)).toBe('high');
+  });
+  test.each(normal)('normal: %s', (command) => {
+    expect(classifyPriority('Bash', command)).toBe('normal');
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyToken, extractKeywords, MAX_KEYWORDS } from '../../src/normalize/keywords.js';
+import { classifyToken, extractKeywords, listSessionTerms, MAX_KEYWORDS, MAX_SESSION_TERMS, type TermCorpus } from '../../src/normalize/keywords.js';
 import { buildBasicDoc, makeEntry } from './fixture.js';
 
 describe('extractKeywords', () => {
@@ -64,4 +64,57 @@ describe('extractKeywords', () => {
     expect(classifyToken('2026-02-21')).toBeNull();
     expect(classifyToken('--force')).toBeNull();
   });
+
+  it('drops number words, lone shell verbs, device paths, placeholders, lorem ipsum, bare extensions and filler', () => {
+    const entries = [
+      // Prose and commands as in test/fixtures/claude-code/real-worktrees-session-with-subagents.
+      makeEntry({ line: 1, role: 'user', text: 'Pretend we have a list of tasks; first, second and third go to three teammates, twice.' }),
+      makeEntry({ line: 2, role: 'tool', toolName: 'Bash', toolTarget: 'for d in .claude/worktrees/agent-*; do echo "=== $d ==="; git -C "$d" log --oneline -3 2>/dev/null; done', text: 'x' }),
+      makeEntry({ line: 3, role: 'tool', toolName: 'Bash', toolTarget: 'git branch -a && echo "---" && ls work/ && cat notes.md | grep TODO | head -5', text: 'x' }),
+      // Scrubbed Codex fixtures and moon's own redaction.
+      makeEntry({ line: 4, role: 'assistant', text: '[REDACTED_TEXT len=120 sha=3b255c34] then [REDACTED:github-token] and [REDACTED_OUTPUT len=136 sha=b8890189]' }),
+      makeEntry({ line: 5, role: 'assistant', text: 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, quia voluptatem. Every .md and .ts file; foo bar baz, abc, xyz, aaa, a b c. Stamp 2025-06-14T11:02:00Z.' }),
+    ];
+    const keywords = extractKeywords(entries);
+    for (const noise of ['first', 'second', 'third', 'three', 'twice', 'echo', 'ls', 'cat', 'grep', 'head', 'dev/null', 'len', 'sha', 'REDACTED_TEXT', 'REDACTED_OUTPUT', 'redacted', 'github-token', 'lorem', 'ipsum', 'dolor', 'sit', 'amet', 'quia', 'voluptatem', '.md', '.ts', 'foo', 'bar', 'baz', 'abc', 'xyz', 'aaa', 'a', 'b', 'c', '2025-06-14t11']) {
+      expect(keywords).not.toContain(noise);
+    }
+    for (const term of ['git', 'git branch', 'teammates', 'notes.md', '.claude/worktrees/agent', 'tasks']) {
+      expect(keywords).toContain(term);
+    }
+    expect(classifyToken('.env')).toEqual({ term: '.env', kind: 'path' });
+    expect(classifyToken('.gitignore')).toEqual({ term: '.gitignore', kind: 'path' });
+    expect(classifyToken('.md')).toBeNull();
+  });
+
+  it('ranks by distinctiveness against a corpus, and by the session alone without one', () => {
+    const entries = [
+      makeEntry({ line: 1, role: 'user', text: 'Run the tests in the test folder, then run the tests again; zanzibar fails.' }),
+      makeEntry({ line: 2, role: 'assistant', text: 'The tests fail because zanzibar needs a token.' }),
+      makeEntry({ line: 3, role: 'user', text: 'tests tests tests' }),
+    ];
+    const alone = extractKeywords(entries);
+    expect(alone[0]).toBe('tests');
+    // 1000 sessions: nearly all say "tests", only this one says "zanzibar".
+    const corpus: TermCorpus = { sessionCount: 1000, countSessionsWith: (term) => (term === 'zanzibar' ? 1 : 990) };
+    const ranked = extractKeywords(entries, MAX_KEYWORDS, corpus);
+    expect(ranked[0]).toBe('zanzibar');
+    expect([...ranked].sort()).toEqual([...alone].sort());
+    // A corpus of one session (or none) changes nothing; counts out of range are clamped.
+    expect(extractKeywords(entries, MAX_KEYWORDS, { sessionCount: 1, countSessionsWith: () => 1 })).toEqual(alone);
+    expect(extractKeywords(entries, MAX_KEYWORDS, { sessionCount: 5, countSessionsWith: () => 99 })).toEqual(alone);
+  });
+
+  it('lists a session\'s candidate terms best first, bounded, for the index', () => {
+    const doc = buildBasicDoc();
+    const terms = listSessionTerms(doc.entries);
+    expect(terms.slice(0, 4)).toEqual(['.env', 'cargo', 'cargo build', 'wrangler']);
+    expect(new Set(terms).size).toBe(terms.length);
+    expect(terms.length).toBeGreaterThan(MAX_KEYWORDS);
+    expect(terms.length).toBeLessThanOrEqual(MAX_SESSION_TERMS);
+    expect(listSessionTerms(doc.entries, 3)).toEqual(['.env', 'cargo', 'cargo build']);
+    expect(listSessionTerms([...doc.entries].reverse())).toEqual(terms);
+    expect(extractKeywords(doc.entries)).toEqual(terms.slice(0, MAX_KEYWORDS));
+  });
 });
+

@@ -85,4 +85,24 @@ describe('parseProjection', () => {
     expect(parseYamlValue('[one, 2]')).toEqual(['one', 2]);
     expect(parseYamlValue('plain text')).toBe('plain text');
   });
+
+  it('reads v2 frontmatter with the title and subagent fields, and without them', () => {
+    const header = (extra: string): string =>
+      `---\nmoon_archive_projection: 2\nsession_id: "ef958aa1:agent-aef063ba534d73153"\n${extra}archive_jsonl_path: "/a.jsonl"\n---\n\n# x\n`;
+    const withFields = parseProjection(
+      header('title: "Worktree experiment"\nparent_session_id: "ef958aa1"\nagent_type: "general-purpose"\nagent_description: "Round 2: bob comparison"\n'),
+    );
+    expect(withFields.frontmatter).toMatchObject({
+      title: 'Worktree experiment',
+      parent_session_id: 'ef958aa1',
+      agent_type: 'general-purpose',
+      agent_description: 'Round 2: bob comparison',
+    });
+    expect(parseProjection(header('title: null\n')).frontmatter['title']).toBeNull();
+    const without = parseProjection(header(''));
+    expect(without.version).toBe(2);
+    expect('title' in without.frontmatter).toBe(false);
+    expect('agent_type' in without.frontmatter).toBe(false);
+  });
 });
+

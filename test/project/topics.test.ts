@@ -19,14 +19,29 @@ describe('inferTopics', () => {
     expect(inferTopics([], ['vitest.config.ts', 'better-sqlite3'])).toEqual(['testing', 'database']);
   });
 
-  it('falls back to co-occurring keyword pairs when the lexicon finds fewer than two labels', () => {
+  it('omits topics rather than pairing keywords when no lexicon cluster matches', () => {
     const entries = [
       makeEntry({ line: 1, role: 'user', text: 'The pelican feeds the walrus' }),
       makeEntry({ line: 2, role: 'assistant', text: 'pelican and walrus again, then zebra' }),
     ];
     const keywords = extractKeywords(entries);
-    expect(inferTopics(entries, keywords)).toEqual(['pelican / walrus', 'pelican / feeds']);
-    expect(inferTopics(entries, ['vitest', ...keywords])).toEqual(['testing', 'pelican / walrus']);
+    expect(inferTopics(entries, keywords)).toEqual([]);
+    expect(inferTopics(entries, ['vitest', ...keywords])).toEqual(['testing']);
+    // Keyword lists of real fixtures whose old topics were pair noise (`git / log`, `len / sha`, `text / ipsum`).
+    const worktrees = 'git,git log,SendMessage,log,master,round,merge,round-2,teammates,branch,comparison,branches,worktree,agents,agent';
+    expect(inferTopics([], worktrees.split(','))).toEqual(['version control', 'agent orchestration']);
+    expect(inferTopics([], ['input', 'line', 'malformed', 'safe'])).toEqual([]);
+    expect(inferTopics([], ['SKILL.md', 'review'])).toEqual([]);
+    for (const topic of inferTopics([], ['text', 'command-contents', 'complex_example.py', 'test.log', 'code', 'markdown'])) {
+      expect(topic).not.toContain(' / ');
+    }
+  });
+
+  it('needs a cluster: one matching keyword counts only when it ranks in the top five', () => {
+    const filler = ['pelican', 'walrus', 'zebra', 'heron', 'otter'];
+    expect(inferTopics([], ['vitest', ...filler])).toEqual(['testing']);
+    expect(inferTopics([], [...filler, 'vitest'])).toEqual([]);
+    expect(inferTopics([], [...filler, 'vitest', 'fixtures'])).toEqual(['testing']);
   });
 
   it('caps at five labels and is deterministic', () => {

@@ -161,8 +161,12 @@ function isToolOutcome(entry: Entry): boolean {
   // A dangling call (no result, no stated exit) has no outcome to report.
   if (entry.result === null && entry.exitCode === null && entry.status === null) return false;
   if (entry.priority === 'high') return true;
+  // Only a command runs tests: a web search for "vitest fake timers" is not a test run.
+  if (!SHELL_NAMES.test(entry.toolName ?? '')) return false;
   return isTestRun(entry.toolTarget ?? entry.text) || isTestRun(entry.text);
 }
+
+const SHELL_NAMES = /^(?:bash|shell|sh|zsh|exec|exec_command|local_shell|run_command|run_terminal_cmd|shell_command|execute_command|terminal)$/i;
 
 /** Keep order when the list is over the cap: recaps, then stated decisions, then tool outcomes. */
 type Rank = 0 | 1 | 2;

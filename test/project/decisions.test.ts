@@ -81,5 +81,10 @@ describe('extractDecisions', () => {
       expect(isTestRun(command)).toBe(false);
     }
   });
-});
 
+  it('a test run is an outcome only when a command ran it, not a web search that names the runner', () => {
+    const run = makeEntry({ role: 'tool', toolName: 'exec_command', text: 'npx vitest run', priority: 'normal', result: 'Tests 3 passed (3)', exitCode: 0 });
+    const search = makeEntry({ role: 'tool', toolName: 'web_search', text: 'vitest runAllTimersAsync fake timers', priority: 'normal', status: 'completed' });
+    expect(extractDecisions([run, search])).toEqual(['`npx vitest run` → exit 0: Tests 3 passed (3)']);
+  });
+});

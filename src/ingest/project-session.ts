@@ -2,6 +2,7 @@ import { projectionPathFor } from '../archive/paths.js';
 import { writeFileAtomic } from '../archive/write.js';
 import { type Entry, mergeEntryInto } from '../model.js';
 import type { SessionDoc } from '../project/doc.js';
+import { listSessionTerms } from '../normalize/keywords.js';
 import { renderProjection } from '../project/render.js';
 import type { ParsedChunk } from '../sources/source.js';
 import type { Store } from '../store/store.js';
@@ -11,9 +12,15 @@ import type { IngestContext } from './context.js';
 export function projectStoredSession(context: IngestContext, store: Store, sessionId: string): string | null {
   const session = store.getSession(sessionId);
   if (!session) return null;
+  const entries = store.listEntries(sessionId);
+  // The session's terms go in first, so the corpus counts it like every other session.
+  const terms = listSessionTerms(entries);
+  store.putSessionTerms(sessionId, terms);
+  const { sessionCount, counts } = store.countSessionTerms(terms);
   const path = writeProjection(context, {
     session,
-    entries: store.listEntries(sessionId),
+    corpus: { sessionCount, countSessionsWith: (term) => counts.get(term) ?? 0 },
+    entries,
     anchors: store.listAnchors(sessionId),
     filteredNoiseCount: session.filteredNoiseCount,
     archivePath: session.archivePath ?? '',

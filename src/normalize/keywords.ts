@@ -256,7 +256,7 @@ export interface TermCorpus {
 }
 
 /** Terms a session records for the corpus; large enough that any term that could rank as a keyword is in it. */
-export const MAX_SESSION_TERMS = 500;
+export const MAX_SESSION_TERMS = 200;
 /** Terms re-ranked against the corpus: the in-session best, so a session costs at most this many lookups. */
 const CORPUS_CANDIDATES = 120;
 

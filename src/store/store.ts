@@ -194,6 +194,10 @@ export interface Store {
   searchVector(query: VectorQuery): Candidate[];
   /** Entries inside the filters' time windows, nearest the center first (newest first without a center). */
   searchTime(query: TimeSearch): Candidate[];
+  /** Record a session's candidate keyword terms (replacing what it had). */
+  putSessionTerms(sessionId: string, terms: readonly string[]): void;
+  /** How many sessions there are, and for each term how many sessions recorded it. */
+  countSessionTerms(terms: readonly string[]): { sessionCount: number; counts: Map<string, number> };
   /** Earliest and latest entry times, or null for an empty index. */
   readTimeBounds(): { startMs: number; endMs: number } | null;
   getEmbeddingModel(): EmbeddingModel | null;

@@ -138,6 +138,15 @@ const MIGRATIONS: string[] = [
   ALTER TABLE entries ADD COLUMN duration_ms INTEGER;
   ALTER TABLE entries ADD COLUMN status TEXT;
   `,
+  // 5: each session's candidate keyword terms, so keywords can be ranked by how distinctive they are.
+  `
+  CREATE TABLE session_terms (
+    term TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    PRIMARY KEY (term, session_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX session_terms_session ON session_terms(session_id);
+  `,
 ];
 
 /** Data a migration must derive in code, run in the same transaction as the migration's SQL. */

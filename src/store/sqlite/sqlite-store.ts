@@ -312,6 +312,22 @@ class SqliteStore implements Store {
     );
   }
 
+  putSessionTerms(sessionId: string, terms: readonly string[]): void {
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM session_terms WHERE session_id = ?').run(sessionId);
+      const insert = this.db.prepare('INSERT OR IGNORE INTO session_terms (term, session_id) VALUES (?, ?)');
+      for (const term of terms) insert.run(term, sessionId);
+    })();
+  }
+
+  countSessionTerms(terms: readonly string[]): { sessionCount: number; counts: Map<string, number> } {
+    const count = this.db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM session_terms WHERE term = ?');
+    const counts = new Map<string, number>();
+    for (const term of new Set(terms)) counts.set(term, count.get(term)?.n ?? 0);
+    const sessionCount = (this.db.prepare('SELECT count(*) FROM sessions').pluck().get() as number) ?? 0;
+    return { sessionCount, counts };
+  }
+
   readTimeBounds(): { startMs: number; endMs: number } | null {
     const row = this.db.prepare<[], { start: number | null; end: number | null }>('SELECT min(ts) AS start, max(ts) AS end FROM entries').get();
     return row && row.start !== null && row.end !== null ? { startMs: row.start, endMs: row.end } : null;
@@ -397,6 +413,7 @@ class SqliteStore implements Store {
     this.statements.deleteEntries.run(sessionId);
     this.statements.deleteAnchors.run(sessionId);
     this.statements.deleteUsage.run(sessionId);
+    this.db.prepare('DELETE FROM session_terms WHERE session_id = ?').run(sessionId);
   }
 
   /** Entries sharing a key continue one logical message (streamed blocks): the later text is appended. */

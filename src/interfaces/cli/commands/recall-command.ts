@@ -7,6 +7,7 @@ import { type RecallOptions, validateGroup, validateRole, validateSource, valida
 import type { CliContext } from '../context.js';
 import { printJson } from '../output.js';
 import { collect } from './index-command.js';
+import { parsePositive } from './numbers.js';
 
 interface RecallFlags {
   limit?: string;
@@ -168,11 +169,6 @@ export function parseBatchLine(line: string): RecallOptions {
     strategy: scalar('strategy'),
     explain: flags.explain === true || flags.explain === 'true',
   });
-}
-
-function parsePositive(flag: string, value: string): number {
-  if (!/^\d+$/.test(value.trim()) || Number(value) <= 0) throw new MoonError('bad_usage', `${flag}: expected a positive integer, got "${value}"`);
-  return Number(value);
 }
 
 function nonEmpty<T>(values: T[]): T[] | undefined {

@@ -34,7 +34,7 @@ export function registerIndex(program: Command, context: CliContext): void {
       } else {
         context.io.out(
           [
-            `files: ${report.files} (indexed ${report.indexed}, resumed ${report.resumed}, unchanged ${report.unchanged}, excluded ${report.excluded}, failed ${report.failed})`,
+            `files: ${report.files} (indexed ${report.indexed}, resumed ${report.resumed}, unchanged ${report.unchanged}, excluded ${report.excluded}, ${report.empty > 0 ? `empty ${report.empty} (nothing to index yet), ` : ''}failed ${report.failed})`,
             `entries: ${report.entries} written, ${report.filtered} filtered as noise`,
             `projections: ${report.projections} written to ${moon.paths.mlib}`,
             ...(report.embeddings ? [`embeddings: ${report.embeddings.embedded}/${report.embeddings.total} (${report.embeddings.model})`] : []),

@@ -73,7 +73,8 @@ export function openSqliteStore(path: string, options: OpenStoreOptions = {}): S
     db = new Database(path, { readonly: options.readonly ?? false });
     // The index holds conversation text (redacted, but still private): owner-only, like the archives.
     if (created) chmodSync(path, 0o600);
-    db.pragma(`busy_timeout = ${Math.min(BUSY_TIMEOUT_MS, lock.timeoutMs)}`);
+    // Several attempts fit in the lock timeout, so the "waiting for" notice comes before the final error.
+    db.pragma(`busy_timeout = ${Math.max(50, Math.min(BUSY_TIMEOUT_MS, Math.floor(lock.timeoutMs / 4)))}`);
     sqliteVec.load(db);
     if (!options.readonly) {
       db.pragma('journal_mode = WAL');

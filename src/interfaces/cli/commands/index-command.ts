@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
+import { escapeControl } from '../format.js';
 import { createProgress, printJson } from '../output.js';
 
 export function registerIndex(program: Command, context: CliContext): void {
@@ -27,8 +28,8 @@ export function registerIndex(program: Command, context: CliContext): void {
       });
       progress.finish();
       if (report.embeddings) embedProgress.finish();
-      for (const warning of report.warnings) context.io.err(`warning: ${warning}`);
-      for (const error of report.errors) context.io.err(`error: ${error.reason}`);
+      for (const warning of report.warnings) context.io.err(`warning: ${escapeControl(warning, { oneLine: true })}`);
+      for (const error of report.errors) context.io.err(`error: ${escapeControl(error.reason, { oneLine: true })}`);
       if (options.json) {
         printJson(context.io, report);
       } else {

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-// `npm run demo`: index the bundled example transcripts into a throw-away MOON_HOME with the real CLI, then show
-// status, a few recalls and the head of one projection. Exits non-zero as soon as a step fails.
+// `npm run demo`: index the bundled example transcripts into a fresh MOON_HOME with the real CLI, then show
+// status, a few recalls, the session list and one recall match opened in context. Exits non-zero as soon as a
+// step fails. The home is kept (its path and three commands to try next are printed at the end), so the
+// newcomer can go on exploring it; --clean removes it instead.
 //
-//   node scripts/demo.mjs [--keep]      --keep leaves the temporary MOON_HOME in place and prints its path
+//   node scripts/demo.mjs [--clean]
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,10 +14,10 @@ import { fileURLToPath } from 'node:url';
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = join(repo, 'bin', 'moon.js');
 const examples = join(repo, 'examples');
-const keep = process.argv.includes('--keep');
-const unknown = process.argv.slice(2).filter((arg) => arg !== '--keep');
+const clean = process.argv.includes('--clean');
+const unknown = process.argv.slice(2).filter((arg) => arg !== '--clean');
 if (unknown.length > 0) {
-  console.error(`demo: unknown argument(s): ${unknown.join(' ')} (usage: node scripts/demo.mjs [--keep])`);
+  console.error(`demo: unknown argument(s): ${unknown.join(' ')} (usage: node scripts/demo.mjs [--clean])`);
   process.exit(2);
 }
 
@@ -90,32 +92,42 @@ function checkRedaction() {
   console.log(`the fake STRIPE_SECRET_KEY from the .env tool result is absent from ${places.length} projection/index files ✓`);
 }
 
-function showProjection() {
+/** Open the best recall match in context: the entries around the matched message, as `moon show --around` prints them. */
+function showInContext() {
   const json = moon(['recall', 'wrangler deploy', '--limit', '1', '--json'], { print: false });
-  let path = null;
+  let match = null;
   try {
-    path = JSON.parse(json).matches?.[0]?.archive_path ?? null;
+    match = JSON.parse(json).matches?.[0] ?? null;
   } catch (error) {
     throw new StepFailed(`recall --json did not print JSON (${error.message})`);
   }
-  if (!path || !existsSync(path)) {
-    // Fall back to any projection, so a missing archive_path is reported but the demo still shows one.
-    console.log(dim(`(recall --json gave archive_path ${JSON.stringify(path)}; showing the first projection instead)`));
-    path = listFiles(join(home, 'archives', 'mlib'), '.md')[0] ?? null;
+  const sessionId = match?.metadata?.session_id;
+  const messageId = match?.metadata?.message_ids?.[0];
+  if (!sessionId || !messageId) throw new StepFailed('recall "wrangler deploy" found nothing to open');
+  if (!match.archive_path || !existsSync(match.archive_path)) {
+    throw new StepFailed(`recall gave archive_path ${JSON.stringify(match.archive_path)}, which does not exist`);
   }
-  if (!path) throw new StepFailed(`no projection was written under ${join(home, 'archives', 'mlib')}`);
-  const lines = readFileSync(path, 'utf8').split('\n');
-  const head = 40;
-  console.log(dim(`$ head -n ${head} ${relative(home, path)}   (in the temporary MOON_HOME)`));
-  console.log(lines.slice(0, head).join('\n'));
-  if (lines.length > head) console.log(dim(`… ${lines.length - head} more lines`));
+  moon(['show', sessionId.slice(0, 8), '--around', messageId, '--context', '1']);
+  return { sessionId, messageId };
+}
+
+/** The kept home and what to type next; MOON_HOME set so the commands read this demo's index. */
+function printNextSteps(opened) {
+  // From the clone, `npx moon` runs this package's own bin (no global install needed).
+  const cli = resolve(process.cwd()) === repo ? 'npx moon' : `node ${bin}`;
+  const prefix = `MOON_HOME=${quote(home)} MOON_RESIDENTIAL_TIMEZONE=${TIMEZONE}`;
+  console.log(`\n${bold('== Try next')} (the demo home is kept: ${home}; \`npm run demo -- --clean\` removes it)`);
+  console.log(`  ${prefix} ${cli} sessions`);
+  console.log(`  ${prefix} ${cli} recall "postgres 16 migration"`);
+  console.log(`  ${prefix} ${cli} show ${opened ? opened.sessionId.slice(0, 8) : '<session>'}`);
 }
 
 let exitCode = 0;
+let opened = null;
 try {
   ensureBuilt();
   if (!existsSync(examples)) throw new StepFailed(`no examples folder at ${examples}`);
-  console.log(`moon demo — temporary MOON_HOME: ${home}`);
+  console.log(`moon demo — MOON_HOME: ${home}`);
   console.log(`example transcripts: ${listFiles(examples, '.jsonl').map((path) => relative(repo, path)).join(', ')}`);
 
   section('1. Index the example transcripts (Claude Code, Codex, OpenClaw)');
@@ -137,20 +149,24 @@ try {
     moon(args);
   }
 
-  section('4. Redaction check');
-  checkRedaction();
+  section('4. Sessions, newest first');
+  moon(['sessions']);
 
-  section('5. A projection (markdown written under archives/mlib)');
-  showProjection();
+  section('5. A recall match opened in context');
+  opened = showInContext();
+  console.log(`the whole session as markdown: ${relative(home, join(home, 'archives', 'mlib'))}/${opened.sessionId}.md (moon show ${opened.sessionId.slice(0, 8)})`);
+
+  section('6. Redaction check');
+  checkRedaction();
 } catch (error) {
   exitCode = 1;
   const message = error instanceof StepFailed ? error.message : (error?.stack ?? String(error));
   console.error(`\ndemo failed: ${message}`);
 } finally {
-  if (keep) {
-    console.log(`\nkept the demo MOON_HOME: ${home}\n  try: node bin/moon.js --home ${home} recall "postgres 16 migration"`);
-  } else {
+  if (clean) {
     rmSync(home, { recursive: true, force: true });
+  } else {
+    printNextSteps(opened);
   }
 }
 process.exitCode = exitCode;

@@ -45,9 +45,11 @@ const schema = z
       .object({
         max_line_bytes: z.number().int().positive().default(32 * 1024 * 1024),
         min_message_chars: z.number().int().min(0).default(10),
+        /** How long a writer waits for another moon process holding the index's write lock before giving up. */
+        lock_timeout_ms: z.number().int().positive().default(5 * 60 * 1000),
       })
       .strict()
-      .default({ max_line_bytes: 32 * 1024 * 1024, min_message_chars: 10 }),
+      .default({ max_line_bytes: 32 * 1024 * 1024, min_message_chars: 10, lock_timeout_ms: 5 * 60 * 1000 }),
     recall: z
       .object({
         limit: z.number().int().positive().max(1000).default(10),
@@ -93,6 +95,7 @@ export const ENV_KEYS: Record<string, { key: string; kind: EnvKind }> = {
   MOON_RESIDENTIAL_TIMEZONE: { key: 'distill.residential_timezone', kind: 'string' },
   MOON_CURRENT_SESSION_ID: { key: 'session.current_id', kind: 'string' },
   MOON_MAX_LINE_BYTES: { key: 'index.max_line_bytes', kind: 'int' },
+  MOON_LOCK_TIMEOUT_MS: { key: 'index.lock_timeout_ms', kind: 'int' },
   MOON_RECALL_LIMIT: { key: 'recall.limit', kind: 'int' },
   MOON_RECALL_STRATEGY: { key: 'recall.strategy', kind: 'string' },
   MOON_EMBED_PROVIDER: { key: 'embed.provider', kind: 'string' },

@@ -1,6 +1,8 @@
 /** The public library API. CLI, MCP and HTTP call these and nothing deeper. */
 export { createMoon } from './moon.js';
-export type { IndexRequest, Moon, StatusReport } from './moon.js';
+export type { IndexRequest, Moon, MoonHooks, StatusReport } from './moon.js';
+export type { SessionListItem, SessionListing, SessionsRequest } from './browse/sessions.js';
+export type { SessionNotFound, SessionShown, ShowRequest, ShowResult, ShownEntry, ShownSession } from './browse/show.js';
 export { loadConfig } from './config.js';
 export type { MoonConfig } from './config.js';
 export { MoonError } from './errors.js';

@@ -13,6 +13,8 @@ import type { RecallResult } from './model.js';
 import { normalizeChunk } from './normalize/index.js';
 import { createRedactor } from './normalize/redact.js';
 import type { RecallOptions } from './search/options.js';
+import { type SessionListing, type SessionsRequest, listSessions } from './browse/sessions.js';
+import { type ShowRequest, type ShowResult, showSession } from './browse/show.js';
 import { recall } from './search/recall.js';
 import { openSqliteStore } from './store/sqlite/sqlite-store.js';
 import type { Store, StoreStats } from './store/store.js';
@@ -44,15 +46,24 @@ export interface Moon {
   index(request?: IndexRequest): Promise<IndexResult>;
   snapshot(request?: Pick<IndexRequest, 'roots' | 'excludeSessions'>): SnapshotReport;
   recall(options: RecallOptions): Promise<RecallResult>;
+  /** Indexed sessions, newest first, with their time range, title, message count and tools. */
+  sessions(request?: SessionsRequest): SessionListing;
+  /** A session's projection, or the entries around one message or time; an unknown session is `{ found: false }`. */
+  show(request: ShowRequest): ShowResult;
   status(): StatusReport;
   close(): void;
+}
+
+export interface MoonHooks {
+  /** Notices a caller may want to show (e.g. waiting for another process's write lock); the CLI prints them on stderr. */
+  onNotice?: (message: string) => void;
 }
 
 /**
  * The composition root: turns a config into wired stages. The only place that picks concrete
  * implementations (SQLite store, redactor, sources); every interface (CLI, MCP, HTTP) goes through here.
  */
-export function createMoon(config: MoonConfig, clock: () => number = Date.now): Moon {
+export function createMoon(config: MoonConfig, clock: () => number = Date.now, hooks: MoonHooks = {}): Moon {
   const paths = resolvePaths(config.home);
   const redact = createRedactor({ enabled: config.privacy.redact, extraPatterns: config.privacy.extra_patterns });
   let store: Store | null = null;
@@ -66,7 +77,7 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now): 
       if (mustExist && !existsSync(paths.db)) {
         throw new MoonError('not_found', `no index at ${paths.db}`, { hint: 'run `moon index` first' });
       }
-      store = openSqliteStore(paths.db);
+      store = openSqliteStore(paths.db, { lockTimeoutMs: config.index.lock_timeout_ms, onWait: hooks.onNotice });
     }
     return store;
   };
@@ -80,7 +91,13 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now): 
     now: clock,
   });
   const sourceRoots = (roots: string[] | undefined): string[] => {
-    if (roots && roots.length > 0) return roots;
+    if (roots && roots.length > 0) {
+      // A path the caller named that does not exist is a mistake to report, not an empty run to succeed with.
+      // (Configured and default roots may be absent: not every agent is installed.)
+      const missing = roots.filter((root) => !existsSync(root));
+      if (missing.length > 0) throw new MoonError('not_found', `no such file or folder: ${missing.join(', ')}`);
+      return roots;
+    }
     if (config.sources.roots.length > 0) return config.sources.roots;
     return defaultSourceRoots();
   };
@@ -137,6 +154,15 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now): 
         },
         { ...options, excludeSession: excluded(options.excludeSession) },
       );
+    },
+    sessions(request = {}) {
+      return listSessions(openStore(true), request, config.distill.residential_timezone);
+    },
+    show(request) {
+      return showSession(openStore(true), request, {
+        timezone: config.distill.residential_timezone,
+        projectionPathFor: (sessionId) => projectionPathFor(paths, sessionId),
+      });
     },
     status() {
       const stats = existsSync(paths.db)

@@ -1,4 +1,4 @@
-import { appendFileSync, closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ArchiveRecord } from '../model.js';
 import { ensurePrivateDir } from './write.js';
@@ -9,6 +9,8 @@ import { ensurePrivateDir } from './write.js';
  */
 export class Ledger {
   private seen: Set<string> | null = null;
+  /** Size of the file when `seen` was read: another process may append, and then we read it again. */
+  private seenSize = -1;
 
   constructor(private readonly path: string) {}
 
@@ -25,6 +27,7 @@ export class Ledger {
     const prefix = endsMidLine(this.path) ? '\n' : '';
     appendFileSync(this.path, `${prefix}${JSON.stringify(record)}\n`, { mode: 0o600 });
     seen.add(key);
+    this.seenSize = sizeOf(this.path);
     return true;
   }
 
@@ -43,8 +46,20 @@ export class Ledger {
   }
 
   private load(): Set<string> {
-    if (!this.seen) this.seen = new Set(this.records().map((record) => ledgerKey(record.session_id, record.content_hash)));
+    const size = sizeOf(this.path);
+    if (!this.seen || size !== this.seenSize) {
+      this.seen = new Set(this.records().map((record) => ledgerKey(record.session_id, record.content_hash)));
+      this.seenSize = size;
+    }
     return this.seen;
+  }
+}
+
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return -1;
   }
 }
 

@@ -1,27 +1,45 @@
 import { existsSync } from 'node:fs';
 import { rawArchivePathFor } from '../archive/paths.js';
 import { writeFileAtomic } from '../archive/write.js';
+import type { ArchiveRecord } from '../model.js';
 import type { IngestContext } from './context.js';
 
+export interface RawArchiveInput {
+  source: string;
+  sessionId: string;
+  buffer: Buffer;
+  contentHash: string;
+  filteredNoiseCount: number | null;
+}
+
 /**
- * Keep a verbatim, owner-only copy of the transcript and record it in the ledger. The copy is named by
- * session, so a growing session keeps one file (the latest content); the ledger keeps every distinct hash.
- * The same (session, hash) pair is idempotent: no second copy, no second ledger line.
+ * Keep a verbatim, owner-only copy of the transcript and return the ArchiveRecord that describes it, without
+ * writing the ledger. The copy is named by session, so a growing session keeps one file (the latest content).
+ * `moon index` records the pair in the index's transaction and appends the ledger line only after the commit
+ * (Store.flushLedger); a copy written before a commit that then fails is simply rewritten by the next run.
  */
-export function archiveRaw(
-  context: IngestContext,
-  input: { source: string; sessionId: string; buffer: Buffer; contentHash: string; filteredNoiseCount: number | null },
-): string {
+export function copyRawArchive(context: IngestContext, input: RawArchiveInput): { archivePath: string; record: ArchiveRecord } {
   const archivePath = rawArchivePathFor(context.paths, input.source, input.sessionId);
-  if (context.ledger.has(input.sessionId, input.contentHash) && existsSync(archivePath)) return archivePath;
-  writeFileAtomic(archivePath, input.buffer);
-  context.ledger.append({
+  if (!(context.ledger.has(input.sessionId, input.contentHash) && existsSync(archivePath))) {
+    writeFileAtomic(archivePath, input.buffer);
+  }
+  const record: ArchiveRecord = {
     session_id: input.sessionId,
     archive_path: archivePath,
     content_hash: input.contentHash,
     created_at_epoch_secs: Math.floor(context.now() / 1000),
     indexed_collection: 'moon',
     projection_filtered_noise_count: input.filteredNoiseCount,
-  });
+  };
+  return { archivePath, record };
+}
+
+/**
+ * The copy and its ledger line at once, for `moon snapshot` (no index, so no transaction to wait for).
+ * The same (session, hash) pair is idempotent: no second copy, no second ledger line.
+ */
+export function archiveRaw(context: IngestContext, input: RawArchiveInput): string {
+  const { archivePath, record } = copyRawArchive(context, input);
+  context.ledger.append(record);
   return archivePath;
 }

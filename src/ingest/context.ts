@@ -21,7 +21,8 @@ export interface IngestContext {
   now: () => number;
 }
 
-export type FileStatus = 'indexed' | 'unchanged' | 'excluded' | 'error';
+/** `empty`: the file holds no record yet (just created); it is indexed once it has content. */
+export type FileStatus = 'indexed' | 'unchanged' | 'excluded' | 'empty' | 'error';
 
 export interface FileOutcome {
   path: string;

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { describeError, isMoonError } from '../errors.js';
 import { BatchAbortedError, type Store, type StoredSession } from '../store/store.js';
-import { archiveRaw } from './archive-raw.js';
+import { copyRawArchive } from './archive-raw.js';
 import { type FileOutcome, type IngestContext, makeOutcome } from './context.js';
 import { sha256 } from './hash.js';
 import { type ResumePoint, readTranscript } from './read-transcript.js';
@@ -36,6 +36,9 @@ function indexFileOrThrow(context: IngestContext, store: Store, path: string, op
     return makeOutcome(path, status, { sessionId: previous.sessionId, source: previous.source, reason: previous.excluded });
   }
   const buffer = readFileSync(path);
+  // A transcript is created before its first record is written: nothing to index yet, and not an error. It is
+  // not remembered either, so the run that finds content in it indexes it.
+  if (isBlank(buffer)) return makeOutcome(path, 'empty', { reason: 'nothing to index yet (empty file)' });
   const contentHash = sha256(buffer);
   if (previous && previous.contentHash === contentHash) {
     store.commitFile({ file: { ...previous, mtimeMs: stat.mtimeMs }, session: null, reset: false, entries: [], results: [], anchors: [], usage: [] });
@@ -81,7 +84,7 @@ function indexFileOrThrow(context: IngestContext, store: Store, path: string, op
   const reset = resume === null;
   const prior = reset ? null : store.getSession(sessionId);
   const filteredNoiseCount = (prior?.filteredNoiseCount ?? 0) + normalized.filtered;
-  const archivePath = archiveRaw(context, {
+  const { archivePath, record: archived } = copyRawArchive(context, {
     source: source.name,
     sessionId,
     buffer,
@@ -116,6 +119,7 @@ function indexFileOrThrow(context: IngestContext, store: Store, path: string, op
     results: renamed.results,
     anchors: renamed.anchors,
     usage: renamed.usage,
+    archived,
   });
   return makeOutcome(path, 'indexed', {
     sessionId,
@@ -126,6 +130,13 @@ function indexFileOrThrow(context: IngestContext, store: Store, path: string, op
     resumed: !reset,
     bytes: buffer.length - (resume?.offset ?? 0),
   });
+}
+
+function isBlank(buffer: Buffer): boolean {
+  for (const byte of buffer) {
+    if (byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09) return false;
+  }
+  return true;
 }
 
 function findResumePoint(previous: ReturnType<Store['getFile']>, buffer: Buffer): ResumePoint | null {

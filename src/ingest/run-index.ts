@@ -19,6 +19,8 @@ export interface IndexReport {
   indexed: number;
   unchanged: number;
   excluded: number;
+  /** Files with no record yet (nothing to index; not an error). */
+  empty: number;
   failed: number;
   resumed: number;
   entries: number;
@@ -40,6 +42,7 @@ export function runIndex(context: IngestContext, store: Store, options: IndexOpt
     indexed: 0,
     unchanged: 0,
     excluded: 0,
+    empty: 0,
     failed: 0,
     resumed: 0,
     entries: 0,
@@ -54,8 +57,11 @@ export function runIndex(context: IngestContext, store: Store, options: IndexOpt
   };
   const touched = new Set<string>();
   let done = 0;
+  // Ledger lines of pairs an earlier run committed but did not get to write (it crashed in between).
+  flushLedger(context, store);
   for (const group of groupFiles(discovery.files)) {
     const outcomes = indexGroup(context, store, group, options.force ?? false);
+    flushLedger(context, store);
     for (const outcome of outcomes) {
       tally(report, outcome);
       // Projections are written after their batch commits; a crash in between leaves them stale, and the
@@ -126,6 +132,17 @@ function indexGroup(context: IngestContext, store: Store, paths: string[], force
   }
 }
 
+/**
+ * Ledger lines go out only after the commit that recorded their pairs, and only for pairs no process wrote
+ * before: a pair already in the ledger (written by `moon snapshot`, or before the index tracked pairs) is
+ * marked without a second line.
+ */
+function flushLedger(context: IngestContext, store: Store): void {
+  store.flushLedger((record) => {
+    context.ledger.append(record);
+  });
+}
+
 function fileSizeOf(path: string): number {
   try {
     return statSync(path).size;
@@ -146,6 +163,9 @@ function tally(report: IndexReport, outcome: FileOutcome): void {
       break;
     case 'unchanged':
       report.unchanged += 1;
+      break;
+    case 'empty':
+      report.empty += 1;
       break;
     case 'excluded':
       report.excluded += 1;

@@ -1,4 +1,4 @@
-import type { CompactionAnchor, Entry, Role, Session, SourceName, UsageSnapshot } from '../model.js';
+import type { ArchiveRecord, CompactionAnchor, Entry, Role, Session, SourceName, UsageSnapshot } from '../model.js';
 import type { ResultPatch } from '../sources/source.js';
 
 /**
@@ -47,6 +47,27 @@ export interface FileCommit {
   results: ResultPatch[];
   anchors: CompactionAnchor[];
   usage: UsageSnapshot[];
+  /**
+   * The raw archive copy this commit stands on. Recorded in the same transaction, so its ledger line is
+   * written once, after the commit, by whichever process committed it first (Store.flushLedger).
+   */
+  archived?: ArchiveRecord | null;
+}
+
+/** `moon sessions`: which sessions to list. Times are epoch ms; a session matches when it overlaps [since, until). */
+export interface SessionListFilter {
+  projects?: string[];
+  sources?: SourceName[];
+  sinceMs?: number;
+  untilMs?: number;
+  limit?: number;
+}
+
+export interface SessionSummary extends StoredSession {
+  /** User and assistant entries. */
+  messages: number;
+  /** Tool names used in the session with their call counts, most used first. */
+  tools: { name: string; count: number }[];
 }
 
 export interface TimeWindowFilter {
@@ -182,6 +203,15 @@ export interface Store {
   batch<T>(work: () => T): T;
   getSession(id: string): StoredSession | null;
   listSessions(): StoredSession[];
+  /** Sessions matching the filter, newest first, each with the tools it used. */
+  listSessionSummaries(filter: SessionListFilter): SessionSummary[];
+  /** Ids equal to or starting with `prefix`, at most `limit` of them (exact match first). */
+  findSessionIds(prefix: string, limit: number): string[];
+  /**
+   * Hand every archived pair whose ledger line is not written yet to `append`, then mark them written, all
+   * under the write lock: of two processes, exactly one writes each line. Returns how many were handed over.
+   */
+  flushLedger(append: (record: ArchiveRecord) => void): number;
   markProjected(sessionId: string, projectionPath: string): void;
   listEntries(sessionId: string): Entry[];
   listAnchors(sessionId: string): CompactionAnchor[];

@@ -226,6 +226,6 @@ describe('moon recall', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('sess-a');
     expect(run.stdout).toMatch(/\[(user|assistant|tool:\w+)\]/);
-    expect(run.stdout).toMatch(/Found matches in \d+ results?/);
+    expect(run.stdout).toMatch(/Found matches in \d+ sessions?/);
   });
 });

@@ -131,7 +131,7 @@ describe('migrations', () => {
         ALTER TABLE sessions DROP COLUMN title; ALTER TABLE sessions DROP COLUMN agent_type;
         ALTER TABLE sessions DROP COLUMN agent_description; ALTER TABLE entries DROP COLUMN kind;
         ALTER TABLE entries DROP COLUMN exit_code; ALTER TABLE entries DROP COLUMN duration_ms;
-        ALTER TABLE entries DROP COLUMN status; DROP TABLE session_terms;
+        ALTER TABLE entries DROP COLUMN status; DROP TABLE archived; DROP TABLE session_terms;
       `);
       raw.pragma('user_version = 1');
       raw.close();
@@ -147,5 +147,97 @@ describe('migrations', () => {
     } finally {
       temp.cleanup();
     }
+  });
+});
+
+describe('archived pairs and the ledger', () => {
+  const record = (sessionId: string, hash: string) => ({
+    session_id: sessionId,
+    archive_path: `/a/${sessionId}.jsonl`,
+    content_hash: hash,
+    created_at_epoch_secs: 1,
+    indexed_collection: 'moon',
+    projection_filtered_noise_count: 0,
+  });
+
+  test('a pair is handed to the ledger once, after its commit, whichever connection flushes', () => {
+    const temp = makeTempDir('moon-ledger-');
+    const path = join(temp.path, 'moon.db');
+    const a = openSqliteStore(path);
+    const b = openSqliteStore(path);
+    try {
+      a.commitFile({ ...commit('p', ['first message text']), archived: record('p', 'h1') });
+      b.commitFile({ ...commit('p', ['first message text']), archived: record('p', 'h1') });
+      b.commitFile({ ...commit('p', ['first message text', 'second']), archived: record('p', 'h2') });
+      const written: string[] = [];
+      expect(a.flushLedger((item) => written.push(`${item.session_id}/${item.content_hash}`))).toBe(2);
+      expect(b.flushLedger((item) => written.push(`${item.session_id}/${item.content_hash}`))).toBe(0);
+      expect(written).toEqual(['p/h1', 'p/h2']);
+    } finally {
+      a.close();
+      b.close();
+      temp.cleanup();
+    }
+  });
+
+  test('a failed append leaves the pair pending for the next flush', () => {
+    store.commitFile({ ...commit('q', ['some message text']), archived: record('q', 'h') });
+    expect(() =>
+      store.flushLedger(() => {
+        throw new Error('disk full');
+      }),
+    ).toThrow('disk full');
+    const written: string[] = [];
+    expect(store.flushLedger((item) => written.push(item.content_hash))).toBe(1);
+    expect(written).toEqual(['h']);
+  });
+});
+
+describe('browsing sessions', () => {
+  const at = (id: string, project: string, source: 'claude-code' | 'codex', startMs: number, endMs: number, tools: string[]): FileCommit => {
+    const base = commit(id, ['a user message here', 'an assistant reply here']);
+    const entries = [
+      { ...base.entries[0]!, ts: startMs },
+      { ...base.entries[1]!, role: 'assistant' as const, ts: startMs + 1 },
+      ...tools.map((tool, index) => ({ ...entry(id, 10 + index, `run ${tool}`), role: 'tool' as const, toolName: tool, ts: endMs })),
+    ];
+    return { ...base, session: { ...session(id), project, cwd: `/home/${project}`, source, startMs, endMs }, entries };
+  };
+
+  beforeEach(() => {
+    store.commitFile(at('old', 'shop', 'claude-code', 1_000, 5_000, ['Bash', 'Bash', 'Edit']));
+    store.commitFile(at('mid', 'api', 'codex', 10_000, 20_000, ['exec_command']));
+    store.commitFile(at('new', 'shop', 'claude-code', 30_000, 40_000, []));
+  });
+
+  test('newest first, with message counts and tools most used first', () => {
+    const all = store.listSessionSummaries({});
+    expect(all.map((item) => item.id)).toEqual(['new', 'mid', 'old']);
+    const old = all[2]!;
+    expect(old.messages).toBe(2);
+    expect(old.tools).toEqual([
+      { name: 'Bash', count: 2 },
+      { name: 'Edit', count: 1 },
+    ]);
+    expect(all[0]!.tools).toEqual([]);
+  });
+
+  test('project (name or cwd part), source, overlap with [since, until) and limit', () => {
+    const ids = (filter: Parameters<Store['listSessionSummaries']>[0]) => store.listSessionSummaries(filter).map((item) => item.id);
+    expect(ids({ projects: ['SHOP'] })).toEqual(['new', 'old']);
+    expect(ids({ projects: ['home/ap'] })).toEqual(['mid']);
+    expect(ids({ sources: ['codex'] })).toEqual(['mid']);
+    expect(ids({ sinceMs: 15_000 })).toEqual(['new', 'mid']);
+    expect(ids({ untilMs: 10_000 })).toEqual(['old']);
+    expect(ids({ sinceMs: 4_000, untilMs: 10_001 })).toEqual(['mid', 'old']);
+    expect(ids({ limit: 1 })).toEqual(['new']);
+  });
+
+  test('session ids by prefix: exact first, LIKE wildcards taken literally', () => {
+    store.commitFile(at('mid_2', 'api', 'codex', 50_000, 60_000, []));
+    expect(store.findSessionIds('mid', 5)).toEqual(['mid', 'mid_2']);
+    expect(store.findSessionIds('mi', 5)).toEqual(['mid', 'mid_2']);
+    expect(store.findSessionIds('m%', 5)).toEqual([]);
+    expect(store.findSessionIds('mid_', 5)).toEqual(['mid_2']);
   });
 });

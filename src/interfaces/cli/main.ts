@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { type MoonConfig, loadConfig } from '../../config.js';
 import { MoonError, describeError, isMoonError } from '../../errors.js';
@@ -5,6 +6,8 @@ import { type Moon, createMoon } from '../../moon.js';
 import { registerConfig } from './commands/config-command.js';
 import { registerIndex } from './commands/index-command.js';
 import { registerRecall } from './commands/recall-command.js';
+import { registerSessions } from './commands/sessions-command.js';
+import { registerShow } from './commands/show-command.js';
 import { registerSnapshot } from './commands/snapshot-command.js';
 import { registerStatus } from './commands/status-command.js';
 import type { CliContext } from './context.js';
@@ -37,7 +40,7 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
       return config;
     },
     moon: () => {
-      if (!moon) moon = createMoon(context.config());
+      if (!moon) moon = createMoon(context.config(), Date.now, { onNotice: (message) => io.err(`moon: ${message}`) });
       return moon;
     },
     setExitCode: (code) => {
@@ -46,6 +49,7 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
   };
   program
     .description('moon — memory for AI coding agents')
+    .version(readVersion(), '-V, --version', 'print the version')
     .option('--home <dir>', 'moon home (default $MOON_HOME or ~/.moon)')
     .option('--timezone <zone>', 'residential time zone (IANA), overrides distill.residential_timezone')
     .option('--no-redact', 'do not redact secrets (privacy.redact = false)')
@@ -55,6 +59,8 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
   registerIndex(program, context);
   registerSnapshot(program, context);
   registerRecall(program, context);
+  registerSessions(program, context);
+  registerShow(program, context);
   registerStatus(program, context);
   registerConfig(program, context);
   try {
@@ -65,6 +71,16 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
     (moon as Moon | null)?.close();
   }
   return exitCode;
+}
+
+/** The version of the installed package: dist/interfaces/cli/ (and src/interfaces/cli/) sit three levels below it. */
+function readVersion(): string {
+  try {
+    const manifest = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+    return typeof manifest.version === 'string' ? manifest.version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
 }
 
 function reportError(io: CliIO, error: unknown): number {

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { buildTrigramBody } from '../../text/trigram.js';
+import { type WriteLockOptions, runWriteTransaction } from './write-lock.js';
 
 /**
  * Migrations, applied in order; PRAGMA user_version records how many ran. Append only — never edit a
@@ -138,7 +139,19 @@ const MIGRATIONS: string[] = [
   ALTER TABLE entries ADD COLUMN duration_ms INTEGER;
   ALTER TABLE entries ADD COLUMN status TEXT;
   `,
-  // 5: each session's candidate keyword terms, so keywords can be ranked by how distinctive they are.
+  // 5: every (session, content hash) the raw archive recorded, with whether its ledger line was written. Rows
+  // are inserted in the transaction that commits the file, so two processes never both own one pair.
+  `
+  CREATE TABLE archived (
+    session_id TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    record TEXT NOT NULL,
+    ledgered INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (session_id, content_hash)
+  );
+  CREATE INDEX archived_pending ON archived(ledgered) WHERE ledgered = 0;
+  `,
+  // 6: each session's candidate keyword terms, so keywords can be ranked by how distinctive they are.
   `
   CREATE TABLE session_terms (
     term TEXT NOT NULL,
@@ -164,13 +177,23 @@ const BACKFILLS: Record<number, (db: Database.Database) => void> = {
   },
 };
 
-export function migrate(db: Database.Database): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  for (let index = current; index < MIGRATIONS.length; index += 1) {
-    db.transaction(() => {
-      db.exec(MIGRATIONS[index]!);
-      BACKFILLS[index]?.(db);
-      db.pragma(`user_version = ${index + 1}`);
-    })();
+/**
+ * Apply pending migrations. Another process may be migrating the same file: each step takes the write lock
+ * and reads the version again inside it, so a step runs exactly once.
+ */
+export function migrate(db: Database.Database, lock: WriteLockOptions): void {
+  const version = (): number => db.pragma('user_version', { simple: true }) as number;
+  while (version() < MIGRATIONS.length) {
+    runWriteTransaction(
+      db,
+      () => {
+        const index = version();
+        if (index >= MIGRATIONS.length) return;
+        db.exec(MIGRATIONS[index]!);
+        BACKFILLS[index]?.(db);
+        db.pragma(`user_version = ${index + 1}`);
+      },
+      lock,
+    );
   }
 }

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { MoonError } from '../../errors.js';
-import { type CompactionAnchor, type Entry, mergeEntryInto, mergeResultInto } from '../../model.js';
+import { type ArchiveRecord, type CompactionAnchor, type Entry, mergeEntryInto, mergeResultInto } from '../../model.js';
 import type { ResultPatch } from '../../sources/source.js';
 import { expandIdentifiers } from '../../text/identifiers.js';
 import { buildTrigramBody } from '../../text/trigram.js';
@@ -16,6 +16,8 @@ import type {
   LexicalQuery,
   PendingEmbedding,
   RunRecord,
+  SessionListFilter,
+  SessionSummary,
   Store,
   StoreStats,
   StoredSession,
@@ -38,6 +40,8 @@ import {
   toSession,
 } from './rows.js';
 import { migrate } from './schema.js';
+import { listSessionSummaries } from './session-list.js';
+import { type WriteLockOptions, runWriteTransaction } from './write-lock.js';
 
 /** BM25 column weights: text, role, tool, target, keywords, context (neighbouring entries). */
 const BM25_WEIGHTS = '1.0, 0.0, 2.0, 1.5, 0.6, 0.3';
@@ -45,28 +49,43 @@ const BM25_WEIGHTS = '1.0, 0.0, 2.0, 1.5, 0.6, 0.3';
 const CONTEXT_CHARS = 300;
 const CONTEXT_RADIUS = 2;
 
-export function openSqliteStore(path: string, options: { readonly?: boolean } = {}): Store {
+export interface OpenStoreOptions {
+  readonly?: boolean;
+  /** How long a writer waits in total for another process's write transaction (default 5 minutes). */
+  lockTimeoutMs?: number;
+  /** Told once when this process starts waiting for another writer. */
+  onWait?: (message: string) => void;
+}
+
+const DEFAULT_LOCK_TIMEOUT_MS = 5 * 60 * 1000;
+/** One attempt's wait inside SQLite; the write-lock loop retries attempts up to the lock timeout. */
+const BUSY_TIMEOUT_MS = 5000;
+
+export function openSqliteStore(path: string, options: OpenStoreOptions = {}): Store {
   if (options.readonly && !existsSync(path)) {
     throw new MoonError('not_found', `no index at ${path}`, { hint: 'run `moon index` first' });
   }
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const created = !existsSync(path);
+  const lock: WriteLockOptions = { path, timeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS, onWait: options.onWait };
   let db: Database.Database;
   try {
     db = new Database(path, { readonly: options.readonly ?? false });
     // The index holds conversation text (redacted, but still private): owner-only, like the archives.
     if (created) chmodSync(path, 0o600);
-    db.pragma('busy_timeout = 10000');
+    // Several attempts fit in the lock timeout, so the "waiting for" notice comes before the final error.
+    db.pragma(`busy_timeout = ${Math.max(50, Math.min(BUSY_TIMEOUT_MS, Math.floor(lock.timeoutMs / 4)))}`);
     sqliteVec.load(db);
     if (!options.readonly) {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
-      migrate(db);
+      migrate(db, lock);
     }
   } catch (error) {
+    if (error instanceof MoonError) throw error;
     throw new MoonError('store', `cannot open index ${path}: ${(error as Error).message}`, { cause: error });
   }
-  const store = new SqliteStore(db, path);
+  const store = new SqliteStore(db, path, lock);
   if (!options.readonly) store.finishPendingRebuild();
   return store;
 }
@@ -78,6 +97,7 @@ class SqliteStore implements Store {
   constructor(
     private readonly db: Database.Database,
     private readonly path: string,
+    private readonly lock: WriteLockOptions,
   ) {
     this.statements = {
       getFile: db.prepare<[string], FileRow>('SELECT * FROM files WHERE path = ?'),
@@ -158,19 +178,33 @@ class SqliteStore implements Store {
          VALUES (@startedAtMs, @finishedAtMs, @command, @files, @filesChanged, @entries, @warnings, @errors)`,
       ),
       lastRun: db.prepare<[], Record<string, number | string>>('SELECT * FROM runs ORDER BY rowid DESC LIMIT 1'),
+      putArchived: db.prepare<[string, string, string]>(
+        'INSERT OR IGNORE INTO archived (session_id, content_hash, record) VALUES (?, ?, ?)',
+      ),
+      pendingLedger: db.prepare<[], { session_id: string; content_hash: string; record: string }>(
+        'SELECT session_id, content_hash, record FROM archived WHERE ledgered = 0 ORDER BY rowid',
+      ),
+      markLedgered: db.prepare<[string, string]>('UPDATE archived SET ledgered = 1 WHERE session_id = ? AND content_hash = ?'),
     };
+  }
+
+  /** Every write goes through here: begun IMMEDIATE, so a second writer waits instead of failing. */
+  private write<T>(work: () => T): T {
+    return runWriteTransaction(this.db, work, this.lock);
   }
 
   /** A migration that changed the FTS columns leaves this flag: rebuild every FTS row once, in one transaction. */
   finishPendingRebuild(): void {
     if (!this.statements.getMeta.get('rebuild_fts')) return;
-    this.db.transaction(() => {
+    this.write(() => {
+      // another process may have finished the rebuild while this one waited for the lock
+      if (!this.statements.getMeta.get('rebuild_fts')) return;
       for (const session of this.listSessions()) {
         const rowids = new Set(this.statements.entryRowids.all(session.id).map((row) => row.rowid));
         this.refreshIndex(session.id, rowids, { ftsOnly: true });
       }
       this.db.prepare("DELETE FROM meta WHERE key = 'rebuild_fts'").run();
-    })();
+    });
   }
 
   getFile(path: string): FileState | null {
@@ -183,18 +217,18 @@ class SqliteStore implements Store {
   }
 
   batch<T>(work: () => T): T {
-    return this.db.transaction(() => {
+    return this.write(() => {
       this.batching = true;
       try {
         return work();
       } finally {
         this.batching = false;
       }
-    })();
+    });
   }
 
   commitFile(change: FileCommit): void {
-    if (!this.batching) return this.db.transaction(() => this.applyFile(change))();
+    if (!this.batching) return this.write(() => this.applyFile(change));
     // No savepoint inside a batch: FTS5 flushes its pending terms at every savepoint, which is what batching
     // avoids. A failure mid-file must therefore abort the whole batch, never commit half a file.
     try {
@@ -222,7 +256,22 @@ class SqliteStore implements Store {
         this.statements.countEntries.run(session.id, session.id);
       }
       this.statements.putFile.run(fileParams(change.file));
+      const archived = change.archived;
+      if (archived) this.statements.putArchived.run(archived.session_id, archived.content_hash, JSON.stringify(archived));
     }
+  }
+
+  flushLedger(append: (record: ArchiveRecord) => void): number {
+    // Cheap check first: most runs have nothing pending and need not take the write lock.
+    if (this.statements.pendingLedger.all().length === 0) return 0;
+    return this.write(() => {
+      const pending = this.statements.pendingLedger.all();
+      for (const row of pending) {
+        append(JSON.parse(row.record) as ArchiveRecord);
+        this.statements.markLedgered.run(row.session_id, row.content_hash);
+      }
+      return pending.length;
+    });
   }
 
   getSession(id: string): StoredSession | null {
@@ -234,8 +283,22 @@ class SqliteStore implements Store {
     return this.statements.listSessions.all().map(toSession);
   }
 
+  listSessionSummaries(filter: SessionListFilter): SessionSummary[] {
+    return listSessionSummaries(this.db, filter);
+  }
+
+  findSessionIds(prefix: string, limit: number): string[] {
+    const escaped = prefix.replace(/[\\%_]/g, (char) => `\\${char}`);
+    return this.db
+      .prepare<[string, string, string, number], string>(
+        `SELECT id FROM sessions WHERE id = ? OR id LIKE ? ESCAPE '\\' ORDER BY id = ? DESC, id LIMIT ?`,
+      )
+      .pluck()
+      .all(prefix, `${escaped}%`, prefix, limit);
+  }
+
   markProjected(sessionId: string, projectionPath: string): void {
-    this.statements.markProjected.run(projectionPath, sessionId);
+    this.write(() => this.statements.markProjected.run(projectionPath, sessionId));
   }
 
   listEntries(sessionId: string): Entry[] {
@@ -313,11 +376,11 @@ class SqliteStore implements Store {
   }
 
   putSessionTerms(sessionId: string, terms: readonly string[]): void {
-    this.db.transaction(() => {
+    this.write(() => {
       this.db.prepare('DELETE FROM session_terms WHERE session_id = ?').run(sessionId);
       const insert = this.db.prepare('INSERT OR IGNORE INTO session_terms (term, session_id) VALUES (?, ?)');
       for (const term of terms) insert.run(term, sessionId);
-    })();
+    });
   }
 
   countSessionTerms(terms: readonly string[]): { sessionCount: number; counts: Map<string, number> } {
@@ -341,10 +404,10 @@ class SqliteStore implements Store {
   setEmbeddingModel(model: EmbeddingModel): void {
     const current = this.getEmbeddingModel();
     if (current && current.id === model.id && current.dims === model.dims) return;
-    this.db.transaction(() => {
+    this.write(() => {
       this.db.exec('DELETE FROM embeddings');
       this.statements.putMeta.run('embedding_model', JSON.stringify(model));
-    })();
+    });
   }
 
   listPendingEmbeddings(limit: number): PendingEmbedding[] {
@@ -352,9 +415,9 @@ class SqliteStore implements Store {
   }
 
   putEmbeddings(items: { rowid: number; vector: Float32Array }[]): void {
-    this.db.transaction(() => {
+    this.write(() => {
       for (const item of items) this.statements.putEmbedding.run(item.rowid, toBlob(item.vector));
-    })();
+    });
   }
 
   countEmbeddings(): number {
@@ -401,7 +464,7 @@ class SqliteStore implements Store {
   }
 
   recordRun(run: RunRecord): void {
-    this.statements.putRun.run(run);
+    this.write(() => this.statements.putRun.run(run));
   }
 
   close(): void {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
+import { escapeControl } from '../format.js';
 import { createProgress, printJson } from '../output.js';
 
 export function registerIndex(program: Command, context: CliContext): void {
@@ -27,14 +28,14 @@ export function registerIndex(program: Command, context: CliContext): void {
       });
       progress.finish();
       if (report.embeddings) embedProgress.finish();
-      for (const warning of report.warnings) context.io.err(`warning: ${warning}`);
-      for (const error of report.errors) context.io.err(`error: ${error.reason}`);
+      for (const warning of report.warnings) context.io.err(`warning: ${escapeControl(warning, { oneLine: true })}`);
+      for (const error of report.errors) context.io.err(`error: ${escapeControl(error.reason, { oneLine: true })}`);
       if (options.json) {
         printJson(context.io, report);
       } else {
         context.io.out(
           [
-            `files: ${report.files} (indexed ${report.indexed}, resumed ${report.resumed}, unchanged ${report.unchanged}, excluded ${report.excluded}, failed ${report.failed})`,
+            `files: ${report.files} (indexed ${report.indexed}, resumed ${report.resumed}, unchanged ${report.unchanged}, excluded ${report.excluded}, ${report.empty > 0 ? `empty ${report.empty} (nothing to index yet), ` : ''}failed ${report.failed})`,
             `entries: ${report.entries} written, ${report.filtered} filtered as noise`,
             `projections: ${report.projections} written to ${moon.paths.mlib}`,
             ...(report.embeddings ? [`embeddings: ${report.embeddings.embedded}/${report.embeddings.total} (${report.embeddings.model})`] : []),

@@ -5,8 +5,11 @@ import type { RecallResult } from '../../../model.js';
 import type { Explanation } from '../../../search/fusion.js';
 import { type RecallOptions, validateGroup, validateRole, validateSource, validateStrategy } from '../../../search/options.js';
 import type { CliContext } from '../context.js';
+import { escapeControl, formatLocalStamp, plural } from '../format.js';
 import { printJson } from '../output.js';
+import { isValidTimezone } from '../../../time/zone.js';
 import { collect } from './index-command.js';
+import { parsePositive } from './numbers.js';
 
 interface RecallFlags {
   limit?: string;
@@ -59,10 +62,9 @@ export function registerRecall(program: Command, context: CliContext): void {
       if (flags.batch) {
         const text = flags.batch === '-' ? await context.io.readStdin() : readBatchFile(flags.batch);
         let bad = 0;
-        const lines = text.split('\n');
-        for (const [index, line] of lines.entries()) {
-          if (!line.trim()) continue;
+        for (const [index, line] of splitBatchLines(text).entries()) {
           try {
+            if (!line.trim()) throw new MoonError('bad_input', 'blank line (expected a JSON query object)');
             const options = parseBatchLine(line);
             context.io.out(JSON.stringify(await moon.recall(options)));
           } catch (error) {
@@ -80,8 +82,21 @@ export function registerRecall(program: Command, context: CliContext): void {
       if (!query) throw new MoonError('bad_usage', 'recall needs a query (or --batch FILE)');
       const result = await moon.recall(toRecallOptions(query, flags));
       if (flags.json) printJson(context.io, result);
-      else context.io.out(formatRecall(result, flags.explain === true));
+      else context.io.out(formatRecall(result, { explain: flags.explain, zone: displayZone(flags.tz, context.config().distill.residential_timezone) }));
     });
+}
+
+/** Input lines as the user sees them: the newline ending the last line does not start another one. */
+export function splitBatchLines(text: string): string[] {
+  if (text === '') return [];
+  const lines = text.split(/\r?\n/);
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+/** Show times in the zone named by --tz when it is an IANA zone; abbreviations only shift query times. */
+function displayZone(tz: string | undefined, residential: string): string {
+  return tz && isValidTimezone(tz) ? tz : residential;
 }
 
 function readBatchFile(path: string): string {
@@ -170,42 +185,77 @@ export function parseBatchLine(line: string): RecallOptions {
   });
 }
 
-function parsePositive(flag: string, value: string): number {
-  if (!/^\d+$/.test(value.trim()) || Number(value) <= 0) throw new MoonError('bad_usage', `${flag}: expected a positive integer, got "${value}"`);
-  return Number(value);
-}
-
 function nonEmpty<T>(values: T[]): T[] | undefined {
   return values.length > 0 ? values : undefined;
 }
 
-/** Human output in seed 002's shape: one block per session, then a total. */
-export function formatRecall(result: RecallResult, explain = false): string {
-  if (result.matches.length === 0) return `No matches for "${result.query}".`;
+/**
+ * Human output in seed 002's shape: one block per match, then a total. Times are shown in `zone` (the
+ * residential zone unless --tz names another), and every field that comes from a transcript is escaped.
+ */
+export function formatRecall(result: RecallResult, options: { explain?: boolean; zone: string }): string {
+  const clean = (text: string): string => escapeControl(text, { oneLine: true });
+  if (result.matches.length === 0) return `No matches for "${clean(result.query)}".`;
   const blocks = result.matches.map((match) => {
     const meta = match.metadata;
+    const first = meta.timestamps[0];
     const header = [
-      meta.project ?? meta.cwd ?? '-',
-      meta.session_id,
-      `${meta.match_count} matches`,
-      meta.timestamps[0] ?? '-',
+      clean(meta.project ?? meta.cwd ?? '-'),
+      clean(meta.session_id),
+      plural(meta.match_count, 'match', 'matches'),
+      first ? formatLocalStamp(Date.parse(first), options.zone) : '(no time)',
       `score ${match.score}`,
       ...(meta.time_window === 'outside' ? ['outside the time asked for'] : []),
     ].join(' | ');
     const more = meta.match_count - meta.message_ids.length;
-    const explained = explain ? formatExplain(meta.message_ids, meta.explain) : [];
-    return [header, match.snippet, ...explained, ...(more > 0 ? [`... and ${more} more matches`] : []), `→ ${match.archive_path}`].join('\n');
+    const explained = options.explain ? formatExplain(meta.message_ids, meta.explain) : [];
+    return [
+      header,
+      escapeControl(match.snippet),
+      ...explained,
+      ...(more > 0 ? [`... and ${plural(more, 'more match', 'more matches')}`] : []),
+      `→ ${clean(match.archive_path)}`,
+    ].join('\n');
   });
-  return `${blocks.join('\n\n')}\n\nFound matches in ${result.matches.length} ${result.matches.length === 1 ? 'result' : 'results'}`;
+  const sessions = new Set(result.matches.map((match) => match.metadata.session_id)).size;
+  const total =
+    sessions === result.matches.length
+      ? `Found matches in ${plural(sessions, 'session')}`
+      : `Found ${plural(result.matches.length, 'match', 'matches')} in ${plural(sessions, 'session')}`;
+  return `${blocks.join('\n\n')}\n\n${total}`;
 }
 
+/**
+ * One line per matched message. Signals and boosts have a known shape; any other field an explanation
+ * carries (e.g. where each term matched) is printed generically, so new fields show up without a change here.
+ */
 function formatExplain(ids: string[], explain: unknown): string[] {
   if (!Array.isArray(explain)) return [];
-  return explain.map((item: Explanation, index) => {
-    const signals = Object.entries(item.signals)
+  return explain.flatMap((raw: unknown, index) => {
+    if (!raw || typeof raw !== 'object') return [];
+    const item = raw as Partial<Explanation> & Record<string, unknown>;
+    const signals = Object.entries(item.signals ?? {})
       .map(([name, value]) => `${name} #${value.rank} (+${value.contribution})`)
       .join(', ');
-    const boosts = item.boosts.map((boost) => `${boost.name} ×${boost.factor}`).join(', ');
-    return `  explain ${ids[index]}: ${signals}${boosts ? `; ${boosts}` : ''} = ${item.score}`;
+    const boosts = (item.boosts ?? []).map((boost) => `${boost.name} ×${boost.factor}`).join(', ');
+    const lines = [`  explain ${escapeControl(ids[index] ?? '?', { oneLine: true })}: ${signals}${boosts ? `; ${boosts}` : ''} = ${item.score}`];
+    for (const [key, value] of Object.entries(item)) {
+      if (KNOWN_EXPLAIN_KEYS.has(key) || value === undefined) continue;
+      lines.push(`    ${escapeControl(key, { oneLine: true })}: ${escapeControl(describeValue(value), { oneLine: true })}`);
+    }
+    return lines;
   });
+}
+
+const KNOWN_EXPLAIN_KEYS = new Set(['signals', 'boosts', 'fused', 'score']);
+
+function describeValue(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string' || typeof item === 'number')) return value.join(', ');
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    return Object.entries(value)
+      .map(([key, inner]) => `${key}=${typeof inner === 'string' ? inner : JSON.stringify(inner)}`)
+      .join('; ');
+  }
+  return JSON.stringify(value);
 }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
+import { escapeControl } from '../format.js';
 import { printJson } from '../output.js';
 import { collect } from './index-command.js';
 
@@ -12,8 +13,8 @@ export function registerSnapshot(program: Command, context: CliContext): void {
     .option('--json', 'print the report as JSON')
     .action((paths: string[], options: { excludeSession: string[]; json?: boolean }) => {
       const report = context.moon().snapshot({ roots: paths, excludeSessions: options.excludeSession });
-      for (const warning of report.warnings) context.io.err(`warning: ${warning}`);
-      for (const error of report.errors) context.io.err(`error: ${error.reason}`);
+      for (const warning of report.warnings) context.io.err(`warning: ${escapeControl(warning, { oneLine: true })}`);
+      for (const error of report.errors) context.io.err(`error: ${escapeControl(error.reason, { oneLine: true })}`);
       if (options.json) printJson(context.io, report);
       else {
         for (const item of report.archived) context.io.out(`${item.sessionId}\t${item.archivePath}\t${item.projectionPath}`);

@@ -1,0 +1,73 @@
+import type { SourceName } from '../model.js';
+import { formatLocalIso } from '../project/time.js';
+import { parseIsoBound, toList } from '../search/options.js';
+import type { SessionSummary, Store } from '../store/store.js';
+
+/** `moon sessions` / Moon.sessions(): which sessions to list. */
+export interface SessionsRequest {
+  /** Project name (exact, case-insensitive) or, with a `/`, part of the cwd. */
+  project?: string | string[];
+  source?: SourceName | SourceName[];
+  /** ISO date or date-time; a date alone is read in `tz`. Sessions overlapping [since, until) are listed. */
+  since?: string;
+  until?: string;
+  limit?: number;
+  /** Zone for dates without an offset and for the local times shown; default the residential zone. */
+  tz?: string;
+}
+
+export interface SessionListItem {
+  id: string;
+  source: SourceName;
+  project: string | null;
+  cwd: string | null;
+  title: string | null;
+  /** Local ISO time (with offset) in the listing's zone, or null when the transcript has no timestamps. */
+  start: string | null;
+  end: string | null;
+  startMs: number | null;
+  endMs: number | null;
+  /** User and assistant messages (tool calls, reasoning and system notes not counted). */
+  messages: number;
+  /** Everything indexed: messages, tool calls, system notes. */
+  entries: number;
+  tools: { name: string; count: number }[];
+  parentSessionId: string | null;
+  projectionPath: string | null;
+}
+
+export interface SessionListing {
+  timezone: string;
+  sessions: SessionListItem[];
+}
+
+export function listSessions(store: Store, request: SessionsRequest, timezone: string): SessionListing {
+  const zone = request.tz ?? timezone;
+  const summaries = store.listSessionSummaries({
+    projects: toList(request.project),
+    sources: toList(request.source),
+    sinceMs: request.since === undefined ? undefined : parseIsoBound('--since', request.since, zone),
+    untilMs: request.until === undefined ? undefined : parseIsoBound('--until', request.until, zone),
+    limit: request.limit,
+  });
+  return { timezone: zone, sessions: summaries.map((summary) => toListItem(summary, zone)) };
+}
+
+function toListItem(summary: SessionSummary, zone: string): SessionListItem {
+  return {
+    id: summary.id,
+    source: summary.source,
+    project: summary.project,
+    cwd: summary.cwd,
+    title: summary.title,
+    start: summary.startMs === null ? null : formatLocalIso(summary.startMs, zone),
+    end: summary.endMs === null ? null : formatLocalIso(summary.endMs, zone),
+    startMs: summary.startMs,
+    endMs: summary.endMs,
+    messages: summary.messages,
+    entries: summary.entryCount,
+    tools: summary.tools,
+    parentSessionId: summary.parentSessionId,
+    projectionPath: summary.projectionPath,
+  };
+}

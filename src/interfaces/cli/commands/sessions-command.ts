@@ -1,0 +1,65 @@
+import type { Command } from 'commander';
+import type { SessionListing } from '../../../browse/sessions.js';
+import { validateSource } from '../../../search/options.js';
+import type { CliContext } from '../context.js';
+import { escapeControl, formatLocalRange, plural } from '../format.js';
+import { printJson } from '../output.js';
+import { collect } from './index-command.js';
+import { parsePositive } from './numbers.js';
+
+interface SessionsFlags {
+  project: string[];
+  source: string[];
+  since?: string;
+  until?: string;
+  limit?: string;
+  tz?: string;
+  json?: boolean;
+}
+
+/** Tools listed per session before `+N more`. */
+const TOOLS_SHOWN = 5;
+
+export function registerSessions(program: Command, context: CliContext): void {
+  program
+    .command('sessions')
+    .description('list indexed sessions, newest first: time range, project, title, messages, tools')
+    .option('--project <name>', 'only this project (name, or part of the cwd with a /; repeatable)', collect, [])
+    .option('--source <name>', 'only claude-code, codex or openclaw (repeatable)', collect, [])
+    .option('--since <iso>', 'only sessions still running at or after this ISO date/time')
+    .option('--until <iso>', 'only sessions started before this ISO date/time')
+    .option('--limit <n>', 'at most this many sessions')
+    .option('--tz <zone>', 'IANA zone for dates and times shown (default the residential zone)')
+    .option('--json', 'print the listing as JSON')
+    .action((flags: SessionsFlags) => {
+      const listing = context.moon().sessions({
+        project: flags.project.length > 0 ? flags.project : undefined,
+        source: flags.source.length > 0 ? flags.source.map(validateSource) : undefined,
+        since: flags.since,
+        until: flags.until,
+        limit: flags.limit === undefined ? undefined : parsePositive('--limit', flags.limit),
+        tz: flags.tz,
+      });
+      if (flags.json) printJson(context.io, listing);
+      else context.io.out(formatSessions(listing));
+    });
+}
+
+export function formatSessions(listing: SessionListing): string {
+  if (listing.sessions.length === 0) return 'No sessions.';
+  const lines = listing.sessions.map((session) => {
+    const tools = session.tools.slice(0, TOOLS_SHOWN).map((tool) => `${tool.name}×${tool.count}`);
+    if (session.tools.length > TOOLS_SHOWN) tools.push(`+${session.tools.length - TOOLS_SHOWN} more`);
+    return [
+      session.id,
+      formatLocalRange(session.startMs, session.endMs, listing.timezone),
+      session.project ?? '-',
+      session.title ?? '(untitled)',
+      plural(session.messages, 'message'),
+      tools.length > 0 ? `tools: ${tools.join(', ')}` : 'no tools',
+    ]
+      .map((field) => escapeControl(field, { oneLine: true }))
+      .join(' | ');
+  });
+  return `${lines.join('\n')}\n\n${plural(listing.sessions.length, 'session')}`;
+}

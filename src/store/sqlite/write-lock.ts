@@ -1,0 +1,46 @@
+import type Database from 'better-sqlite3';
+import { MoonError } from '../../errors.js';
+
+export interface WriteLockOptions {
+  /** The database file, named in messages. */
+  path: string;
+  /** Give up after waiting this long for another writer in total. */
+  timeoutMs: number;
+  /** Told once when the write lock is held by another process and this one starts waiting. */
+  onWait?: (message: string) => void;
+}
+
+/**
+ * Run `work` in a write transaction begun IMMEDIATE. A deferred transaction that reads first and writes later
+ * fails at once with "database is locked" when another process committed in between (SQLite cannot wait
+ * without breaking the reader's snapshot); taking the write lock at BEGIN lets the busy timeout apply, so a
+ * second writer waits for the first. Each attempt waits up to the connection's busy timeout; this loop keeps
+ * trying until `timeoutMs`, then names the database in the error.
+ */
+export function runWriteTransaction<T>(db: Database.Database, work: () => T, options: WriteLockOptions): T {
+  const startedAtMs = Date.now();
+  let told = false;
+  for (;;) {
+    try {
+      return db.transaction(work).immediate();
+    } catch (error) {
+      if (!isBusy(error) || db.inTransaction) throw error;
+      const waitedMs = Date.now() - startedAtMs;
+      if (waitedMs >= options.timeoutMs) {
+        throw new MoonError('store', `database ${options.path} is locked: another moon process has been writing to it for ${Math.round(waitedMs / 1000)} s`, {
+          hint: 'wait for it to finish, or raise index.lock_timeout_ms',
+          cause: error,
+        });
+      }
+      if (!told) {
+        options.onWait?.(`waiting for another moon process writing ${options.path}`);
+        told = true;
+      }
+    }
+  }
+}
+
+export function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+}

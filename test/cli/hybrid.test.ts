@@ -176,9 +176,12 @@ describe('lexical signals', () => {
     expect(result.matches[0]!.score).toBeCloseTo(explain[0]!.score, 5);
   });
 
-  test('--explain in human output lists signals', async () => {
+  test('--explain in human output lists signals, and which terms matched where', async () => {
     const run = await runMoon(['recall', 'config.toml', '--explain', '--home', home]);
     expect(run.stdout).toMatch(/explain cfg-edit: lexical #1 \(\+[\d.]+\)/);
+    expect(run.stdout).toMatch(/terms: config\.toml in text, target/);
+    const words = await runMoon(['recall', 'deploy timeout', '--explain', '--home', home, ...NOW]);
+    expect(words.stdout).toMatch(/terms: deploy in text; timeout in text/);
   });
 });
 

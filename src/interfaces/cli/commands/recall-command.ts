@@ -239,6 +239,7 @@ function formatExplain(ids: string[], explain: unknown): string[] {
       .join(', ');
     const boosts = (item.boosts ?? []).map((boost) => `${boost.name} ×${boost.factor}`).join(', ');
     const lines = [`  explain ${escapeControl(ids[index] ?? '?', { oneLine: true })}: ${signals}${boosts ? `; ${boosts}` : ''} = ${item.score}`];
+    if (Array.isArray(item.terms) && item.terms.length > 0) lines.push(`    terms: ${escapeControl(describeTerms(item.terms), { oneLine: true })}`);
     for (const [key, value] of Object.entries(item)) {
       if (KNOWN_EXPLAIN_KEYS.has(key) || value === undefined) continue;
       lines.push(`    ${escapeControl(key, { oneLine: true })}: ${escapeControl(describeValue(value), { oneLine: true })}`);
@@ -247,7 +248,14 @@ function formatExplain(ids: string[], explain: unknown): string[] {
   });
 }
 
-const KNOWN_EXPLAIN_KEYS = new Set(['signals', 'boosts', 'fused', 'score']);
+const KNOWN_EXPLAIN_KEYS = new Set(['signals', 'boosts', 'fused', 'score', 'terms']);
+
+/** `stripe in text, result; webhook only in neighbouring messages`. */
+function describeTerms(terms: NonNullable<Explanation['terms']>): string {
+  return terms
+    .map((match) => (match.fields.length > 0 ? `${match.term} in ${match.fields.join(', ')}` : `${match.term} only in neighbouring messages`))
+    .join('; ');
+}
 
 function describeValue(value: unknown): string {
   if (typeof value === 'string') return value;

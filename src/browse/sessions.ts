@@ -22,6 +22,8 @@ export interface SessionListItem {
   project: string | null;
   cwd: string | null;
   title: string | null;
+  /** The start of the session's first user message (what a listing shows when there is no title). */
+  firstPrompt: string | null;
   /** Local ISO time (with offset) in the listing's zone, or null when the transcript has no timestamps. */
   start: string | null;
   end: string | null;
@@ -60,6 +62,7 @@ function toListItem(summary: SessionSummary, zone: string): SessionListItem {
     project: summary.project,
     cwd: summary.cwd,
     title: summary.title,
+    firstPrompt: summary.firstPrompt,
     start: summary.startMs === null ? null : formatLocalIso(summary.startMs, zone),
     end: summary.endMs === null ? null : formatLocalIso(summary.endMs, zone),
     startMs: summary.startMs,

@@ -68,6 +68,8 @@ export interface SessionSummary extends StoredSession {
   messages: number;
   /** Tool names used in the session with their call counts, most used first. */
   tools: { name: string; count: number }[];
+  /** The start of the first thing the user asked, for sessions without a title. */
+  firstPrompt: string | null;
 }
 
 export interface TimeWindowFilter {

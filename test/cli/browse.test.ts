@@ -48,6 +48,8 @@ describe('moon sessions', () => {
     expect(lines[0]).toContain(SHOP_LATER);
     expect(lines[0]).toContain('2026-02-25 09:04–09:09 AEDT');
     expect(lines[0]).toMatch(/\| shop \| .* \| 6 messages \| tools: Bash×2/);
+    // No title in these transcripts: the line shows the first thing the user asked instead.
+    expect(lines[0]).toContain('| "Stripe says every webhook to https://shop.example.dev/api/s…" |');
     const ids = lines.slice(0, 5).map((line) => line.split(' | ')[0]);
     expect(ids.indexOf(SHOP_LATER)).toBeLessThan(ids.indexOf(SHOP));
   });

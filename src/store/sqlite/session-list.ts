@@ -40,8 +40,25 @@ export function listSessionSummaries(db: Database.Database, filter: SessionListF
       .all(ids)
       .map((row) => [row.session_id, row.count]),
   );
-  return rows.map((row) => ({ ...toSession(row), messages: messages.get(row.id) ?? 0, tools: tools.get(row.id) ?? [] }));
+  const prompts = new Map(
+    db
+      .prepare<[string], { session_id: string; text: string }>(
+        `SELECT e.session_id, substr(e.text, 1, ${PROMPT_CHARS}) AS text FROM entries e
+         WHERE e.role = 'user' AND e.session_id IN (SELECT value FROM json_each(?))
+           AND e.seq = (SELECT min(f.seq) FROM entries f WHERE f.session_id = e.session_id AND f.role = 'user')`,
+      )
+      .all(ids)
+      .map((row) => [row.session_id, row.text]),
+  );
+  return rows.map((row) => ({
+    ...toSession(row),
+    messages: messages.get(row.id) ?? 0,
+    tools: tools.get(row.id) ?? [],
+    firstPrompt: prompts.get(row.id) ?? null,
+  }));
 }
+
+const PROMPT_CHARS = 200;
 
 /** Tool names and call counts of the sessions in `ids` (a JSON array), most used first. */
 function listTools(db: Database.Database, ids: string): Map<string, { name: string; count: number }[]> {

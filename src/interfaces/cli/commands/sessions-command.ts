@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { SessionListing } from '../../../browse/sessions.js';
+import type { SessionListItem, SessionListing } from '../../../browse/sessions.js';
 import { validateSource } from '../../../search/options.js';
 import type { CliContext } from '../context.js';
 import { escapeControl, formatLocalRange, plural } from '../format.js';
@@ -54,7 +54,7 @@ export function formatSessions(listing: SessionListing): string {
       session.id,
       formatLocalRange(session.startMs, session.endMs, listing.timezone),
       session.project ?? '-',
-      session.title ?? '(untitled)',
+      describeSession(session),
       plural(session.messages, 'message'),
       tools.length > 0 ? `tools: ${tools.join(', ')}` : 'no tools',
     ]
@@ -63,3 +63,14 @@ export function formatSessions(listing: SessionListing): string {
   });
   return `${lines.join('\n')}\n\n${plural(listing.sessions.length, 'session')}`;
 }
+
+/** The title, else the first thing the user asked (quoted, one line, cut), else `(untitled)`. */
+function describeSession(session: SessionListItem): string {
+  if (session.title) return session.title;
+  const prompt = (session.firstPrompt ?? '').replace(/\s+/g, ' ').trim();
+  if (prompt === '') return '(untitled)';
+  const chars = Array.from(prompt);
+  return `"${chars.length > PROMPT_SHOWN ? `${chars.slice(0, PROMPT_SHOWN - 1).join('').trimEnd()}…` : prompt}"`;
+}
+
+const PROMPT_SHOWN = 60;

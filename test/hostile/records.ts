@@ -175,12 +175,21 @@ export const openclawRecord = fc.record(
   { requiredKeys: [] },
 );
 
+/** Length of a value's JSON text; a value nested too deep for JSON.stringify counts as one character. */
+function measureJson(value: unknown): number {
+  try {
+    return (JSON.stringify(value) ?? 'null').length;
+  } catch {
+    return 1;
+  }
+}
+
 /** Values as the line reader hands them over: one per line, in file order. */
 export function toRecords(values: readonly unknown[]): RawRecord[] {
   let offset = 0;
   return values.map((value, index) => {
     const start = offset;
-    offset += (JSON.stringify(value) ?? 'null').length + 1;
+    offset += measureJson(value) + 1;
     return { line: index + 1, start, end: offset, value };
   });
 }

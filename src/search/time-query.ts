@@ -2,6 +2,7 @@ import { readLocalDate } from './time/calendar.js';
 import { findCasualAtoms } from './time/casual.js';
 import { findChronoAtoms, findMonthAtoms } from './time/dates.js';
 import { evaluateGroup, groupAtoms, type Group } from './time/groups.js';
+import { readLookback } from './time/lookback.js';
 import { findSessionRelative } from './time/session.js';
 import type { Atom, DailyWindow, TimeQuery, TimeWindow } from './time/types.js';
 import { findZoneTokens } from './time/zones.js';
@@ -9,6 +10,12 @@ import { findZoneTokens } from './time/zones.js';
 export type { DailyWindow, SessionRelative, TimeQuery, TimeWindow } from './time/types.js';
 export { toDailyFilters } from './time/daily.js';
 export { resolveZoneName } from './time/zones.js';
+
+/**
+ * Expressions read from one query. A query is a question, not a document: past this many, the rest stays text,
+ * so a pasted log full of dates cannot turn into thousands of store filters (each a clause of one SQL query).
+ */
+const MAX_EXPRESSIONS = 16;
 
 /** Connectives that only introduced the time ("what happened at 05:39") go with it. */
 const LEADING_CONNECTIVES = /(?:(?<![\w-])(?:since|between|from|after|before|at|on|in|during|around|over)\s+(?:the\s+)?)+$/i;
@@ -41,11 +48,14 @@ export function parseTimeQuery(query: string, options: { nowMs: number; zone: st
     removals.push([trimConnectivesBefore(query, session.start), session.end]);
   }
   for (const group of groupAtoms(atoms, query)) {
+    if (expressions.length >= MAX_EXPRESSIONS) break;
     const expression = describeExpression(query, group);
     const found = evaluateGroup(group, options, expression);
-    if (found.windows.length === 0 && found.daily.length === 0) continue;
-    for (const window of found.windows) windows.push(window);
-    for (const window of found.daily) daily.push(window);
+    const usable = found.windows.filter(isUsableWindow);
+    const usableDaily = found.daily.filter(isUsableDaily);
+    if (usable.length === 0 && usableDaily.length === 0) continue;
+    for (const window of usable) windows.push(window);
+    for (const window of usableDaily) daily.push(window);
     expressions.push(expression);
     removals.push([trimConnectivesBefore(query, group.prefixStart ?? group.start), group.end]);
   }
@@ -56,9 +66,19 @@ function describeExpression(query: string, group: Group): string {
   return query.slice(group.prefixStart ?? group.start, group.end).trim().replace(/^(?:at|on)\s+/i, '');
 }
 
+/** Instants past the calendar luxon can hold come back as NaN or ±Infinity; such a window would match nothing. */
+function isUsableWindow(window: TimeWindow): boolean {
+  return Number.isFinite(window.startMs) && Number.isFinite(window.endMs) && window.startMs < window.endMs;
+}
+
+function isUsableDaily(window: DailyWindow): boolean {
+  return Number.isFinite(window.fromMs) && Number.isFinite(window.toMs) && window.fromMs < window.toMs;
+}
+
 function trimConnectivesBefore(query: string, start: number): number {
-  const match = LEADING_CONNECTIVES.exec(query.slice(0, start));
-  return match ? match.index : start;
+  const before = readLookback(query, start);
+  const match = LEADING_CONNECTIVES.exec(before.text);
+  return match ? before.offset + match.index : start;
 }
 
 /** Cut the time words out and tidy what is left; a query with nothing cut comes back unchanged. */
@@ -66,11 +86,32 @@ function removeSpans(query: string, spans: Array<[number, number]>): string {
   if (spans.length === 0) return query;
   const keep = query.split('');
   for (const [start, end] of spans) keep.fill('', start, end);
-  return keep
+  const tidied = keep
     .join('')
     .replace(/\(\s*\)|\[\s*\]/g, '')
     .replace(/\s+/g, ' ')
     .replace(/\s+([?!.,;:])(?=\s|$)/g, '$1')
-    .replace(/^(?:[\s,;:]|\b(?:and|or)\b)+|(?:[\s,;:]|\b(?:and|or)\b)+$/gi, '')
-    .replace(/^([?!.])$/, '');
+    .replace(/^(?:[\s,;:]|\b(?:and|or)\b)+/i, '');
+  return trimTrailingJoiners(tidied).replace(/^([?!.])$/, '');
+}
+
+/**
+ * Separators and a dangling "and"/"or" at the end, removed by scanning back from the end: a regex anchored only at
+ * the end is retried from every position and costs the square of a long run of commas.
+ */
+function trimTrailingJoiners(text: string): string {
+  let end = text.length;
+  while (end > 0) {
+    if (/[\s,;:]/.test(text[end - 1]!)) {
+      end -= 1;
+      continue;
+    }
+    const joiner = [3, 2].find((length) => {
+      const word = text.slice(end - length, end).toLowerCase();
+      return end >= length && (word === 'and' || word === 'or') && !/\w/.test(text[end - length - 1] ?? ' ');
+    });
+    if (joiner === undefined) break;
+    end -= joiner;
+  }
+  return text.slice(0, end);
 }

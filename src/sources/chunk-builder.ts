@@ -4,6 +4,8 @@ import type { ParsedChunk, ResultPatch } from './source.js';
 
 /** Tool calls still waiting for their result; dangling calls fall out of this window eventually. */
 const PENDING_CALLS = 256;
+/** Entry keys remembered across chunks for duplicate detection. */
+const RECENT_KEYS = 256;
 
 /** The part of every adapter's carry that the shared builder reads and keeps up to date. */
 export interface ChunkCarry {
@@ -18,6 +20,11 @@ export interface ChunkCarry {
    * the output, more output of a running process). Absent in carries written before it existed.
    */
   done?: string[];
+  /**
+   * Keys of the latest entries earlier chunks emitted: a record repeating one is a duplicate, as it is when both
+   * sit in one chunk. Absent in carries written before it existed.
+   */
+  keys?: string[];
 }
 
 /** The carry a chunk starts from: the previous chunk's, or `fresh()` on the first read (or an unknown version). */
@@ -50,6 +57,11 @@ export abstract class ChunkBuilder<State extends ChunkCarry> {
   /** The tool call entry this chunk emitted under `key`, if any. */
   protected abstract findCall(key: string): Entry | undefined;
 
+  /** True when an earlier chunk of the file emitted an entry under this key (within the carry's window). */
+  wasEmitted(key: string): boolean {
+    return this.state.keys?.includes(key) ?? false;
+  }
+
   skip(kind: string): void {
     this.skipped[kind] = (this.skipped[kind] ?? 0) + 1;
   }
@@ -63,6 +75,8 @@ export abstract class ChunkBuilder<State extends ChunkCarry> {
 
   /** Only the latest snapshot of a chunk is kept: consecutive ones mostly repeat the same numbers. */
   recordUsage(used: number, max: number, ts: number, provider: string): void {
+    // Counts summed from a hostile record can overflow to Infinity; a snapshot of no real numbers is none.
+    if (!(Number.isFinite(used) && Number.isFinite(max) && used > 0 && max > 0 && Number.isFinite(ts))) return;
     this.usage = {
       session_id: this.sessionId,
       used_tokens: used,
@@ -108,6 +122,8 @@ export abstract class ChunkBuilder<State extends ChunkCarry> {
     const state = this.state;
     state.pending = state.pending.slice(-PENDING_CALLS);
     if (state.done) state.done = state.done.slice(-PENDING_CALLS);
+    const keys = new Set([...(state.keys ?? []), ...this.entries.map((entry) => entry.key)]);
+    state.keys = [...keys].slice(-RECENT_KEYS);
     const session: Session = {
       title: facts.extra?.title ?? null,
       agentType: facts.extra?.agentType ?? null,

@@ -142,8 +142,9 @@ class ClaudeChunk extends ChunkBuilder<ClaudeCarry> {
     return this.byKey.get(key);
   }
 
-  push(entry: Entry): void {
-    if (this.byKey.has(entry.key)) {
+  /** `continues`: assistant text, which the store appends to an earlier chunk's entry under the same key. */
+  push(entry: Entry, continues = false): void {
+    if (this.byKey.has(entry.key) || (!continues && this.wasEmitted(entry.key))) {
       this.duplicates += 1;
       return;
     }
@@ -423,7 +424,7 @@ function parseAssistantRecord(chunk: ClaudeChunk, record: RawRecord, value: Json
       const described = describeToolCall(name, block.input);
       const callId = str(block.id);
       const key = callId ? `tool:${callId}` : `tool:L${record.line}:${index}`;
-      if (chunk.byKey.has(key)) {
+      if (chunk.byKey.has(key) || chunk.wasEmitted(key)) {
         chunk.duplicates += 1;
         return;
       }
@@ -463,6 +464,7 @@ function appendAssistantText(
   const head = chunk.state.open.find((candidate) => candidate.key === key);
   chunk.push(
     createEntry({ ...base, ...head, sessionId: chunk.sessionId, key, seq: head?.seq ?? seq, role: 'assistant', text }),
+    true,
   );
 }
 

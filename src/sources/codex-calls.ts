@@ -16,7 +16,7 @@ export function addToolCall(chunk: CodexChunk, record: RawRecord, payload: JsonO
     input = isObject(payload.action) ? payload.action : input;
   }
   const key = callId ? `tool:${callId}` : `tool:L${record.line}`;
-  if (chunk.calls.has(key)) {
+  if (chunk.calls.has(key) || chunk.wasEmitted(key)) {
     chunk.duplicates += 1;
     return;
   }
@@ -89,7 +89,7 @@ export function addWebSearch(
   }
   const id = search.id ?? `L${record.line}`;
   const key = `tool:${id}`;
-  if (chunk.calls.has(key)) {
+  if (chunk.calls.has(key) || chunk.wasEmitted(key)) {
     chunk.duplicates += 1;
     return;
   }

@@ -18,6 +18,8 @@ interface OpenClawCarry extends ChunkCarry {
   recordCount: number;
   /** Every record so far sat on line index + 1 (no malformed lines), so an index from an earlier chunk maps to a line. */
   gapless: boolean;
+  /** The first `session` header was read (with or without an id); a later one belongs to another session. */
+  headerSeen?: boolean;
 }
 
 export const openclawSource: Source = {
@@ -66,20 +68,34 @@ class OpenClawChunk extends ChunkBuilder<OpenClawCarry> {
   protected findCall(key: string): Entry | undefined {
     return this.calls.get(key);
   }
+
+  /** Keys are unique in a session: a second entry with the id of an earlier one is a duplicate record. */
+  push(entry: Entry): boolean {
+    if (this.keys.has(entry.key) || this.wasEmitted(entry.key)) {
+      this.duplicates += 1;
+      return false;
+    }
+    this.keys.add(entry.key);
+    this.entries.push(entry);
+    return true;
+  }
+
+  private readonly keys = new Set<string>();
 }
 
 function parseOpenClaw(records: readonly RawRecord[], context: SourceContext): ParsedChunk {
   const state = restoreCarry(context.carry, freshCarry);
   const header = records.find((record) => isObject(record.value) && record.value.type === 'session')?.value;
-  if (isObject(header) && state.sessionId === null) {
+  if (isObject(header) && !state.headerSeen && state.sessionId === null) {
     state.sessionId = str(header.id);
     state.cwd = str(header.cwd);
+    state.headerSeen = true;
   }
   const sessionId = state.sessionId ?? takeFileStem(context.path);
   const chunk = new OpenClawChunk(state, sessionId, state.recordCount);
   records.forEach((record, offset) => chunk.lineByIndex.set(state.recordCount + offset, record.line));
 
-  for (const record of records) parseOpenClawRecord(chunk, record);
+  records.forEach((record, offset) => parseOpenClawRecord(chunk, record, state.recordCount + offset));
   chunk.entries.sort((x, y) => x.seq - y.seq);
 
   records.forEach((record, offset) => {
@@ -98,7 +114,7 @@ function parseOpenClaw(records: readonly RawRecord[], context: SourceContext): P
   );
 }
 
-function parseOpenClawRecord(chunk: OpenClawChunk, record: RawRecord): void {
+function parseOpenClawRecord(chunk: OpenClawChunk, record: RawRecord, index: number): void {
   const value = record.value;
   if (!isObject(value)) {
     chunk.skip('non-object');
@@ -117,7 +133,7 @@ function parseOpenClawRecord(chunk: OpenClawChunk, record: RawRecord): void {
       ts,
       line: record.line,
       note: typeof value.summary === 'string' ? value.summary : '',
-      originId: str(value.firstKeptEntryId) ?? keptEntryOfV1(chunk, value.firstKeptEntryIndex),
+      originId: str(value.firstKeptEntryId) ?? keptEntryOfV1(chunk, value.firstKeptEntryIndex, index),
     });
     return;
   }
@@ -162,8 +178,10 @@ type EntryBase = Pick<Entry, 'id' | 'sessionId' | 'line' | 'ts' | 'priority' | '
  * Legacy v1 compactions name the first kept entry by its index in the file (the header is index 0); entries had
  * no ids then, so the kept entry's id is its line-derived `L<line>`.
  */
-function keptEntryOfV1(chunk: OpenClawChunk, index: unknown): string | null {
-  if (typeof index !== 'number' || !Number.isInteger(index) || index < 1) return null;
+function keptEntryOfV1(chunk: OpenClawChunk, index: unknown, compactionIndex: number): string | null {
+  // A compaction keeps entries written before it; an index at or past itself is not one (and whether it resolved
+  // would depend on where the file was cut into chunks).
+  if (typeof index !== 'number' || !Number.isInteger(index) || index < 1 || index >= compactionIndex) return null;
   const line = chunk.lineByIndex.get(index) ?? (index < chunk.firstIndex && chunk.state.gapless ? index + 1 : null);
   return line === null ? null : `L${line}`;
 }
@@ -194,7 +212,7 @@ function addUserMessage(chunk: OpenClawChunk, record: RawRecord, base: EntryBase
     chunk.skip('user:empty');
     return;
   }
-  chunk.entries.push(messageEntry(base, record.line * 1000 + first, 'user', texts.join('\n\n')));
+  chunk.push(messageEntry(base, record.line * 1000 + first, 'user', texts.join('\n\n')));
 }
 
 function addAssistantMessage(chunk: OpenClawChunk, record: RawRecord, base: EntryBase, message: JsonObject): void {
@@ -222,11 +240,11 @@ function addAssistantMessage(chunk: OpenClawChunk, record: RawRecord, base: Entr
     first = 0;
   }
   if (texts.length > 0) {
-    chunk.entries.push(messageEntry(base, record.line * 1000 + first, 'assistant', texts.join('\n\n')));
+    chunk.push(messageEntry(base, record.line * 1000 + first, 'assistant', texts.join('\n\n')));
   } else if (tools.length === 0) {
     chunk.skip('assistant:empty');
   }
-  chunk.entries.push(...tools);
+  for (const tool of tools) chunk.push(tool);
 }
 
 function messageEntry(base: EntryBase, seq: number, role: 'user' | 'assistant', text: string): Entry {
@@ -243,7 +261,7 @@ function toolCallEntry(
   const name = str(block.name) ?? 'tool';
   const callId = str(block.id);
   const key = callId ? `tool:${callId}` : `tool:${base.id}:${index}`;
-  if (chunk.calls.has(key)) {
+  if (chunk.calls.has(key) || chunk.wasEmitted(key)) {
     chunk.duplicates += 1;
     return null;
   }
@@ -282,7 +300,7 @@ function addBashExecution(chunk: OpenClawChunk, record: RawRecord, base: EntryBa
     message.truncated === true ? '[truncated]' : null,
   ].filter((note): note is string => note !== null);
   const output = typeof message.output === 'string' ? message.output : stringifyToolOutput(message.output);
-  chunk.entries.push(
+  chunk.push(
     createEntry({
     ...base,
     key: `bash:${base.id}`,

@@ -43,14 +43,14 @@ function findWorktreeRepo(parts: readonly string[]): string | null {
  */
 export function nameProjectByFolder(folder: string, cwd: string | null): string | null {
   if (!cwd) return null;
-  const parts = cwd.split(/[\\/]/);
-  let prefix = '';
-  for (let index = 0; index < parts.length; index += 1) {
-    prefix = index === 0 ? parts[0]! : `${prefix}/${parts[index]}`;
-    if (parts[index] === '' || encodeClaudeFolder(prefix) !== folder) continue;
-    return parts[index] ?? null;
-  }
-  return null;
+  // The encoding keeps lengths, so the one prefix that can encode to the folder is the folder's length long:
+  // one pass over the cwd, whatever its length or number of parts.
+  const prefix = cwd.slice(0, folder.length);
+  if (prefix.length !== folder.length || encodeClaudeFolder(prefix) !== folder) return null;
+  const next = cwd[folder.length];
+  if (next !== undefined && next !== '/' && next !== '\\') return null;
+  const name = prefix.split(/[\\/]/).pop() ?? '';
+  return name === '' ? null : name;
 }
 
 function encodeClaudeFolder(path: string): string {

@@ -11,28 +11,43 @@ interface Budget {
 }
 
 /**
+ * Levels of nesting rendered; deeper values read as `…`. Tool inputs nest a few levels; a transcript line nested
+ * thousands deep must not exhaust the stack (every level is a call) nor indent its lines by kilobytes.
+ */
+export const MAX_RENDER_DEPTH = 24;
+
+/**
  * Lines for a value. Each string is cut at `valueLimit` characters; the whole rendering stops at `totalLimit`
  * characters with a closing `…`. Empty values (null, '', [], {}) are left out of objects.
  */
 export function renderReadable(value: unknown, valueLimit: number, totalLimit = valueLimit * 8): string {
   const budget: Budget = { left: totalLimit };
   const lines: string[] = [];
-  renderInto(value, '', lines, budget, valueLimit);
+  renderInto(value, '', lines, budget, valueLimit, 0);
   if (budget.left <= 0) lines.push('…');
   return lines.join('\n');
 }
 
-function renderInto(value: unknown, indent: string, lines: string[], budget: Budget, limit: number): void {
+function renderInto(value: unknown, indent: string, lines: string[], budget: Budget, limit: number, depth: number): void {
   if (isScalar(value)) {
     emit(lines, budget, `${indent}${scalarText(value, limit)}`);
+  } else if (depth >= MAX_RENDER_DEPTH) {
+    emit(lines, budget, `${indent}…`);
   } else if (Array.isArray(value)) {
-    renderList(value, indent, lines, budget, limit);
+    renderList(value, indent, lines, budget, limit, depth + 1);
   } else if (value !== null && typeof value === 'object') {
-    renderObject(value as Record<string, unknown>, indent, lines, budget, limit);
+    renderObject(value as Record<string, unknown>, indent, lines, budget, limit, depth + 1);
   }
 }
 
-function renderObject(record: Record<string, unknown>, indent: string, lines: string[], budget: Budget, limit: number) {
+function renderObject(
+  record: Record<string, unknown>,
+  indent: string,
+  lines: string[],
+  budget: Budget,
+  limit: number,
+  depth: number,
+) {
   for (const [key, value] of Object.entries(record)) {
     if (budget.left <= 0) return;
     if (isEmpty(value)) continue;
@@ -43,12 +58,12 @@ function renderObject(record: Record<string, unknown>, indent: string, lines: st
       emit(lines, budget, `${indent}${key}: ${truncate(value.map((item) => scalarText(item, limit)).join(', '), limit)}`);
     } else {
       emit(lines, budget, `${indent}${key}:`);
-      renderInto(value, `${indent}  `, lines, budget, limit);
+      renderInto(value, `${indent}  `, lines, budget, limit, depth);
     }
   }
 }
 
-function renderList(items: readonly unknown[], indent: string, lines: string[], budget: Budget, limit: number) {
+function renderList(items: readonly unknown[], indent: string, lines: string[], budget: Budget, limit: number, depth: number) {
   for (const item of items) {
     if (budget.left <= 0) return;
     if (isEmpty(item)) continue;
@@ -58,7 +73,7 @@ function renderList(items: readonly unknown[], indent: string, lines: string[], 
     }
     // The item's own lines, the first marked as a list item and the rest aligned under it.
     const itemLines: string[] = [];
-    renderInto(item, '', itemLines, budget, limit);
+    renderInto(item, '', itemLines, budget, limit, depth);
     itemLines.forEach((line, index) => lines.push(`${indent}${index === 0 ? '- ' : '  '}${line}`));
   }
 }

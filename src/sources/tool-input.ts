@@ -186,16 +186,23 @@ function truncate(text: string, limit: number): string {
 }
 
 /**
+ * Levels of `content` wrapping unwrapped (`{content: [{type: 'text', text}]}` is two); deeper nesting is not a
+ * provider's shape but hostile input, and every level is a call.
+ */
+const MAX_OUTPUT_DEPTH = 16;
+
+/**
  * A tool's output as text: strings as they are, content-block arrays (`{type:'text'|'output_text', text}`) as
  * their texts, other objects as `key: value` lines. Images and other binary blocks become a short marker.
  */
-export function stringifyToolOutput(output: unknown): string {
+export function stringifyToolOutput(output: unknown, depth = 0): string {
   if (output === null || output === undefined) return '';
   if (typeof output === 'string') return output;
   if (typeof output === 'number' || typeof output === 'boolean') return String(output);
+  if (depth >= MAX_OUTPUT_DEPTH) return renderReadable(output, OUTPUT_VALUE_LIMIT, OUTPUT_LIMIT);
   if (Array.isArray(output)) {
     return output
-      .map((block) => stringifyBlock(block))
+      .map((block) => stringifyBlock(block, depth + 1))
       .filter((text) => text !== '')
       .join('\n');
   }
@@ -203,7 +210,7 @@ export function stringifyToolOutput(output: unknown): string {
     const record = output as Record<string, unknown>;
     if (typeof record.text === 'string') return record.text;
     if ('content' in record && (typeof record.content === 'string' || Array.isArray(record.content))) {
-      return stringifyToolOutput(record.content);
+      return stringifyToolOutput(record.content, depth + 1);
     }
     if (typeof record.output === 'string') return record.output;
     return renderReadable(record, OUTPUT_VALUE_LIMIT, OUTPUT_LIMIT);
@@ -211,14 +218,14 @@ export function stringifyToolOutput(output: unknown): string {
   return '';
 }
 
-function stringifyBlock(block: unknown): string {
+function stringifyBlock(block: unknown, depth: number): string {
   if (typeof block === 'string') return block;
   if (block === null || typeof block !== 'object') return block === null || block === undefined ? '' : String(block);
   const record = block as Record<string, unknown>;
   if (typeof record.text === 'string') return record.text;
   const type = typeof record.type === 'string' ? record.type : '';
   if (type === '' || typeof record.content === 'string' || Array.isArray(record.content)) {
-    return stringifyToolOutput(record);
+    return stringifyToolOutput(record, depth);
   }
   // Typed blocks without text (image, document, tool_reference) become a marker naming what they held.
   const name = [record.tool_name, record.name, record.file_name].find((value) => typeof value === 'string');

@@ -2,6 +2,7 @@ import * as chrono from 'chrono-node';
 import type { ParsedComponents } from 'chrono-node';
 import { compareDates, isValidDate } from './calendar.js';
 import { isGluedToCode, type CasualContext } from './casual.js';
+import { readLookback } from './lookback.js';
 import { readOffsetMinutes } from './zones.js';
 import type { Atom, Clock, LocalDate } from './types.js';
 
@@ -68,8 +69,8 @@ export function findMonthAtoms(masked: string[], ctx: CasualContext): Atom[] {
 
 /** Reject matches glued to code: "file.ts:12:30", "report-2026-02-21", "line 10:30", "1/2 of the tests". */
 function isStandalone(text: string, start: number, end: number, written: string): boolean {
-  const before = text.slice(0, start);
-  const after = text.slice(end);
+  const before = readLookback(text, start).text;
+  const after = text.slice(end, end + 2);
   if (/[\w.:/#@-]$/.test(before) || /^(?:[\w/:-]|\.\w)/.test(after)) return false;
   if (/\b(?:line|lines|ln|col|column|port|version|v|step|page|chapter|verse)\s*$/i.test(before)) return false;
   // Numeric dates are read month-first by chrono; only accept them when the order cannot matter.

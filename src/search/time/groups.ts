@@ -9,6 +9,7 @@ import {
   readLocalDate,
   shiftDate,
 } from './calendar.js';
+import { readLookback } from './lookback.js';
 import type { Atom, Clock, DailyWindow, LocalDate, ParseContext, TimeWindow } from './types.js';
 
 const MINUTE = 60_000;
@@ -64,10 +65,11 @@ function isDayOnly(atom: Atom): boolean {
 }
 
 function readPrefix(query: string, start: number): { prefix: Prefix; prefixStart: number | null } {
-  const match = PREFIX.exec(query.slice(0, start));
+  const before = readLookback(query, start);
+  const match = PREFIX.exec(before.text);
   const word = match?.[1]?.toLowerCase();
   if (match === null || word === undefined) return { prefix: null, prefixStart: null };
-  return { prefix: word === 'till' || word === 'by' ? 'until' : (word as Prefix), prefixStart: match.index };
+  return { prefix: word === 'till' || word === 'by' ? 'until' : (word as Prefix), prefixStart: before.offset + match.index };
 }
 
 function mergeAtoms(group: Group, next: Atom, gap: string): Atom | null {

@@ -3,10 +3,19 @@ const WORDS: Record<string, number> = {
   eleven: 11, twelve: 12, couple: 2, 'a couple of': 2,
 };
 
+/**
+ * Larger counts are not said about the past ("99999999 days ago"); they would overflow dates and instants, and
+ * luxon throws on an infinite shift.
+ */
+const MAX_COUNT = 100_000;
+
 /** Read "2", "1.5", "two", "an", "half an" as a number; null for anything else. */
 export function readCountWord(text: string): number | null {
   const word = text.trim().toLowerCase().replace(/\s+/g, ' ');
-  if (/^\d+(\.\d+)?$/.test(word)) return Number(word);
+  if (/^\d+(\.\d+)?$/.test(word)) {
+    const count = Number(word);
+    return Number.isFinite(count) && count <= MAX_COUNT ? count : null;
+  }
   if (/^half an?$/.test(word)) return 0.5;
   return WORDS[word] ?? null;
 }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
@@ -10,6 +10,15 @@ import { isValidTimezone, systemTimezone } from './time/zone.js';
  * One schema, three layers: $MOON_HOME/moon.toml, then MOON_* environment variables, then flags.
  * Every key has exactly one spelling per layer (ENV_KEYS below), and a bad value is an error naming the key.
  */
+/** A regex as privacy.extra_patterns holds it: compiled once here so a typo is a config error, not a crash later. */
+function checkPattern(pattern: string, context: z.RefinementCtx): void {
+  try {
+    new RegExp(pattern, 'g');
+  } catch (error) {
+    context.addIssue({ code: z.ZodIssueCode.custom, message: `is not a valid regular expression: ${(error as Error).message}` });
+  }
+}
+
 const timezone = z.string().refine(isValidTimezone, { message: 'is not an IANA time zone (e.g. "Australia/Sydney")' });
 
 const schema = z
@@ -24,7 +33,8 @@ const schema = z
     privacy: z
       .object({
         redact: z.boolean().default(true),
-        extra_patterns: z.array(z.string()).default([]),
+        /** Checked when the config is loaded: a bad pattern fails every command, `config --show` included. */
+        extra_patterns: z.array(z.string().superRefine(checkPattern)).default([]),
       })
       .strict()
       .default({ redact: true, extra_patterns: [] }),
@@ -119,6 +129,7 @@ export function resolveHome(env: NodeJS.ProcessEnv = process.env, home?: string)
 export function loadConfig(options: LoadConfigOptions = {}): MoonConfig {
   const env = options.env ?? process.env;
   const home = resolveHome(env, options.home);
+  checkHome(home, options.home !== undefined ? '--home' : env.MOON_HOME ? 'MOON_HOME' : 'home');
   const file = join(home, 'moon.toml');
   let raw: Record<string, unknown> = {};
   let fileUsed: string | null = null;
@@ -152,12 +163,44 @@ export function loadConfig(options: LoadConfigOptions = {}): MoonConfig {
     throw new MoonError('bad_config', `${where}${message}`, { hint: 'see docs/cli.md#configuration' });
   }
   const value = parsed.data;
+  checkEmbedKeys(value.embed, (key) => describeKeySource(key, fileUsed, envUsed, options.overrides));
   return Object.freeze({
     ...value,
     home,
     origin: { file: fileUsed, env: envUsed },
     distill: { ...value.distill, residential_timezone: value.distill.residential_timezone ?? systemTimezone() },
   });
+}
+
+/** Every command needs $MOON_HOME to be a folder (or not to exist yet): a file there is a mistake to name at once. */
+function checkHome(home: string, origin: string): void {
+  let stat;
+  try {
+    stat = statSync(home);
+  } catch {
+    return;
+  }
+  if (!stat.isDirectory()) {
+    throw new MoonError('bad_config', `${origin}: ${home} is not a folder`, { hint: 'point MOON_HOME (or --home) at a folder, or remove the file' });
+  }
+}
+
+/** Keys a provider cannot start without; checked at load so every command fails the same clear way. */
+const EMBED_REQUIRED: Record<string, { key: 'base_url' | 'model' | 'model_path'; example: string }[]> = {
+  'openai-compatible': [
+    { key: 'base_url', example: 'e.g. "http://127.0.0.1:11434/v1" for Ollama' },
+    { key: 'model', example: 'the model name the endpoint expects, e.g. "nomic-embed-text"' },
+  ],
+  transformers: [{ key: 'model_path', example: 'a local folder holding config.json, tokenizer.json and onnx/model.onnx' }],
+};
+
+function checkEmbedKeys(embed: ConfigFile['embed'], whereOf: (key: string) => string): void {
+  for (const { key, example } of EMBED_REQUIRED[embed.provider] ?? []) {
+    if (embed[key] !== undefined) continue;
+    throw new MoonError('bad_config', `${whereOf('embed.provider')}embed.${key} is required when embed.provider = "${embed.provider}"`, {
+      hint: `set embed.${key} (MOON_EMBED_${key.toUpperCase()}): ${example}`,
+    });
+  }
 }
 
 function describeKeySource(

@@ -7,6 +7,8 @@ export type MoonErrorCode =
   | 'unreadable'
   | 'io'
   | 'store'
+  /** The index file is damaged (SQLite corruption): `moon rebuild` restores it from the raw archive. */
+  | 'corrupt'
   | 'internal';
 
 export class MoonError extends Error {
@@ -35,4 +37,35 @@ export function isMoonError(value: unknown): value is MoonError {
 export function describeError(error: unknown): string {
   if (error instanceof Error) return error.message;
   return String(error);
+}
+
+/** Node's code for a failed system call (ENOSPC, EACCES, …), or undefined. */
+export function errnoOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^E[A-Z0-9]+$/.test(code) ? code : undefined;
+}
+
+/**
+ * Failures of the machine rather than of one file's content: the same operation may well succeed next run
+ * (space freed, device back), so they are never remembered as a file's failure — and running on would only
+ * fail every following file the same way.
+ */
+const ENVIRONMENT_ERRNOS = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EIO', 'EMFILE', 'ENFILE', 'ENOMEM']);
+
+export function isEnvironmentError(error: unknown): boolean {
+  const code = errnoOf(error);
+  return code !== undefined && ENVIRONMENT_ERRNOS.has(code);
+}
+
+/** An I/O failure as a MoonError that names the path; disk full gets its own words. */
+export function toIoError(path: string, error: unknown, doing = 'write'): MoonError {
+  if (isMoonError(error)) return error;
+  const code = errnoOf(error);
+  if (code === 'ENOSPC' || code === 'EDQUOT') {
+    return new MoonError('io', `cannot ${doing} ${path}: no space left on the device (${code})`, {
+      hint: 'free some space and run the command again; what was committed is kept and the rest is redone',
+      cause: error,
+    });
+  }
+  return new MoonError('io', `cannot ${doing} ${path}: ${describeError(error)}`, { cause: error });
 }

@@ -17,7 +17,9 @@ import { type SessionListing, type SessionsRequest, listSessions } from './brows
 import { type ShowRequest, type ShowResult, showSession } from './browse/show.js';
 import { recall } from './search/recall.js';
 import { openSqliteStore } from './store/sqlite/sqlite-store.js';
-import type { Store, StoreStats } from './store/store.js';
+import type { FailureRecord, Store, StoreStats } from './store/store.js';
+import { type RebuildReport, rebuildIndex } from './maintain/rebuild.js';
+import { type VerifyReport, verifyHome } from './maintain/verify.js';
 
 export interface IndexRequest {
   /** Files or folders; empty: the configured source roots, else the default locations. */
@@ -38,6 +40,10 @@ export interface StatusReport extends StoreStats {
   db: string;
   sourceRoots: string[];
   timezone: string;
+  /** Files and projections that failed and are skipped until they change (`moon index --force` retries them). */
+  failures: FailureRecord[];
+  /** SQLite's quick_check of the whole file: [] when sound (null: no index yet). */
+  damage: string[] | null;
 }
 
 export interface Moon {
@@ -51,6 +57,10 @@ export interface Moon {
   /** A session's projection, or the entries around one message or time; an unknown session is `{ found: false }`. */
   show(request: ShowRequest): ShowResult;
   status(): StatusReport;
+  /** Check the index (SQLite quick_check) and that archive, ledger and index agree. */
+  verify(): VerifyReport;
+  /** Rebuild the index from the raw archive, aside, then swap it in. */
+  rebuild(): RebuildReport;
   close(): void;
 }
 
@@ -127,6 +137,8 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
         reproject: request.reproject,
         onProgress: request.onProgress,
       });
+      // After a fatal error the report says what was done; embedding would only meet the same failure.
+      if (report.fatal) return { ...report, embeddings: null };
       const active = request.noEmbed ? null : await getEmbedder();
       const embeddings = active
         ? await embedPending(target, active, { batchSize: config.embed.batch_size, onProgress: request.onEmbedProgress })
@@ -174,12 +186,35 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
         sourceRoots: sourceRoots(undefined),
         timezone: config.distill.residential_timezone,
         ...stats,
+        failures: existsSync(paths.db) ? openStore(true).listFailures() : [],
+        // The whole file, not only the pages other commands happen to read (about 4 s for a 230 MB index).
+        damage: existsSync(paths.db) ? openStore(true).checkIntegrity() : null,
       };
+    },
+    verify() {
+      return verifyHome(paths, () => openStore(true));
+    },
+    rebuild() {
+      // Sessions are restored as archived: nothing is excluded, whatever the current session is now.
+      const context = { ...ingestContext(), excludeSessionIds: new Set<string>() };
+      return rebuildIndex(
+        paths,
+        context,
+        (path) => openSqliteStore(path, { lockTimeoutMs: config.index.lock_timeout_ms, onWait: hooks.onNotice }),
+        () => {
+          store?.close();
+          store = null;
+        },
+      );
     },
     close() {
       store?.close();
       store = null;
-      void embedder?.then((active) => active?.close?.());
+      // A provider that failed to start already reported its error to whoever asked for it.
+      void embedder?.then(
+        (active) => active?.close?.(),
+        () => undefined,
+      );
       embedder = null;
     },
   };

@@ -1,6 +1,7 @@
 import { appendFileSync, closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ArchiveRecord } from '../model.js';
+import { isEnvironmentError, toIoError } from '../errors.js';
 import { ensurePrivateDir } from './write.js';
 
 /**
@@ -25,7 +26,13 @@ export class Ledger {
     ensurePrivateDir(dirname(this.path));
     // A crash can leave a torn last line; start on a fresh line so the new record stays readable.
     const prefix = endsMidLine(this.path) ? '\n' : '';
-    appendFileSync(this.path, `${prefix}${JSON.stringify(record)}\n`, { mode: 0o600 });
+    try {
+      appendFileSync(this.path, `${prefix}${JSON.stringify(record)}\n`, { mode: 0o600 });
+    } catch (error) {
+      // A torn line left by a full disk is skipped when read; the pair stays pending in the index and is
+      // appended again by the next run.
+      throw isEnvironmentError(error) ? toIoError(this.path, error) : error;
+    }
     seen.add(key);
     this.seenSize = sizeOf(this.path);
     return true;

@@ -1,5 +1,6 @@
-import { chmodSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { isEnvironmentError, toIoError } from '../errors.js';
 
 /** Archives hold verbatim transcripts, secrets included: owner-only folders and files. */
 export function ensurePrivateDir(path: string): void {
@@ -7,11 +8,20 @@ export function ensurePrivateDir(path: string): void {
   chmodSync(path, 0o700);
 }
 
-/** Write through a temporary file and rename, so a crash never leaves a half-written file in place. */
+/**
+ * Write through a temporary file and rename, so a crash never leaves a half-written file in place. On failure
+ * the temporary file is removed (a full disk must not fill up further with half copies); a failure of the
+ * machine (disk full, read-only file system) becomes a MoonError naming the file.
+ */
 export function writeFileAtomic(path: string, data: string | Buffer, mode = 0o600): void {
-  ensurePrivateDir(dirname(path));
   const temporary = `${path}.tmp-${process.pid}`;
-  writeFileSync(temporary, data, { mode });
-  chmodSync(temporary, mode);
-  renameSync(temporary, path);
+  try {
+    ensurePrivateDir(dirname(path));
+    writeFileSync(temporary, data, { mode });
+    chmodSync(temporary, mode);
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw isEnvironmentError(error) ? toIoError(path, error) : error;
+  }
 }

@@ -23,7 +23,12 @@ export function copyRawArchive(context: IngestContext, input: RawArchiveInput): 
   if (!(context.ledger.has(input.sessionId, input.contentHash) && existsSync(archivePath))) {
     writeFileAtomic(archivePath, input.buffer);
   }
-  const record: ArchiveRecord = {
+  return { archivePath, record: describeArchive(context, archivePath, input) };
+}
+
+/** The ledger record of a raw copy at `archivePath` (for a rebuild, the file being read is its own copy). */
+export function describeArchive(context: IngestContext, archivePath: string, input: RawArchiveInput): ArchiveRecord {
+  return {
     session_id: input.sessionId,
     archive_path: archivePath,
     content_hash: input.contentHash,
@@ -31,7 +36,6 @@ export function copyRawArchive(context: IngestContext, input: RawArchiveInput): 
     indexed_collection: 'moon',
     projection_filtered_noise_count: input.filteredNoiseCount,
   };
-  return { archivePath, record };
 }
 
 /**

@@ -3,6 +3,11 @@ import type { MoonPaths } from '../archive/paths.js';
 import type { ParsedChunk } from '../sources/source.js';
 import type { Store } from '../store/store.js';
 
+/** What a failure is remembered by: a file that keeps its size and mtime is the same file. */
+export function fingerprintOf(stat: { size: number; mtimeMs: number }): string {
+  return `${stat.size}:${stat.mtimeMs}`;
+}
+
 export interface NormalizedChunk {
   chunk: ParsedChunk;
   filtered: number;
@@ -21,8 +26,11 @@ export interface IngestContext {
   now: () => number;
 }
 
-/** `empty`: the file holds no record yet (just created); it is indexed once it has content. */
-export type FileStatus = 'indexed' | 'unchanged' | 'excluded' | 'empty' | 'error';
+/**
+ * `empty`: the file holds no record yet (just created); it is indexed once it has content.
+ * `failed-before`: an earlier run failed on this file and it has not changed since; skipped, still listed.
+ */
+export type FileStatus = 'indexed' | 'unchanged' | 'excluded' | 'empty' | 'error' | 'failed-before';
 
 export interface FileOutcome {
   path: string;
@@ -40,6 +48,12 @@ export interface FileOutcome {
   resumed: boolean;
   /** Bytes read and parsed by this run (from the resume offset). */
   bytes: number;
+  /** `size:mtimeMs` of the file as stat saw it, for remembering a failure until the file changes. */
+  fingerprint: string | null;
+  /** The failure comes from the file's content (not from the machine): skip the file until it changes. */
+  remember: boolean;
+  /** When a `failed-before` file first failed. */
+  failedAtMs: number | null;
 }
 
 export function makeOutcome(path: string, status: FileStatus, extra: Partial<FileOutcome> = {}): FileOutcome {
@@ -54,6 +68,9 @@ export function makeOutcome(path: string, status: FileStatus, extra: Partial<Fil
     reason: null,
     resumed: false,
     bytes: 0,
+    fingerprint: null,
+    remember: false,
+    failedAtMs: null,
     ...extra,
   };
 }

@@ -1,15 +1,38 @@
-import { readFileSync, statSync } from 'node:fs';
-import { describeError, isMoonError } from '../errors.js';
-import { BatchAbortedError, type Store, type StoredSession } from '../store/store.js';
-import { copyRawArchive } from './archive-raw.js';
-import { type FileOutcome, type IngestContext, makeOutcome } from './context.js';
+import { type Stats, statSync } from 'node:fs';
+import { describeError, errnoOf, isEnvironmentError, isMoonError, toIoError } from '../errors.js';
+import { BatchAbortedError, type FailureRecord, type Store, type StoredSession } from '../store/store.js';
+import { copyRawArchive, describeArchive } from './archive-raw.js';
+import { type FileOutcome, type IngestContext, fingerprintOf, makeOutcome } from './context.js';
 import { sha256 } from './hash.js';
 import { type ResumePoint, readTranscript } from './read-transcript.js';
+import { checkRegularFile, readRegularFile } from './read-file.js';
 import { mergeCounts, renameSession } from './session-merge.js';
 
 export interface IndexFileOptions {
   /** Ignore what the index remembers and read the file from the start. */
   force?: boolean;
+  /** The bytes to open when the name is not valid UTF-8 (`path` is then its escaped, shown form). */
+  fsPath?: string | Buffer;
+  /** An earlier run's failure on this path: skipped while the file keeps its size and mtime. */
+  knownFailure?: FailureRecord | null;
+  /** Take the session id from here, not from the content (a rebuild restores ids the raw archive is named by). */
+  sessionId?: string;
+  /**
+   * Sessions whose `path` starts here were rebuilt from the raw archive: the first original transcript that
+   * claims such an id takes the session over (re-read whole) instead of being indexed beside it as a copy.
+   */
+  adoptFrom?: string;
+  /** The file is itself a raw archive copy (a rebuild reads archives/raw): record it, copy nothing. */
+  selfArchived?: boolean;
+}
+
+/**
+ * Errors that stop the whole run: a damaged index, a lock held past the timeout, a full disk. Going on would
+ * fail every following file the same way, or record content failures that are not the files' fault.
+ */
+export function isFatalError(error: unknown): boolean {
+  if (isMoonError(error)) return error.code === 'corrupt' || error.code === 'store' || error.code === 'io';
+  return isEnvironmentError(error);
 }
 
 /**
@@ -19,23 +42,41 @@ export interface IndexFileOptions {
  * with the new offset, so a crash (even SIGKILL) leaves either the old state or the new one.
  */
 export function indexFile(context: IngestContext, store: Store, path: string, options: IndexFileOptions = {}): FileOutcome {
+  const seen: { stat: Stats | null } = { stat: null };
   try {
-    return indexFileOrThrow(context, store, path, options);
+    return indexFileOrThrow(context, store, path, options, seen);
   } catch (error) {
     if (error instanceof BatchAbortedError) throw error;
+    if (isFatalError(error)) throw isMoonError(error) ? error : toIoError(path, error);
     const reason = isMoonError(error) ? error.message : `${path}: ${describeError(error)}`;
-    return makeOutcome(path, 'error', { reason });
+    // An errno (EACCES, a file removed mid-run) may clear without the file changing: retried next run. A
+    // complaint about the content (not a transcript, a parser failure) stays until the file changes.
+    const remember = seen.stat !== null && errnoOf(error) === undefined;
+    return makeOutcome(path, 'error', { reason, remember, fingerprint: seen.stat ? fingerprintOf(seen.stat) : null });
   }
 }
 
-function indexFileOrThrow(context: IngestContext, store: Store, path: string, options: IndexFileOptions): FileOutcome {
-  const stat = statSync(path);
+function indexFileOrThrow(
+  context: IngestContext,
+  store: Store,
+  path: string,
+  options: IndexFileOptions,
+  seen: { stat: Stats | null },
+): FileOutcome {
+  const fsPath = options.fsPath ?? path;
+  const stat = statSync(fsPath);
+  seen.stat = stat;
+  const known = options.force ? null : options.knownFailure;
+  if (known && known.fingerprint === fingerprintOf(stat)) {
+    return makeOutcome(path, 'failed-before', { reason: known.reason, failedAtMs: known.failedAtMs, fingerprint: known.fingerprint });
+  }
+  checkRegularFile(stat, path);
   const previous = options.force ? null : store.getFile(path);
   if (previous && previous.size === stat.size && previous.mtimeMs === stat.mtimeMs) {
     const status = previous.excluded ? 'excluded' : 'unchanged';
     return makeOutcome(path, status, { sessionId: previous.sessionId, source: previous.source, reason: previous.excluded });
   }
-  const buffer = readFileSync(path);
+  const { buffer } = readRegularFile(fsPath, path);
   // A transcript is created before its first record is written: nothing to index yet, and not an error. It is
   // not remembered either, so the run that finds content in it indexes it.
   if (isBlank(buffer)) return makeOutcome(path, 'empty', { reason: 'nothing to index yet (empty file)' });
@@ -73,24 +114,19 @@ function indexFileOrThrow(context: IngestContext, store: Store, path: string, op
     });
     return makeOutcome(path, 'excluded', { reason: 'fork session (first record is a queue-operation)', sessionId: chunk.session.id, source: source.name, warnings });
   }
-  // Another file already owns this id (a copied or resumed transcript): keep both, apart.
-  const owner = store.getSession(chunk.session.id);
-  const sessionId = owner && owner.path !== path ? `${chunk.session.id}~${sha256(path).slice(0, 8)}` : chunk.session.id;
+  const { sessionId, adopted } = chooseSessionId(store, path, options.sessionId ?? chunk.session.id, options);
   if (context.excludeSessionIds.has(chunk.session.id) || context.excludeSessionIds.has(sessionId)) {
     // Not recorded: once it is no longer the current session, the next run indexes it.
     return makeOutcome(path, 'excluded', { reason: 'current session', sessionId, source: source.name, warnings });
   }
   const renamed = sessionId === chunk.session.id ? chunk : renameSession(chunk, sessionId);
-  const reset = resume === null;
+  const reset = resume === null || adopted !== null;
   const prior = reset ? null : store.getSession(sessionId);
   const filteredNoiseCount = (prior?.filteredNoiseCount ?? 0) + normalized.filtered;
-  const { archivePath, record: archived } = copyRawArchive(context, {
-    source: source.name,
-    sessionId,
-    buffer,
-    contentHash,
-    filteredNoiseCount,
-  });
+  const archiveInput = { source: source.name, sessionId, buffer, contentHash, filteredNoiseCount };
+  const { archivePath, record: archived } = options.selfArchived
+    ? { archivePath: path, record: describeArchive(context, path, archiveInput) }
+    : copyRawArchive(context, archiveInput);
   const session: StoredSession = {
     ...renamed.session,
     startMs: minDefined(prior?.startMs, renamed.session.startMs),
@@ -120,6 +156,7 @@ function indexFileOrThrow(context: IngestContext, store: Store, path: string, op
     anchors: renamed.anchors,
     usage: renamed.usage,
     archived,
+    forgetFile: adopted,
   });
   return makeOutcome(path, 'indexed', {
     sessionId,
@@ -130,6 +167,31 @@ function indexFileOrThrow(context: IngestContext, store: Store, path: string, op
     resumed: !reset,
     bytes: buffer.length - (resume?.offset ?? 0),
   });
+}
+
+/**
+ * The id this file's session is stored under. Another file already owning the id (a copied or resumed
+ * transcript) keeps it, and this one becomes `<id>~<hash of path>`. A session rebuilt from the raw archive is
+ * owned by its archive copy only until an original transcript claims it: that file takes it over (same id, re-read
+ * whole), so indexing the original transcripts after `moon rebuild` adds no duplicate. The suffixed id is
+ * checked first, so the second of two files sharing an id takes back its own suffixed session.
+ */
+function chooseSessionId(
+  store: Store,
+  path: string,
+  id: string,
+  options: IndexFileOptions,
+): { sessionId: string; adopted: string | null } {
+  if (options.sessionId !== undefined) return { sessionId: id, adopted: null };
+  const suffixed = `${id}~${sha256(path).slice(0, 8)}`;
+  const rebuilt = (owner: StoredSession | null): boolean =>
+    owner !== null && options.adoptFrom !== undefined && owner.path !== path && owner.path.startsWith(options.adoptFrom);
+  const mine = store.getSession(suffixed);
+  if (mine && (mine.path === path || rebuilt(mine))) return { sessionId: suffixed, adopted: mine.path === path ? null : mine.path };
+  const owner = store.getSession(id);
+  if (!owner || owner.path === path) return { sessionId: id, adopted: null };
+  if (rebuilt(owner)) return { sessionId: id, adopted: owner.path };
+  return { sessionId: suffixed, adopted: null };
 }
 
 function isBlank(buffer: Buffer): boolean {

@@ -4,7 +4,7 @@ import { type JsonlRead, parseHead, parseJsonlBuffer } from '../sources/jsonl.js
 import { detectSource, sourceByName } from '../sources/index.js';
 import type { Source } from '../sources/source.js';
 import type { IngestContext, NormalizedChunk } from './context.js';
-import { looksBinary } from './hash.js';
+import { looksBinary, mostlyBinary } from './hash.js';
 
 export interface TranscriptRead {
   source: Source;
@@ -31,9 +31,12 @@ export function readTranscript(
   buffer: Buffer,
   resume: ResumePoint | null,
 ): TranscriptRead {
-  if (looksBinary(buffer)) throw new MoonError('bad_input', `${path}: binary file, not a JSONL transcript`);
+  if (!resume && mostlyBinary(buffer)) throw new MoonError('bad_input', `${path}: binary file, not a JSONL transcript`);
   const source = resume ? sourceByName(resume.source) : detectSource(parseHead(buffer));
   if (!source) {
+    // NUL bytes alone do not make a file binary (a crash can zero one block of a transcript); a file with NULs
+    // in which no record is recognisable does.
+    if (looksBinary(buffer)) throw new MoonError('bad_input', `${path}: binary file, not a JSONL transcript`);
     throw new MoonError('bad_input', `${path}: not a Claude Code, Codex or OpenClaw transcript (format not recognised)`);
   }
   const read = parseJsonlBuffer(buffer, {

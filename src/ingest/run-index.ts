@@ -1,9 +1,11 @@
-import { statSync } from 'node:fs';
-import { BatchAbortedError, type Store } from '../store/store.js';
+import { existsSync, statSync } from 'node:fs';
+import { sep } from 'node:path';
+import { describeError, isMoonError } from '../errors.js';
+import { BatchAbortedError, type FailureRecord, type Store } from '../store/store.js';
 import type { FileOutcome, IngestContext } from './context.js';
 import { discoverFiles } from './discover.js';
 import { indexFile } from './index-file.js';
-import { projectStoredSession } from './project-session.js';
+import { projectSafely } from './project-safely.js';
 import { reprojectLegacy } from './reproject.js';
 
 export interface IndexOptions {
@@ -12,6 +14,18 @@ export interface IndexOptions {
   /** Rewrite every projection as v2 (seed 000 §3.3), v1 ones included. */
   reproject?: boolean;
   onProgress?: (done: number, total: number, path: string) => void;
+  /** Session id per file, overriding the content's (a rebuild names sessions as the ledger recorded them). */
+  sessionIds?: ReadonlyMap<string, string>;
+  /** The roots are the raw archive itself (a rebuild): files are recorded where they are, never copied. */
+  fromArchive?: boolean;
+}
+
+/** A failure that stopped the run: the report up to that point is still printed, with this in it. */
+export interface FatalError {
+  code: string;
+  message: string;
+  hint: string | null;
+  exitCode: number;
 }
 
 export interface IndexReport {
@@ -21,54 +35,114 @@ export interface IndexReport {
   excluded: number;
   /** Files with no record yet (nothing to index; not an error). */
   empty: number;
+  /** Files that failed in this run. */
   failed: number;
+  /** Files skipped because they failed before and have not changed since (listed in `knownFailures`). */
+  failedBefore: number;
   resumed: number;
   entries: number;
   filtered: number;
   bytes: number;
   projections: number;
+  /** Projections that could not be written (after one retry); named in `errors`. */
+  projectionsFailed: number;
   sessions: string[];
   warnings: string[];
   errors: { path: string; reason: string }[];
+  knownFailures: { path: string; reason: string; failedAtMs: number }[];
   excludedFiles: { path: string; reason: string }[];
   durationMs: number;
+  fatal: FatalError | null;
 }
 
-export function runIndex(context: IngestContext, store: Store, options: IndexOptions): IndexReport {
-  const startedAtMs = context.now();
-  const discovery = discoverFiles(options.roots, [context.paths.home]);
-  const report: IndexReport = {
-    files: discovery.files.length,
+export function emptyReport(): IndexReport {
+  return {
+    files: 0,
     indexed: 0,
     unchanged: 0,
     excluded: 0,
     empty: 0,
     failed: 0,
+    failedBefore: 0,
     resumed: 0,
     entries: 0,
     filtered: 0,
     bytes: 0,
     projections: 0,
+    projectionsFailed: 0,
     sessions: [],
-    warnings: [...discovery.warnings],
+    warnings: [],
     errors: [],
+    knownFailures: [],
     excludedFiles: [],
     durationMs: 0,
+    fatal: null,
   };
+}
+
+export function describeFatal(error: unknown): FatalError {
+  if (isMoonError(error)) return { code: error.code, message: error.message, hint: error.hint ?? null, exitCode: error.exitCode };
+  return { code: 'internal', message: describeError(error), hint: null, exitCode: 1 };
+}
+
+/**
+ * Index every transcript under the roots. One bad file loses only itself: its error is reported and
+ * remembered, and the file is skipped until it changes. A fatal error (damaged index, full disk, lock timeout)
+ * ends the run early, but the report of what was done is returned with the error in `fatal`.
+ */
+export function runIndex(context: IngestContext, store: Store, options: IndexOptions): IndexReport {
+  const startedAtMs = context.now();
+  const report = emptyReport();
+  try {
+    indexAll(context, store, options, report);
+  } catch (error) {
+    report.fatal = describeFatal(error);
+  }
+  report.durationMs = context.now() - startedAtMs;
+  if (report.fatal === null) {
+    store.recordRun({
+      startedAtMs,
+      finishedAtMs: context.now(),
+      command: 'index',
+      files: report.files,
+      filesChanged: report.indexed,
+      entries: report.entries,
+      warnings: report.warnings.length,
+      errors: report.failed + report.projectionsFailed,
+    });
+  }
+  return report;
+}
+
+function indexAll(context: IngestContext, store: Store, options: IndexOptions, report: IndexReport): void {
+  const discovery = discoverFiles(options.roots, [context.paths.home]);
+  report.files = discovery.files.length;
+  report.warnings.push(...discovery.warnings);
+  const failures = new Map(store.listFailures().map((failure) => [failure.key, failure]));
+  forgetVanished(store, failures, new Set(discovery.files));
   const touched = new Set<string>();
+  const adoptFrom = `${context.paths.raw}${sep}`;
   let done = 0;
   // Ledger lines of pairs an earlier run committed but did not get to write (it crashed in between).
   flushLedger(context, store);
-  for (const group of groupFiles(discovery.files)) {
-    const outcomes = indexGroup(context, store, group, options.force ?? false);
+  for (const group of groupFiles(discovery.files, discovery.fsPaths)) {
+    const outcomes = indexGroup(context, store, group, (path) => ({
+      force: options.force ?? false,
+      fsPath: discovery.fsPaths.get(path),
+      knownFailure: failures.get(path) ?? null,
+      sessionId: options.sessionIds?.get(path),
+      adoptFrom,
+      selfArchived: options.fromArchive ?? false,
+    }));
     flushLedger(context, store);
     for (const outcome of outcomes) {
       tally(report, outcome);
+      rememberOutcome(context, store, failures, outcome);
       // Projections are written after their batch commits; a crash in between leaves them stale, and the
       // next run (below) finishes them.
       if (outcome.status === 'indexed' && outcome.sessionId) {
         touched.add(outcome.sessionId);
-        if (projectStoredSession(context, store, outcome.sessionId)) report.projections += 1;
+        project(context, store, failures, outcome.sessionId, report, options.force ?? false);
       }
       done += 1;
       options.onProgress?.(done, discovery.files.length, outcome.path);
@@ -77,7 +151,7 @@ export function runIndex(context: IngestContext, store: Store, options: IndexOpt
   // A crash between a commit and its projection leaves the session stale; finish that work now.
   for (const session of store.listSessions()) {
     if ((session.projectionStale && !touched.has(session.id)) || options.reproject) {
-      if (projectStoredSession(context, store, session.id)) report.projections += 1;
+      project(context, store, failures, session.id, report, options.force ?? false);
     }
   }
   if (options.reproject) {
@@ -86,30 +160,69 @@ export function runIndex(context: IngestContext, store: Store, options: IndexOpt
     report.warnings.push(...legacy.warnings);
   }
   report.sessions = [...touched].sort();
-  report.durationMs = context.now() - startedAtMs;
-  store.recordRun({
-    startedAtMs,
-    finishedAtMs: context.now(),
-    command: 'index',
-    files: report.files,
-    filesChanged: report.indexed,
-    entries: report.entries,
-    warnings: report.warnings.length,
-    errors: report.failed,
-  });
-  return report;
+}
+
+function project(
+  context: IngestContext,
+  store: Store,
+  failures: Map<string, FailureRecord>,
+  sessionId: string,
+  report: IndexReport,
+  force: boolean,
+): void {
+  const result = projectSafely(context, store, sessionId, force ? null : (failures.get(`projection:${sessionId}`) ?? null));
+  if (result.status === 'written') report.projections += 1;
+  else if (result.status === 'failed-before') {
+    report.knownFailures.push({ path: result.path, reason: result.reason, failedAtMs: result.failedAtMs });
+  } else if (result.status === 'failed') {
+    report.projectionsFailed += 1;
+    report.errors.push({ path: result.path, reason: result.reason });
+  }
+}
+
+/** Remember a content failure until its file changes; forget one once its file is fine again. */
+function rememberOutcome(context: IngestContext, store: Store, failures: Map<string, FailureRecord>, outcome: FileOutcome): void {
+  if (outcome.status === 'failed-before') return;
+  if (outcome.status === 'error') {
+    if (!outcome.remember || outcome.fingerprint === null) return;
+    const failure: FailureRecord = {
+      key: outcome.path,
+      kind: 'file',
+      path: outcome.path,
+      fingerprint: outcome.fingerprint,
+      reason: outcome.reason ?? 'failed',
+      failedAtMs: context.now(),
+    };
+    store.putFailure(failure);
+    failures.set(failure.key, failure);
+    return;
+  }
+  if (failures.has(outcome.path)) {
+    store.clearFailure(outcome.path);
+    failures.delete(outcome.path);
+  }
+}
+
+/** A failed file that no longer exists is no longer a failure to list (a found file exists, whatever its name). */
+function forgetVanished(store: Store, failures: Map<string, FailureRecord>, found: ReadonlySet<string>): void {
+  for (const failure of [...failures.values()]) {
+    if (failure.kind === 'file' && !found.has(failure.path) && !existsSync(failure.path)) {
+      store.clearFailure(failure.key);
+      failures.delete(failure.key);
+    }
+  }
 }
 
 /** Files per batch transaction, and the input bytes after which a batch closes early. */
 const BATCH_FILES = 64;
 const BATCH_BYTES = 32 * 1024 * 1024;
 
-function groupFiles(files: string[]): string[][] {
+function groupFiles(files: string[], fsPaths: ReadonlyMap<string, Buffer>): string[][] {
   const groups: string[][] = [];
   let current: string[] = [];
   let bytes = 0;
   for (const path of files) {
-    const size = fileSizeOf(path);
+    const size = fileSizeOf(fsPaths.get(path) ?? path);
     if (current.length > 0 && (current.length >= BATCH_FILES || bytes + size > BATCH_BYTES)) {
       groups.push(current);
       current = [];
@@ -123,12 +236,17 @@ function groupFiles(files: string[]): string[][] {
 }
 
 /** One transaction for the group; if a commit fails inside it, roll back and redo the group file by file. */
-function indexGroup(context: IngestContext, store: Store, paths: string[], force: boolean): FileOutcome[] {
+function indexGroup(
+  context: IngestContext,
+  store: Store,
+  paths: string[],
+  optionsFor: (path: string) => Parameters<typeof indexFile>[3],
+): FileOutcome[] {
   try {
-    return store.batch(() => paths.map((path) => indexFile(context, store, path, { force })));
+    return store.batch(() => paths.map((path) => indexFile(context, store, path, optionsFor(path))));
   } catch (error) {
     if (!(error instanceof BatchAbortedError)) throw error;
-    return paths.map((path) => indexFile(context, store, path, { force }));
+    return paths.map((path) => indexFile(context, store, path, optionsFor(path)));
   }
 }
 
@@ -143,9 +261,10 @@ function flushLedger(context: IngestContext, store: Store): void {
   });
 }
 
-function fileSizeOf(path: string): number {
+function fileSizeOf(path: string | Buffer): number {
   try {
-    return statSync(path).size;
+    const stat = statSync(path);
+    return stat.isFile() ? stat.size : 0;
   } catch {
     return 0;
   }
@@ -174,6 +293,10 @@ function tally(report: IndexReport, outcome: FileOutcome): void {
     case 'error':
       report.failed += 1;
       report.errors.push({ path: outcome.path, reason: outcome.reason ?? 'failed' });
+      break;
+    case 'failed-before':
+      report.failedBefore += 1;
+      report.knownFailures.push({ path: outcome.path, reason: outcome.reason ?? 'failed', failedAtMs: outcome.failedAtMs ?? 0 });
       break;
   }
 }

@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { describeError, isMoonError } from '../errors.js';
 import type { IngestContext } from './context.js';
 import { archiveRaw } from './archive-raw.js';
 import { discoverFiles } from './discover.js';
 import { sha256 } from './hash.js';
 import { docFromChunk, writeProjection } from './project-session.js';
+import { readRegularFile } from './read-file.js';
 import { readTranscript } from './read-transcript.js';
 
 export interface SnapshotReport {
@@ -21,7 +21,7 @@ export function runSnapshot(context: IngestContext, roots: string[]): SnapshotRe
   const report: SnapshotReport = { files: discovery.files.length, archived: [], excluded: [], errors: [], warnings: [...discovery.warnings] };
   for (const path of discovery.files) {
     try {
-      const buffer = readFileSync(path);
+      const { buffer } = readRegularFile(discovery.fsPaths.get(path) ?? path, path);
       const contentHash = sha256(buffer);
       const { source, normalized, warnings } = readTranscript(context, path, buffer, null);
       report.warnings.push(...warnings);

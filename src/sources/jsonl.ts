@@ -52,6 +52,12 @@ export function parseJsonlBuffer(buffer: Buffer, options: JsonlOptions = {}): Js
       warnings.push({ line: lineNo, message: `line of ${to - from} bytes exceeds the ${maxLineBytes}-byte limit; skipped` });
       return;
     }
+    // A NUL byte never belongs in JSON text: the line is damaged (a crash can leave a block of zeros), not the file.
+    const nul = buffer.indexOf(0, from);
+    if (nul !== -1 && nul < to) {
+      warnings.push({ line: lineNo, message: 'line holds NUL bytes (binary data, e.g. left by a crash); skipped' });
+      return;
+    }
     const text = buffer.toString('utf8', from, to).trim();
     if (text === '') return;
     try {
@@ -83,7 +89,17 @@ export function parseJsonlBuffer(buffer: Buffer, options: JsonlOptions = {}): Js
   return { records, warnings, endOffset: start, endLine: lineNo, pendingBytes };
 }
 
-/** Parse the first few complete lines of a file, for format detection. */
+/** Records parsed for format detection: enough to get past junk or oversized first lines, never the whole file. */
+export const DETECT_RECORDS = 64;
+/** Lines examined for detection at most, records or not: a file of garbage is judged without reading it all. */
+const DETECT_LINES = 4096;
+/**
+ * Lines longer than this are passed over for detection only (they are still read by the parser): one huge
+ * first record must not use up the detection budget and hide the ordinary records after it.
+ */
+const DETECT_LINE_BYTES = 1024 * 1024;
+
+/** Parse the first records of a file, for format detection. */
 export function readHead(path: string, maxLines = 8, maxBytes = 4 * 1024 * 1024): unknown[] {
   const fd = openSync(path, 'r');
   try {
@@ -95,19 +111,40 @@ export function readHead(path: string, maxLines = 8, maxBytes = 4 * 1024 * 1024)
   }
 }
 
-export function parseHead(buffer: Buffer, maxLines = 8): unknown[] {
+/**
+ * The first `maxRecords` lines that parse as JSON. Bounded by record and line counts, not by bytes: a single
+ * multi-megabyte line is skipped here rather than ending the search. Malformed lines, lines holding NUL bytes
+ * and oversized lines say nothing about the format and are passed over. If nothing else is found, the
+ * oversized lines are tried after all, so a file of only large records is still recognised.
+ */
+export function parseHead(buffer: Buffer, maxRecords = DETECT_RECORDS): unknown[] {
   const values: unknown[] = [];
-  for (const line of buffer.subarray(0, 4 * 1024 * 1024).toString('utf8').split('\n')) {
-    if (values.length >= maxLines) break;
-    const trimmed = line.trim();
-    if (!trimmed) continue;
-    try {
-      values.push(JSON.parse(trimmed));
-    } catch {
-      // a malformed or cut-off line says nothing about the format
-    }
+  const large: [number, number][] = [];
+  let start = 0;
+  for (let lines = 0; lines < DETECT_LINES && start < buffer.length && values.length < maxRecords; lines += 1) {
+    let end = buffer.indexOf(0x0a, start);
+    if (end === -1) end = buffer.length;
+    if (end - start > DETECT_LINE_BYTES) large.push([start, end]);
+    else pushParsed(values, buffer, start, end);
+    start = end + 1;
+  }
+  for (const [from, to] of large.slice(0, 4)) {
+    if (values.length > 0) break;
+    pushParsed(values, buffer, from, to);
   }
   return values;
+}
+
+function pushParsed(values: unknown[], buffer: Buffer, from: number, to: number): void {
+  const nul = buffer.indexOf(0, from);
+  if (nul !== -1 && nul < to) return;
+  const trimmed = buffer.toString('utf8', from, to).trim();
+  if (!trimmed) return;
+  try {
+    values.push(JSON.parse(trimmed));
+  } catch {
+    // a malformed or cut-off line says nothing about the format
+  }
 }
 
 function tryParseObject(text: string): unknown {

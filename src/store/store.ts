@@ -52,6 +52,24 @@ export interface FileCommit {
    * written once, after the commit, by whichever process committed it first (Store.flushLedger).
    */
   archived?: ArchiveRecord | null;
+  /** Drop this file's state in the same transaction: its session was taken over by `file` (after a rebuild). */
+  forgetFile?: string | null;
+}
+
+/**
+ * A transcript file (or a session's projection) that failed because of what it holds. It is skipped until it
+ * changes — its fingerprint is the file's `size:mtimeMs`, or the session's content hash — so one bad file
+ * costs one error, not one on every run.
+ */
+export interface FailureRecord {
+  /** The transcript path, or `projection:<session id>`. */
+  key: string;
+  kind: 'file' | 'projection';
+  /** The file to name in reports: the transcript, or the projection that could not be written. */
+  path: string;
+  fingerprint: string;
+  reason: string;
+  failedAtMs: number;
 }
 
 /** `moon sessions`: which sessions to list. Times are epoch ms; a session matches when it overlaps [since, until). */
@@ -240,6 +258,13 @@ export interface Store {
   countEmbeddings(): number;
   stats(): StoreStats;
   recordRun(run: RunRecord): void;
+  listFailures(): FailureRecord[];
+  putFailure(failure: FailureRecord): void;
+  clearFailure(key: string): void;
+  /** SQLite's own consistency check of the file: [] when sound, else what it found (first problems only). */
+  checkIntegrity(): string[];
+  /** Finish work a migration left for code (e.g. refill a rebuilt FTS table); called once after opening. */
+  finishPendingRebuild?(): void;
   close(): void;
 }
 

@@ -5,12 +5,15 @@ import { MoonError, describeError, isMoonError } from '../../errors.js';
 import { type Moon, createMoon } from '../../moon.js';
 import { registerConfig } from './commands/config-command.js';
 import { registerIndex } from './commands/index-command.js';
+import { registerRebuild, registerVerify } from './commands/maintain-commands.js';
 import { registerRecall } from './commands/recall-command.js';
 import { registerSessions } from './commands/sessions-command.js';
 import { registerShow } from './commands/show-command.js';
 import { registerSnapshot } from './commands/snapshot-command.js';
 import { registerStatus } from './commands/status-command.js';
+import { corruptIndexError, isCorruptionError } from '../../index.js';
 import type { CliContext } from './context.js';
+import { escapeControl } from './format.js';
 import { type CliIO, createProcessIO } from './output.js';
 
 /**
@@ -63,10 +66,12 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
   registerShow(program, context);
   registerStatus(program, context);
   registerConfig(program, context);
+  registerVerify(program, context);
+  registerRebuild(program, context);
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
-    exitCode = reportError(io, error);
+    exitCode = reportError(io, error, (moon as Moon | null)?.paths.db ?? null);
   } finally {
     (moon as Moon | null)?.close();
   }
@@ -83,16 +88,20 @@ function readVersion(): string {
   }
 }
 
-function reportError(io: CliIO, error: unknown): number {
+function reportError(io: CliIO, error: unknown, db: string | null): number {
   if (error instanceof CommanderError) {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
     return 2;
   }
+  // A SQLite error that escaped the store's own mapping still names the index and the way back.
+  if (!isMoonError(error) && isCorruptionError(error) && db) error = corruptIndexError(db, error);
+  // Messages carry paths and ids from the outside world: escaped, so they cannot forge output or move the cursor.
+  const clean = (text: string): string => escapeControl(text, { oneLine: true });
   if (isMoonError(error)) {
-    io.err(`moon: ${error.message}${error.hint ? ` (${error.hint})` : ''}`);
+    io.err(`moon: ${clean(error.message)}${error.hint ? ` (${clean(error.hint)})` : ''}`);
     return error.exitCode;
   }
-  io.err(`moon: ${describeError(error)}`);
+  io.err(`moon: ${clean(describeError(error))}`);
   if (process.env.MOON_DEBUG) io.err(String((error as Error).stack ?? ''));
   return new MoonError('internal', '').exitCode;
 }

@@ -160,6 +160,18 @@ const MIGRATIONS: string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX session_terms_session ON session_terms(session_id);
   `,
+  // 7: files (and projections) whose processing failed because of what they hold: skipped until they change, so
+  // one bad transcript costs one error, not a failure on every run.
+  `
+  CREATE TABLE failures (
+    key TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    path TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    failed_ms INTEGER NOT NULL
+  );
+  `,
 ];
 
 /** Data a migration must derive in code, run in the same transaction as the migration's SQL. */

@@ -11,6 +11,7 @@ import { BatchAbortedError } from '../store.js';
 import type {
   Candidate,
   EmbeddingModel,
+  FailureRecord,
   FileCommit,
   FileState,
   LexicalQuery,
@@ -39,6 +40,8 @@ import {
   toFileState,
   toSession,
 } from './rows.js';
+import { deleteFailureRow, listFailureRows, putFailureRow, quickCheck } from './failures.js';
+import { guardStore, toStoreError } from './guard.js';
 import { migrate } from './schema.js';
 import { listSessionSummaries } from './session-list.js';
 import { type WriteLockOptions, runWriteTransaction } from './write-lock.js';
@@ -83,10 +86,12 @@ export function openSqliteStore(path: string, options: OpenStoreOptions = {}): S
     }
   } catch (error) {
     if (error instanceof MoonError) throw error;
+    const mapped = toStoreError(path, error);
+    if (mapped instanceof MoonError) throw mapped;
     throw new MoonError('store', `cannot open index ${path}: ${(error as Error).message}`, { cause: error });
   }
-  const store = new SqliteStore(db, path, lock);
-  if (!options.readonly) store.finishPendingRebuild();
+  const store = guardStore(new SqliteStore(db, path, lock), path);
+  if (!options.readonly) store.finishPendingRebuild?.();
   return store;
 }
 
@@ -255,6 +260,7 @@ class SqliteStore implements Store {
         for (const usage of change.usage) this.statements.putUsage.run(usage);
         this.statements.countEntries.run(session.id, session.id);
       }
+      if (change.forgetFile) this.db.prepare('DELETE FROM files WHERE path = ?').run(change.forgetFile);
       this.statements.putFile.run(fileParams(change.file));
       const archived = change.archived;
       if (archived) this.statements.putArchived.run(archived.session_id, archived.content_hash, JSON.stringify(archived));
@@ -465,6 +471,22 @@ class SqliteStore implements Store {
 
   recordRun(run: RunRecord): void {
     this.write(() => this.statements.putRun.run(run));
+  }
+
+  listFailures(): FailureRecord[] {
+    return listFailureRows(this.db);
+  }
+
+  putFailure(failure: FailureRecord): void {
+    this.write(() => putFailureRow(this.db, failure));
+  }
+
+  clearFailure(key: string): void {
+    this.write(() => deleteFailureRow(this.db, key));
+  }
+
+  checkIntegrity(): string[] {
+    return quickCheck(this.db);
   }
 
   close(): void {

@@ -71,7 +71,7 @@ export function registerRecall(program: Command, context: CliContext): void {
             if (!isMoonError(error) || error.exitCode !== 2) throw error;
             bad += 1;
             const where = `${flags.batch === '-' ? 'stdin' : flags.batch}:${index + 1}`;
-            context.io.err(`error: ${where}: ${error.message}`);
+            context.io.err(`error: ${escapeControl(`${where}: ${error.message}`, { oneLine: true })}`);
             context.io.out(JSON.stringify({ query: '', matches: [], generated_at_epoch_secs: 0, error: `${where}: ${error.message}` }));
           }
         }

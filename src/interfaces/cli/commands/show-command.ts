@@ -39,13 +39,15 @@ export function registerShow(program: Command, context: CliContext): void {
           context.setExitCode(2);
           return;
         }
-        const detail = result.reason === 'ambiguous' ? ` matches several sessions: ${result.candidates.join(', ')}` : ' is not an indexed session';
+        const candidates = result.candidates.map((id) => escapeControl(id, { oneLine: true })).join(', ');
+        const detail = result.reason === 'ambiguous' ? ` matches several sessions: ${candidates}` : ' is not an indexed session';
         throw new MoonError('not_found', `"${escapeControl(result.session, { oneLine: true })}"${detail}`, {
           hint: result.reason === 'ambiguous' ? 'give more of the id' : 'see `moon sessions`',
         });
       }
       if (flags.json) printJson(context.io, result);
-      else context.io.out(result.around ? formatAround(result) : (result.projection ?? ''));
+      // The projection is transcript text: newlines and tabs stay, every other control character is escaped.
+      else context.io.out(result.around ? formatAround(result) : escapeControl(result.projection ?? ''));
     });
 }
 
@@ -69,7 +71,7 @@ export function formatAround(shown: SessionShown): string {
     '',
   ];
   for (const entry of shown.entries) lines.push(...formatEntry(entry, shown.timezone));
-  lines.push(`→ ${session.projectionPath}`);
+  lines.push(`→ ${escapeControl(session.projectionPath ?? '', { oneLine: true })}`);
   return lines.join('\n');
 }
 

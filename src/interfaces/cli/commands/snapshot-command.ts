@@ -17,7 +17,8 @@ export function registerSnapshot(program: Command, context: CliContext): void {
       for (const error of report.errors) context.io.err(`error: ${escapeControl(error.reason, { oneLine: true })}`);
       if (options.json) printJson(context.io, report);
       else {
-        for (const item of report.archived) context.io.out(`${item.sessionId}\t${item.archivePath}\t${item.projectionPath}`);
+        const clean = (text: string): string => escapeControl(text, { oneLine: true });
+        for (const item of report.archived) context.io.out(`${clean(item.sessionId)}\t${clean(item.archivePath)}\t${clean(item.projectionPath)}`);
         context.io.out(`archived ${report.archived.length} of ${report.files} files (${report.excluded.length} excluded, ${report.errors.length} failed)`);
       }
       if (report.errors.length > 0) context.setExitCode(report.errors.length === report.files ? 2 : 1);

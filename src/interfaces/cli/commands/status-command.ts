@@ -1,27 +1,46 @@
 import type { Command } from 'commander';
+import { MoonError } from '../../../errors.js';
+import type { StatusReport } from '../../../moon.js';
 import type { CliContext } from '../context.js';
+import { escapeControl } from '../format.js';
 import { formatBytes, printJson } from '../output.js';
 
 export function registerStatus(program: Command, context: CliContext): void {
   program
     .command('status')
-    .description('sessions, entries, sizes, per-source counts and the last run')
+    .description('sessions, entries, sizes, per-source counts, failed files and the last run')
     .option('--json', 'print as JSON')
     .action((options: { json?: boolean }) => {
       const status = context.moon().status();
-      if (options.json) return printJson(context.io, status);
-      const lines = [
-        `home: ${status.home}`,
-        `index: ${status.db} (${formatBytes(status.dbBytes)})`,
-        `sessions: ${status.sessions}  entries: ${status.entries}  files: ${status.files}  compaction anchors: ${status.anchors}`,
-        ...Object.entries(status.bySource).map(([source, counts]) => `  ${source}: ${counts.sessions} sessions, ${counts.entries} entries`),
-        `embeddings: ${status.embeddingModel ? `${status.embeddings}/${status.entries} entries (${status.embeddingModel.id})` : 'off'}`,
-        `source roots (read when moon index gets no PATH): ${status.sourceRoots.length > 0 ? status.sourceRoots.join(', ') : '(none found)'}`,
-        `time zone: ${status.timezone}`,
-        status.lastRun
-          ? `last run: ${status.lastRun.command} at ${new Date(status.lastRun.finishedAtMs).toISOString()} — ${status.lastRun.files} files, ${status.lastRun.filesChanged} changed, ${status.lastRun.entries} entries, ${status.lastRun.warnings} warnings, ${status.lastRun.errors} errors`
-          : 'last run: never',
-      ];
-      context.io.out(lines.join('\n'));
+      const damaged = status.damage !== null && status.damage.length > 0;
+      if (options.json) printJson(context.io, status);
+      else context.io.out(formatStatus(status));
+      if (damaged) {
+        throw new MoonError('corrupt', `the index ${escapeControl(status.db, { oneLine: true })} is damaged`, {
+          hint: 'run `moon verify` for details and `moon rebuild` to rebuild it from the raw archive',
+        });
+      }
     });
+}
+
+function formatStatus(status: StatusReport): string {
+  const clean = (text: string): string => escapeControl(text, { oneLine: true });
+  const lines = [
+    `home: ${clean(status.home)}`,
+    `index: ${clean(status.db)} (${formatBytes(status.dbBytes)})`,
+    `sessions: ${status.sessions}  entries: ${status.entries}  files: ${status.files}  compaction anchors: ${status.anchors}`,
+    ...Object.entries(status.bySource).map(([source, counts]) => `  ${clean(source)}: ${counts.sessions} sessions, ${counts.entries} entries`),
+    `embeddings: ${status.embeddingModel ? `${status.embeddings}/${status.entries} entries (${clean(status.embeddingModel.id)})` : 'off'}`,
+    `source roots (read when moon index gets no PATH): ${status.sourceRoots.length > 0 ? status.sourceRoots.map(clean).join(', ') : '(none found)'}`,
+    `time zone: ${clean(status.timezone)}`,
+    status.lastRun
+      ? `last run: ${clean(status.lastRun.command)} at ${new Date(status.lastRun.finishedAtMs).toISOString()} — ${status.lastRun.files} files, ${status.lastRun.filesChanged} changed, ${status.lastRun.entries} entries, ${status.lastRun.warnings} warnings, ${status.lastRun.errors} errors`
+      : 'last run: never',
+    status.failures.length > 0
+      ? `failed, skipped until changed (moon index --force retries): ${status.failures.length}`
+      : 'failed files: none',
+    ...status.failures.map((failure) => `  ${clean(failure.reason)}`),
+    `integrity: ${status.damage === null ? 'no index yet' : status.damage.length === 0 ? 'ok' : `DAMAGED — ${clean(status.damage.join('; '))}`}`,
+  ];
+  return lines.join('\n');
 }

@@ -1,0 +1,46 @@
+import { projectionPathFor } from '../archive/paths.js';
+import { describeError, errnoOf, isMoonError } from '../errors.js';
+import type { FailureRecord, Store } from '../store/store.js';
+import type { IngestContext } from './context.js';
+import { isFatalError } from './index-file.js';
+import { projectStoredSession } from './project-session.js';
+
+export type ProjectionResult =
+  | { status: 'written' | 'gone' }
+  | { status: 'failed'; path: string; reason: string }
+  | { status: 'failed-before'; path: string; reason: string; failedAtMs: number };
+
+/**
+ * Write a session's projection after its commit, tried twice. A projection that still fails is reported, the
+ * session stays stale (retried by the next run) and the run goes on. A failure of the content itself (a
+ * session that cannot be rendered) is remembered against the session's content hash and not retried until the
+ * content changes (or `--force`), so one bad session can never make every later run fail the same way. Disk
+ * full and the like stop the run instead.
+ */
+export function projectSafely(context: IngestContext, store: Store, sessionId: string, known: FailureRecord | null): ProjectionResult {
+  const session = store.getSession(sessionId);
+  if (!session) return { status: 'gone' };
+  const key = `projection:${sessionId}`;
+  const path = projectionPathFor(context.paths, sessionId);
+  const fingerprint = session.contentHash ?? '';
+  if (known && known.fingerprint === fingerprint) {
+    return { status: 'failed-before', path, reason: known.reason, failedAtMs: known.failedAtMs };
+  }
+  let last: unknown = null;
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    try {
+      projectStoredSession(context, store, sessionId);
+      if (known) store.clearFailure(key);
+      return { status: 'written' };
+    } catch (error) {
+      if (isFatalError(error)) throw error;
+      last = error;
+    }
+  }
+  const message = isMoonError(last) ? last.message : describeError(last);
+  const reason = `${path}: cannot write the projection of session ${sessionId} (${message}); the session is indexed`;
+  // An errno (a folder where the file should be, a permission) can be fixed without the session changing:
+  // retried next run. Anything else (a rendering failure) would fail the same way again.
+  if (errnoOf(last) === undefined) store.putFailure({ key, kind: 'projection', path, fingerprint, reason, failedAtMs: context.now() });
+  return { status: 'failed', path, reason };
+}

@@ -19,6 +19,8 @@ export const IDENTIFIER_PART_CHARS = 64;
 
 /** Characters of the trigram body per entry: the target, then distinct tokens of the text and result. */
 export const TRIGRAM_BODY_CHARS = 1000;
+/** Characters of the text, and of the result, read for those tokens. */
+export const TRIGRAM_SCAN_CHARS = 64 * 1024;
 /** Characters of each neighbouring entry indexed as an entry's `context` column. */
 export const CONTEXT_CHARS = 300;
 

@@ -1,4 +1,4 @@
-import { TRIGRAM_BODY_CHARS, sliceHead } from './limits.js';
+import { TRIGRAM_BODY_CHARS, TRIGRAM_SCAN_CHARS, sliceHead } from './limits.js';
 
 /**
  * What the trigram index holds for an entry: the tool target, then each distinct whitespace-separated token of
@@ -12,7 +12,8 @@ export { TRIGRAM_BODY_CHARS };
 export function buildTrigramBody(text: string, target: string | null, result: string | null): string {
   const seen = new Set<string>();
   let body = sliceHead(target ?? '', TRIGRAM_BODY_CHARS);
-  for (const source of [text, result ?? '']) {
+  // A text that repeats a few words never fills the body: the scan stops after a bounded prefix of each.
+  for (const source of [sliceHead(text, TRIGRAM_SCAN_CHARS), sliceHead(result ?? '', TRIGRAM_SCAN_CHARS)]) {
     // Tokens are read one at a time and the scan stops once the body is full, so a megabyte of text costs
     // no more than its first tokens; a token longer than the body ends the scan without being copied.
     const whitespace = /\s+/g;

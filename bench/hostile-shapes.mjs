@@ -3,8 +3,8 @@
 //
 //   node bench/hostile-shapes.mjs [--sizes 200k,4m,32m] [--shapes token,base64,hex,prose] [--timeout 600] [--keep]
 //
-// For each size and shape, a temporary corpus holds two Claude Code transcripts: one session whose only user message
-// is the hostile text (a single `x` token, base64, hex or prose), and a normal small session beside it. The real
+// For each size and shape, a temporary corpus holds two Claude Code transcripts: one session with one hostile user
+// message (a single `x` token, base64, hex or prose) after a one-line prompt, and a normal small session beside it. The real
 // `node bin/moon.js index <corpus> --home <tmp> --json` runs as a child process. Reported: wall time, the run's own
 // `durationMs` (the index run without process start and module loading) net of a run over the small session
 // alone, MB/s on that net time, and the ratio of each shape's MB/s to prose of the same size (200 KB: median of
@@ -13,8 +13,8 @@
 // Nothing is written to the repository: the corpora are generated under the system temp folder and removed.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -112,15 +112,29 @@ function writeSmallSession(corpus) {
   writeFileSync(join(corpus, 'small.jsonl'), `${lines.join('\n')}\n`);
 }
 
+/**
+ * A short prompt first: format detection reads the first 4 MiB of a file, so a transcript whose very first line is
+ * 32 MB is not recognised at all (reported separately; detection is not what this measures).
+ */
 function writeHostileSession(corpus, text) {
-  const lines = [claudeRecord('hostile', 1, 'user', text), claudeRecord('hostile', 2, 'assistant', 'That is a very large paste.')];
+  const lines = [
+    claudeRecord('hostile', 1, 'user', 'Here is the file I mentioned, pasted below.'),
+    claudeRecord('hostile', 2, 'user', text),
+    claudeRecord('hostile', 3, 'assistant', 'That is a very large paste.'),
+  ];
   writeFileSync(join(corpus, 'hostile.jsonl'), `${lines.join('\n')}\n`);
 }
+
+/** GNU time reports the child's CPU seconds: on a shared machine they vary far less than wall time does. */
+const GNU_TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
+let timeFiles = 0;
 
 function runMoon(args, timeoutSec) {
   return new Promise((resolvePromise) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [bin, ...args], {
+    const timeFile = GNU_TIME ? join(tmpdir(), `moon-hostile-time-${process.pid}-${(timeFiles += 1)}.txt`) : null;
+    const command = GNU_TIME ? [GNU_TIME, '-f', '%U %S', '-o', timeFile, process.execPath, bin, ...args] : [process.execPath, bin, ...args];
+    const child = spawn(command[0], command.slice(1), {
       env: { PATH: process.env.PATH, MOON_RESIDENTIAL_TIMEZONE: 'UTC' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -131,9 +145,16 @@ function runMoon(args, timeoutSec) {
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutSec * 1000);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolvePromise({ code, signal, stdout, stderr, seconds: (performance.now() - started) / 1000 });
+      resolvePromise({ code, signal, stdout, stderr, seconds: (performance.now() - started) / 1000, cpu: readCpuSeconds(timeFile) });
     });
   });
+}
+
+function readCpuSeconds(timeFile) {
+  if (!timeFile || !existsSync(timeFile)) return null;
+  const fields = readFileSync(timeFile, 'utf8').trim().split('\n').pop().split(' ').map(Number);
+  rmSync(timeFile, { force: true });
+  return fields.length === 2 && fields.every(Number.isFinite) ? fields[0] + fields[1] : null;
 }
 
 async function indexCorpus(root, name, write, timeoutSec) {
@@ -172,13 +193,16 @@ async function main() {
   try {
     // Fixed cost: process start, schema, the small session and its projection. Median of three.
     const baselines = [];
+    const baselineCpu = [];
     for (let run = 0; run < 3; run += 1) {
       const result = await indexCorpus(root, `baseline-${run}`, writeSmallSession, options.timeoutSec);
       const problem = checkIndexRun(result, 1);
       if (problem) throw new Error(`baseline run failed: ${problem}`);
       baselines.push(readRunSeconds(result));
+      baselineCpu.push(result.cpu);
     }
     const baseline = median(baselines);
+    const cpuBaseline = baselineCpu.every((cpu) => cpu !== null) ? median(baselineCpu) : null;
     console.error(`baseline (small session alone): ${baseline.toFixed(3)} s`);
 
     const rows = [];
@@ -198,14 +222,15 @@ async function main() {
         const problem = runs.map((run) => checkIndexRun(run, 2)).find((found) => found !== null) ?? null;
         const result = runs.sort((a, b) => a.seconds - b.seconds)[Math.floor(runs.length / 2)];
         const net = problem ? 0 : Math.max(0.001, median(runs.map(readRunSeconds)) - baseline);
-        const row = { size, shape, wall: result.seconds, net, mbps: chars / 1e6 / net, problem };
+        const cpu = problem || cpuBaseline === null ? null : Math.max(0.001, median(runs.map((run) => run.cpu)) - cpuBaseline);
+        const row = { size, shape, wall: result.seconds, net, cpu, mbps: chars / 1e6 / net, cpuMbps: cpu === null ? null : chars / 1e6 / cpu, problem };
         rows.push(row);
-        console.error(`${size} ${shape}: ${problem ?? `${result.seconds.toFixed(2)} s wall, ${row.mbps.toFixed(1)} MB/s net`}`);
+        console.error(`${size} ${shape}: ${problem ?? `${result.seconds.toFixed(2)} s wall, ${row.mbps.toFixed(1)} MB/s net, ${row.cpuMbps?.toFixed(1) ?? '—'} MB/s CPU`}`);
       }
     }
 
     const query = await runQueryBenchmark(root, options.timeoutSec);
-    printReport({ machine, baseline, rows, query });
+    printReport({ machine, baseline, cpuBaseline, rows, query });
   } finally {
     if (!options.keep) rmSync(root, { recursive: true, force: true });
     else console.error(`kept ${root}`);
@@ -267,23 +292,30 @@ async function timeLibraryRecall(home, query) {
   }
 }
 
-function printReport({ machine, baseline, rows, query }) {
+function printReport({ machine, baseline, cpuBaseline, rows, query }) {
   const date = new Date().toISOString().slice(0, 10);
-  const prose = new Map(rows.filter((row) => row.shape === 'prose' && !row.problem).map((row) => [row.size, row.mbps]));
+  const prose = new Map(rows.filter((row) => row.shape === 'prose' && !row.problem).map((row) => [row.size, row]));
+  const ratio = (row, key) => {
+    const base = prose.get(row.size)?.[key];
+    return base && row[key] ? (row[key] / base).toFixed(2) : '—';
+  };
   const lines = [
-    `Measured ${date} on ${machine}. Net time: the run's \`durationMs\` less that of a run over the small session ` +
-      `alone (${baseline.toFixed(2)} s).`,
+    `Measured ${date} on ${machine}, load average ${loadavg().map((load) => load.toFixed(1)).join(' ')} at the end. ` +
+      `Net: the run's \`durationMs\` (wall) and CPU seconds (GNU time, user + system) less those of a run over the ` +
+      `small session alone (${baseline.toFixed(2)} s wall, ${cpuBaseline === null ? '—' : cpuBaseline.toFixed(2)} s CPU).`,
     '',
-    '| message | shape | wall (s) | net (s) | MB/s (net) | × prose MB/s |',
-    '|---|---|---:|---:|---:|---:|',
+    '| message | shape | wall (s) | net wall (s) | MB/s (net wall) | × prose | net CPU (s) | MB/s (net CPU) | × prose |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const row of rows) {
     if (row.problem) {
-      lines.push(`| ${row.size.toUpperCase()}B | ${row.shape} | ${row.wall.toFixed(2)} | — | failed: ${row.problem} | — |`);
+      lines.push(`| ${row.size.toUpperCase()}B | ${row.shape} | ${row.wall.toFixed(2)} | failed: ${row.problem} | | | | | |`);
       continue;
     }
-    const ratio = prose.has(row.size) ? (row.mbps / prose.get(row.size)).toFixed(2) : '—';
-    lines.push(`| ${row.size.toUpperCase()}B | ${row.shape} | ${row.wall.toFixed(2)} | ${row.net.toFixed(3)} | ${row.mbps.toFixed(1)} | ${ratio} |`);
+    const cpu = row.cpu === null ? '— | — | —' : `${row.cpu.toFixed(2)} | ${row.cpuMbps.toFixed(1)} | ${ratio(row, 'cpuMbps')}`;
+    lines.push(
+      `| ${row.size.toUpperCase()}B | ${row.shape} | ${row.wall.toFixed(2)} | ${row.net.toFixed(2)} | ${row.mbps.toFixed(1)} | ${ratio(row, 'mbps')} | ${cpu} |`,
+    );
   }
   lines.push(
     '',

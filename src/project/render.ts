@@ -183,7 +183,7 @@ function renderFrontmatter(
     ['project', session.project],
     ['cwd', session.cwd],
     ['branch', session.branch],
-    ['title', session.title === null ? null : flattenText(session.title) || null],
+    ['title', session.title === null ? null : truncateText(session.title, GENERAL_LIMIT) || null],
     // Subagent facts appear only on subagent sessions, like the parent they belong to.
     ...optionalRow('parent_session_id', session.parentSessionId),
     ...optionalRow('agent_type', session.agentType),
@@ -208,7 +208,7 @@ function renderFrontmatter(
 }
 
 function optionalRow(key: string, value: string | null): [string, string][] {
-  const flat = value === null ? '' : flattenText(value);
+  const flat = value === null ? '' : truncateText(value, GENERAL_LIMIT);
   return flat === '' ? [] : [[key, flat]];
 }
 

@@ -1,6 +1,7 @@
 import { MoonError } from '../errors.js';
 import type { Entry, RecallMatch, RecallResult } from '../model.js';
 import type { Candidate, SearchFilters, Store, StoredSession } from '../store/store.js';
+import { selectIndexedText } from '../text/limits.js';
 import { isValidTimezone } from '../time/zone.js';
 import { type BoostContext, type FusedCandidate, type SignalList, fuseSignals } from './fusion.js';
 import { type RecallOptions, type RecallStrategy, parseIsoBound, toList } from './options.js';
@@ -360,8 +361,9 @@ function toMatch(
   };
 }
 
+/** The call and its result as one text; each part cut to what the index holds, so a snippet never copies megabytes. */
 function searchableText(entry: Entry): string {
-  return entry.result ? `${entry.text} → ${entry.result}` : entry.text;
+  return entry.result ? `${selectIndexedText(entry.text)} → ${selectIndexedText(entry.result)}` : entry.text;
 }
 
 function roleLabel(entry: Entry): string {

@@ -147,7 +147,8 @@ export function classifyPriority(toolName: string | null, subject: string | null
  * else its first line. Only the action is tested, so a `config.get` whose path mentions "update" stays normal.
  */
 function namedAction(text: string): string {
-  const action = /^\s*action:\s*(\S+)/m.exec(text)?.[1];
+  // `[^\S\n\r\u2028\u2029]*`, not `\s*`: a leading `\s*` under /m runs over every blank line below each line start.
+  const action = /^[^\S\n\r\u2028\u2029]*action:\s*(\S+)/m.exec(text)?.[1];
   return action ?? (text.trimStart().split('\n', 1)[0] ?? '');
 }
 

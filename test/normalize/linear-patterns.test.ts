@@ -94,3 +94,11 @@ describe('clean', () => {
     expect(cleanText(`<system-reminder>${'y '.repeat(1_000_000)}`).startsWith('<system-reminder>')).toBe(true);
   });
 });
+
+describe('config tool actions', () => {
+  test('a call of blank lines is read once, and the action is still found below them', () => {
+    expect(classifyPriority('gateway', '\n'.repeat(60_000))).toBe('normal');
+    expect(classifyPriority('gateway', `${'\n'.repeat(60_000)}  action: config.patch`)).toBe('high');
+    expect(classifyPriority('gateway', 'action:\n  config.get')).toBe('normal');
+  });
+});

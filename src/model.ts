@@ -185,6 +185,8 @@ export interface RecallResult {
   query: string;
   matches: RecallMatch[];
   generated_at_epoch_secs: number;
+  /** Present only when part of the query was not searched (over MAX_QUERY_CHARS or MAX_QUERY_TERMS). */
+  notes?: string[];
 }
 
 export interface RecallMatch {

@@ -1,4 +1,5 @@
 import type { Entry } from '../model.js';
+import { QUOTE_SCAN_CHARS, sliceHead } from '../text/limits.js';
 
 /**
  * Recall contamination (seed 002 stage 3, and its known issue). When an agent recalls memory inside a session,
@@ -23,12 +24,37 @@ const RECALL_PHRASES: readonly RegExp[] = [
   /\bgo back to a memory\b/i,
 ];
 
-/** Output moon itself prints: RecallResult JSON, or the human format's header and archive lines. */
+/** Output moon itself prints: RecallResult JSON, or the human format's header lines. */
 const RECALL_OUTPUT_SHAPES: readonly RegExp[] = [
   /"generated_at_epoch_secs"\s*:/,
   /^[^\n|]{1,200} \| [^\n|]{1,200} \| \d+ matches \| [^\n|]{1,40} \| score [\d.]+(?: \| [^\n|]{1,60})?$/m,
-  /^→ \S*archives\/mlib\/\S+\.md$/m,
 ];
+
+const ARCHIVE_LINE_START = '→ ';
+const ARCHIVE_FOLDER = 'archives/mlib/';
+
+/**
+ * A line `→ <path>/archives/mlib/<name>.md`, the human format's archive line. Checked by hand: the regex
+ * `^→ \S*archives\/mlib\/\S+\.md$` backtracks to every occurrence of the folder name in a long token.
+ */
+function hasArchiveLine(text: string): boolean {
+  const terminator = /[\n\r\u2028\u2029]/g;
+  let start = 0;
+  while (start <= text.length) {
+    terminator.lastIndex = start;
+    const end = terminator.exec(text)?.index ?? text.length;
+    if (text.startsWith(ARCHIVE_LINE_START, start) && isArchivePath(text.slice(start + ARCHIVE_LINE_START.length, end))) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+function isArchivePath(path: string): boolean {
+  if (!path.endsWith('.md') || /\s/.test(path)) return false;
+  const folder = path.indexOf(ARCHIVE_FOLDER);
+  // At least one character of file name between the folder and `.md`.
+  return folder >= 0 && folder + ARCHIVE_FOLDER.length < path.length - '.md'.length;
+}
 
 /** Words in a verbatim span that counts as quoting recall output. */
 const QUOTE_WORDS = 12;
@@ -45,7 +71,7 @@ export function classifyRecallEvent(entry: Pick<Entry, 'role' | 'text' | 'toolNa
 }
 
 export function looksLikeRecallOutput(text: string): boolean {
-  return RECALL_OUTPUT_SHAPES.some((pattern) => pattern.test(text));
+  return RECALL_OUTPUT_SHAPES.some((pattern) => pattern.test(text)) || hasArchiveLine(text);
 }
 
 /**
@@ -59,14 +85,19 @@ export function findContaminated(entries: readonly Entry[]): Map<Entry, Contamin
     const reason = classifyRecallEvent(entry);
     if (reason) {
       contaminated.set(entry, reason);
-      for (const shingle of shingles(`${entry.text}\n${entry.result ?? ''}`)) recalled.add(shingle);
+      for (const shingle of shingles(readQuotable(entry))) recalled.add(shingle);
       continue;
     }
-    if (recalled.size > 0 && quotesRecalled(`${entry.text}\n${entry.result ?? ''}`, recalled)) {
+    if (recalled.size > 0 && quotesRecalled(readQuotable(entry), recalled)) {
       contaminated.set(entry, 'recall-quote');
     }
   }
   return contaminated;
+}
+
+/** The start of an entry's text and result: recall output is a few kilobytes, and a quote of it sits near the top. */
+function readQuotable(entry: Pick<Entry, 'text' | 'result'>): string {
+  return `${sliceHead(entry.text, QUOTE_SCAN_CHARS)}\n${sliceHead(entry.result ?? '', QUOTE_SCAN_CHARS)}`;
 }
 
 function quotesRecalled(text: string, recalled: Set<string>): boolean {

@@ -1,5 +1,7 @@
 import type { Entry } from '../model.js';
 import { type PatchFile, readPatchCall } from '../project/diff.js';
+import { findLongestBacktickRun } from '../text/backticks.js';
+import { ANALYSIS_SCAN_CHARS, sliceHead } from '../text/limits.js';
 import { summarizeOutcome } from './outcome.js';
 
 /**
@@ -28,9 +30,9 @@ const DECISION_PATTERNS: readonly RegExp[] = [
   /^(?:done|decision|outcome|result|conclusion|fix)\s*:/i,
 ];
 
-/** Collapse whitespace and cut to `max` characters with a trailing `…`. */
+/** Collapse whitespace and cut to `max` characters with a trailing `…`. Reads a bounded prefix of a huge text. */
 function clip(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = sliceHead(text, ANALYSIS_SCAN_CHARS).replace(/\s+/g, ' ').trim();
   const chars = Array.from(flat);
   return chars.length <= max ? flat : `${chars.slice(0, max - 1).join('').trimEnd()}…`;
 }
@@ -52,7 +54,7 @@ function normalizeLine(line: string): string {
 
 /** Inline code that survives any backticks inside the text. */
 function formatCode(text: string): string {
-  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const longest = findLongestBacktickRun(text);
   const fence = '`'.repeat(longest + 1);
   const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
   return `${fence}${pad}${text}${pad}${fence}`;
@@ -76,7 +78,7 @@ export const MAX_RECAP_CHARS = 320;
 const RECAP_HINT = '(disable recaps in /config)';
 
 function describeRecap(text: string): string {
-  const trimmed = text.trim();
+  const trimmed = sliceHead(text, ANALYSIS_SCAN_CHARS).trim();
   const body = trimmed.toLowerCase().endsWith(RECAP_HINT) ? trimmed.slice(0, -RECAP_HINT.length).trim() : trimmed;
   return body === '' ? '' : `Recap: ${clip(body, MAX_RECAP_CHARS - 7)}`;
 }
@@ -112,11 +114,12 @@ function describeToolOutcome(entry: Entry): string | null {
   if (isSpawnTool(name)) return describeSpawn(entry);
   const patch = readPatchCall(entry.text);
   if (patch && patch.files.length > 0) return describePatchOutcome(patch);
-  const target = (entry.toolTarget ?? entry.text).replace(/\s+/g, ' ').trim();
+  const target = sliceHead(entry.toolTarget ?? entry.text, ANALYSIS_SCAN_CHARS).replace(/\s+/g, ' ').trim();
   if (/write/.test(name) || name === 'create_file') return `Wrote ${clip(target, 150)}`;
   if (/edit|patch|replace/.test(name)) return `Edited ${clip(target, 150)}`;
   if (/delete|remove/.test(name)) return `Deleted ${clip(target, 150)}`;
-  const call = entry.text.trim() === '' ? target : entry.text.replace(/\s+/g, ' ').trim();
+  const text = sliceHead(entry.text, ANALYSIS_SCAN_CHARS);
+  const call = text.trim() === '' ? target : text.replace(/\s+/g, ' ').trim();
   return `${formatCode(clip(call, 120))} → ${summarizeOutcome(entry, 60)}`;
 }
 
@@ -128,14 +131,15 @@ const BOOKKEEPING_TOOLS = new Set([
   'taskcreate', 'taskupdate', 'tasklist', 'taskget', 'taskoutput', 'taskstop', 'todowrite', 'todoread',
   'update_plan', 'toolsearch', 'sendmessage', 'write_stdin',
 ]);
-const BOOKKEEPING_CALL = /^(?:taskId|subject|todos|plan):/i;
-const BOOKKEEPING_RESULT = /^(?:Updated task #\d+|Task #\d+ (?:created|updated|deleted)|Todos have been modified|\{"success":\s*true\b)/i;
+// `^\s*` instead of trimStart(): the test reads only the start, never copies a huge text.
+const BOOKKEEPING_CALL = /^\s*(?:taskId|subject|todos|plan):/i;
+const BOOKKEEPING_RESULT = /^\s*(?:Updated task #\d+|Task #\d+ (?:created|updated|deleted)|Todos have been modified|\{"success":\s*true\b)/i;
 
 function isBookkeeping(entry: Entry): boolean {
   const name = (entry.toolName ?? '').toLowerCase();
   if (BOOKKEEPING_TOOLS.has(name)) return true;
-  if (BOOKKEEPING_CALL.test(entry.text.trimStart())) return true;
-  return entry.result !== null && BOOKKEEPING_RESULT.test(entry.result.trimStart());
+  if (BOOKKEEPING_CALL.test(entry.text)) return true;
+  return entry.result !== null && BOOKKEEPING_RESULT.test(entry.result);
 }
 
 const SPAWN_NAMES = new Set(['agent', 'task', 'spawn_agent', 'spawn_agents', 'dispatch_agent', 'create_agent', 'new_task']);
@@ -191,7 +195,7 @@ export function extractDecisions(entries: readonly Entry[]): string[] {
     if (entry.kind === 'recap') add(describeRecap(entry.text), 0);
     else if (entry.kind === 'reasoning') continue;
     else if (entry.role === 'user' || entry.role === 'assistant') {
-      for (const sentence of splitSentences(entry.text)) {
+      for (const sentence of splitSentences(sliceHead(entry.text, ANALYSIS_SCAN_CHARS))) {
         if (DECISION_PATTERNS.some((p) => p.test(sentence))) add(sentence, 1);
       }
     } else if (isToolOutcome(entry)) {

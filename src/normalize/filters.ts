@@ -80,8 +80,9 @@ export const NO_REPLY_PATTERN = /^(?:\[\[[a-z_:\s-]{1,40}\]\]\s*)?(?:NO_REPLY|HE
  */
 export const HEARTBEAT_PROMPT_START = /^Read HEARTBEAT\.md\b/i;
 export const HEARTBEAT_SUBJECT = /HEARTBEAT\.md|^Heartbeat\b/i;
+// `[ \t]*(?:\n[ \t]*)?`, not `[ \t]*\n?[ \t]*`: two adjacent stars split a long run of spaces every possible way.
 export const HEARTBEAT_ACK_INSTRUCTION =
-  /(?:^|[.!:,\n])[ \t]*\n?[ \t]*(?:reply|respond|answer|return|say)(?: with)?(?: exactly| only)?:?[ \t]*["'`]?HEARTBEAT_OK\b/i;
+  /(?:^|[.!:,\n])[ \t]*(?:\n[ \t]*)?(?:reply|respond|answer|return|say)(?: with)?(?: exactly| only)?:?[ \t]*["'`]?HEARTBEAT_OK\b/i;
 /** OpenClaw treats a reply that starts or ends with HEARTBEAT_OK and has ≤ 300 other characters as an ack. */
 const HEARTBEAT_ACK_MAX_CHARS = 300;
 

@@ -1,4 +1,5 @@
 import type { Entry } from '../model.js';
+import { ANALYSIS_SCAN_CHARS, sliceHead } from '../text/limits.js';
 
 /**
  * Keyword extraction for projections (seed 000 §3.2): terms from user and assistant text plus tool targets,
@@ -124,7 +125,7 @@ function shortenPath(path: string): string {
 
 /** Classify one raw token, returning the normalized term or null when it is noise. */
 export function classifyToken(raw: string): { term: string; kind: TermKind } | null {
-  let token = raw.replace(/^(\.\.?\/)+/, '').replace(/[.\-/]+$/, '');
+  let token = trimPathEnd(raw.replace(/^(\.\.?\/)+/, ''));
   if (raw.startsWith('-')) return null; // command-line flags
   if (token.length < 2) return SHORT_TERMS.has(token.toLowerCase()) ? { term: token.toLowerCase(), kind: 'word' } : null;
   if (/^v?\d[\d._-]*$/i.test(token)) return null; // numbers, versions, dates
@@ -134,7 +135,7 @@ export function classifyToken(raw: string): { term: string; kind: TermKind } | n
   if (/^[0-9a-f]{8}-[0-9a-f]{4}-/i.test(token)) return null; // uuids
   if (/^@[\w.-]+\/[\w.-]+$/.test(token)) return { term: token.toLowerCase(), kind: 'package' };
   if (token.includes('/')) {
-    const short = shortenPath(raw.startsWith('/') || raw.startsWith('~') ? raw.replace(/[.\-/]+$/, '') : token);
+    const short = shortenPath(raw.startsWith('/') || raw.startsWith('~') ? trimPathEnd(raw) : token);
     if (DEVICE_PATH.test(short)) return null;
     return /\p{L}/u.test(short) && short.length >= 2 ? { term: short, kind: 'path' } : null;
   }
@@ -166,6 +167,20 @@ export function classifyToken(raw: string): { term: string; kind: TermKind } | n
   return { term: lower, kind: 'word' };
 }
 
+/**
+ * Drop trailing `.`, `-` and `/`. By hand: `/[.\-/]+$/` retries its run from every position, so a token of
+ * dots that does not end in one costs the square of its length.
+ */
+function trimPathEnd(token: string): string {
+  let end = token.length;
+  while (end > 0 && isPathEndChar(token.charCodeAt(end - 1))) end -= 1;
+  return end === token.length ? token : token.slice(0, end);
+}
+
+function isPathEndChar(code: number): boolean {
+  return code === 46 || code === 45 || code === 47;
+}
+
 function countDigits(token: string): number {
   let digits = 0;
   for (const ch of token) if (ch >= '0' && ch <= '9') digits += 1;
@@ -194,12 +209,16 @@ export function extractTextTerms(text: string, commandContext = false): { term: 
   let last = 0;
   // Fenced blocks are code (their info string, e.g. `bash`, is dropped); in prose between them, odd-numbered
   // pieces of a backtick split are inline code spans.
+  // Appended one by one: `push(...terms)` of a long message's terms overflows the call stack.
+  const append = (more: readonly { term: string; kind: TermKind }[]): void => {
+    for (const term of more) terms.push(term);
+  };
   const addProse = (prose: string): void => {
-    prose.split('`').forEach((piece, i) => terms.push(...extractSegmentTerms(piece, i % 2 === 1)));
+    prose.split('`').forEach((piece, i) => append(extractSegmentTerms(piece, i % 2 === 1)));
   };
   for (const match of text.matchAll(/```[^\n]*\n?([\s\S]*?)(?:```|$)/g)) {
     addProse(text.slice(last, match.index));
-    terms.push(...extractSegmentTerms(match[1] ?? '', true));
+    append(extractSegmentTerms(match[1] ?? '', true));
     last = match.index + match[0].length;
   }
   addProse(text.slice(last));
@@ -225,12 +244,15 @@ function extractSegmentTerms(text: string, allowBigrams: boolean): { term: strin
 /**
  * Terms an entry contributes: user and assistant prose, recaps, and only the target (command or path) of a tool
  * call. Reasoning is left out: the model thinking aloud names every option it weighed, not what the session
- * was about.
+ * was about. Only the first ANALYSIS_SCAN_CHARS of each are read: scores count messages as much as occurrences,
+ * so the rest of a pasted megabyte would not change which terms win.
  */
 function collectEntryTerms(entry: Entry): { term: string; kind: TermKind }[] {
   if (entry.kind === 'reasoning') return [];
-  if (entry.role === 'user' || entry.role === 'assistant' || entry.kind === 'recap') return extractTextTerms(entry.text);
-  if (entry.role === 'tool') return extractTextTerms(entry.toolTarget ?? '', true);
+  if (entry.role === 'user' || entry.role === 'assistant' || entry.kind === 'recap') {
+    return extractTextTerms(sliceHead(entry.text, ANALYSIS_SCAN_CHARS));
+  }
+  if (entry.role === 'tool') return extractTextTerms(sliceHead(entry.toolTarget ?? '', ANALYSIS_SCAN_CHARS), true);
   return [];
 }
 

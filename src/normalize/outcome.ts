@@ -98,7 +98,7 @@ export function summarizeOutcome(outcome: ToolOutcome, max = 80): string {
   if (head === null) {
     if (outcome.result === null) return '(no result)';
     if (line !== '') return clip(line, max);
-    return outcome.result.trim() === '' ? '(empty result)' : clip(outcome.result.slice(0, max * 8), max);
+    return /\S/.test(outcome.result) ? clip(outcome.result.slice(0, max * 8), max) : '(empty result)';
   }
   return clip(line === '' ? head : `${head}: ${line}`, max);
 }

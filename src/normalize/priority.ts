@@ -1,4 +1,5 @@
 import type { Priority } from '../model.js';
+import { ANALYSIS_SCAN_CHARS, sliceHead } from '../text/limits.js';
 
 /**
  * Seed 000 §3.5 side-effect priority: actions that change something (writes, edits, patches, mutating commands,
@@ -126,7 +127,8 @@ const spawnTools = new Set(SPAWN_TOOLS);
 
 export function classifyPriority(toolName: string | null, subject: string | null | undefined): Priority {
   const name = (toolName ?? '').trim().toLowerCase();
-  const text = subject ?? '';
+  // A command's effect is stated in its first lines; a megabyte heredoc body adds nothing but cost.
+  const text = sliceHead(subject ?? '', ANALYSIS_SCAN_CHARS);
   if (name === '') return 'normal';
   if (writeTools.has(name) || spawnTools.has(name)) return 'high';
   if (readTools.has(name)) return 'normal';
@@ -145,7 +147,8 @@ export function classifyPriority(toolName: string | null, subject: string | null
  * else its first line. Only the action is tested, so a `config.get` whose path mentions "update" stays normal.
  */
 function namedAction(text: string): string {
-  const action = /^\s*action:\s*(\S+)/m.exec(text)?.[1];
+  // `[^\S\n\r\u2028\u2029]*`, not `\s*`: a leading `\s*` under /m runs over every blank line below each line start.
+  const action = /^[^\S\n\r\u2028\u2029]*action:\s*(\S+)/m.exec(text)?.[1];
   return action ?? (text.trimStart().split('\n', 1)[0] ?? '');
 }
 
@@ -330,14 +333,46 @@ function nestedScripts(command: string): string[] {
   return scripts;
 }
 
-/** Blank out quoted strings so `grep "a > b"` and `echo 'x && rm y'` are not read as shell syntax. */
+/**
+ * Blank out quoted strings so `grep "a > b"` and `echo 'x && rm y'` are not read as shell syntax. An unclosed
+ * quote is left as written. Scanned by hand: the regex `"(?:[^"\\]|\\.)*"` rescans to the end from every
+ * escaped quote of an unclosed string (`"\"\"\"…`), which is quadratic.
+ */
 function maskQuoted(command: string): string {
-  return command.replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, (quoted) => (quoted.startsWith('"') ? '""' : "''"));
+  let out = '';
+  let from = 0;
+  let doubleCloses = true;
+  for (let index = 0; index < command.length; index += 1) {
+    const char = command[index];
+    if (char !== "'" && char !== '"') continue;
+    // Once a double-quoted string fails to close, every later one fails the same way (same escape pairing).
+    const close = char === "'" ? command.indexOf("'", index + 1) : doubleCloses ? findDoubleQuoteEnd(command, index + 1) : -1;
+    if (close < 0) {
+      if (char === '"') doubleCloses = false;
+      continue;
+    }
+    out += `${command.slice(from, index)}${char}${char}`;
+    from = close + 1;
+    index = close;
+  }
+  return out + command.slice(from);
+}
+
+/** Index of the `"` closing a double-quoted string whose body starts at `from`, or -1; `\x` is one escaped pair. */
+function findDoubleQuoteEnd(command: string, from: number): number {
+  for (let index = from; index < command.length; index += 1) {
+    const char = command[index];
+    if (char === '\\') index += 1;
+    else if (char === '"') return index;
+  }
+  return -1;
 }
 
 /** `>`/`>>` into a file writes it; `2>&1`, `>/dev/null` and `&>/dev/null` do not. */
 function hasFileRedirection(masked: string): boolean {
-  const stripped = masked.replace(/\d*>&\d*-?|&?\d*>>?\s*\/dev\/(?:null|stdout|stderr|tty)\b/g, ' ');
+  // `(?:(?<!\d)\d+)?` reads a file-descriptor number only from its first digit; a plain `\d*` retries a long
+  // run of digits from every digit, which is quadratic.
+  const stripped = masked.replace(/(?:(?<!\d)\d+)?>&\d*-?|&?(?:(?<!\d)\d+)?>>?\s*\/dev\/(?:null|stdout|stderr|tty)\b/g, ' ');
   return /(?:^|[^-=<>])>>?(?!=)/.test(stripped.replace(/=>|->|<>/g, ' '));
 }
 

@@ -1,3 +1,5 @@
+import { findLongestBacktickRun } from '../text/backticks.js';
+
 /**
  * Patch tool calls (apply_patch, Edit, MultiEdit, Write) arrive as the text src/sources/patch-text.ts renders:
  * `Update File: src/clock.ts` headers, then `- removed` / `+ added` lines. A projection shows them compactly:
@@ -99,7 +101,7 @@ export function describePatchFiles(call: PatchCall): string {
 export function renderDiffBlock(call: PatchCall, indent = '  '): string[] {
   if (call.lines.length === 0) return [];
   let longest = 0;
-  for (const line of call.lines) for (const run of line.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+  for (const line of call.lines) longest = Math.max(longest, findLongestBacktickRun(line));
   const fence = '`'.repeat(Math.max(3, longest + 1));
   const body = call.lines.map((line) => `${indent}${line}`);
   const more = call.moreLines > 0 ? [`${indent}… ${call.moreLines} more changed line${call.moreLines === 1 ? '' : 's'}`] : [];

@@ -3,6 +3,8 @@ import { extractDecisions } from '../normalize/decisions.js';
 import { extractKeywords, MAX_KEYWORDS } from '../normalize/keywords.js';
 import { describeOutcomeHead, summarizeOutcome } from '../normalize/outcome.js';
 import { inferTopics } from '../normalize/topics.js';
+import { findLongestBacktickRun } from '../text/backticks.js';
+import { isIndexCut } from '../text/limits.js';
 import { describePatchFiles, readPatchCall, renderDiffBlock } from './diff.js';
 import type { SessionDoc } from './doc.js';
 import { computeTemporalMarkers, type TemporalMarker } from './temporal-markers.js';
@@ -44,6 +46,11 @@ export function flattenText(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
 }
 
+/** True when flattenText would leave something: found at the first visible character, without copying the text. */
+export function hasVisibleText(text: string): boolean {
+  return /[^\s\u0000-\u001f\u007f\u2028\u2029]/.test(text);
+}
+
 /** Flatten, then cut to at most `max` characters including the trailing `…`. Counts code points, never splits a pair. */
 export function truncateText(text: string, max: number): string {
   // Tool output can be megabytes; only its start can appear. A window whose flattened form is already longer
@@ -60,10 +67,25 @@ export function truncateText(text: string, max: number): string {
 
 /** Inline code whose fence is longer than any backtick run inside, so backticks in the text cannot close it. */
 export function formatInlineCode(text: string): string {
-  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const longest = findLongestBacktickRun(text);
   const fence = '`'.repeat(longest + 1);
   const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
   return `${fence}${pad}${text}${pad}${fence}`;
+}
+
+/**
+ * ` [1.1 MB message; the raw archive keeps all of it]` after a message larger than the index holds
+ * (src/text/limits.ts): the `…` shows where the projection cut it, this says how much was left out and where
+ * the whole of it is.
+ */
+function describeCut(text: string): string {
+  return isIndexCut(text) ? ` [${formatSize(text.length)} message; the raw archive keeps all of it]` : '';
+}
+
+/** Characters as a size a reader takes in at a glance: `580 KB`, `1.1 MB` (decimal units, one decimal above 1 MB). */
+function formatSize(chars: number): string {
+  if (chars < 1_000_000) return `${Math.round(chars / 1000)} KB`;
+  return `${(chars / 1_000_000).toFixed(1)} MB`;
 }
 
 /** Table cells split on `|`; GFM accepts `\|` everywhere, including inside code spans. */
@@ -97,12 +119,20 @@ function sortAnchors(anchors: readonly CompactionAnchor[]): CompactionAnchor[] {
 
 /** Unique tool names in first-use (seq) order: reads as the session's story and is stable for a given session. */
 export function listToolNames(entries: readonly Entry[]): string[] {
-  const names: string[] = [];
+  return [...groupToolEntries(entries).keys()];
+}
+
+/** Tool entries by name, names in first-use order; one pass, so a session of many distinct tools stays linear. */
+function groupToolEntries(entries: readonly Entry[]): Map<string, Entry[]> {
+  const groups = new Map<string, Entry[]>();
   for (const entry of entries) {
+    if (entry.role !== 'tool') continue;
     const name = describeToolName(entry);
-    if (entry.role === 'tool' && !names.includes(name)) names.push(name);
+    const group = groups.get(name);
+    if (group) group.push(entry);
+    else groups.set(name, [entry]);
   }
-  return names;
+  return groups;
 }
 
 function describeToolName(entry: Entry): string {
@@ -124,11 +154,11 @@ function formatStamp(ts: number | null): string {
   return ts === null ? '[time unknown]' : `[${formatUtcTime(ts)}]`;
 }
 
-/** The readable form of a tool call: the files a patch touches, else its text, else target, else name. */
-function describeToolCall(entry: Entry): string {
+/** The readable form of a tool call, at most `max` characters: the files a patch touches, else its text, else target, else name. */
+function describeToolCall(entry: Entry, max: number): string {
   const patch = readPatchCall(entry.text);
-  if (patch) return describePatchFiles(patch);
-  return flattenText(entry.text) || flattenText(entry.toolTarget ?? '') || describeToolName(entry);
+  if (patch) return truncateText(describePatchFiles(patch), max);
+  return truncateText(entry.text, max) || truncateText(entry.toolTarget ?? '', max) || truncateText(describeToolName(entry), max);
 }
 
 /** The Timeline's role column: reasoning and recaps are told apart from replies and system prompts. */
@@ -153,7 +183,7 @@ function renderFrontmatter(
     ['project', session.project],
     ['cwd', session.cwd],
     ['branch', session.branch],
-    ['title', session.title === null ? null : flattenText(session.title) || null],
+    ['title', session.title === null ? null : truncateText(session.title, GENERAL_LIMIT) || null],
     // Subagent facts appear only on subagent sessions, like the parent they belong to.
     ...optionalRow('parent_session_id', session.parentSessionId),
     ...optionalRow('agent_type', session.agentType),
@@ -178,7 +208,7 @@ function renderFrontmatter(
 }
 
 function optionalRow(key: string, value: string | null): [string, string][] {
-  const flat = value === null ? '' : flattenText(value);
+  const flat = value === null ? '' : truncateText(value, GENERAL_LIMIT);
   return flat === '' ? [] : [[key, flat]];
 }
 
@@ -206,13 +236,12 @@ function describeSessionRange(range: { startMs: number; endMs: number } | null, 
 
 function summarizeEntry(entry: Entry): string {
   if (entry.role === 'tool') {
-    const call = formatInlineCode(truncateText(describeToolCall(entry), 80));
+    const call = formatInlineCode(describeToolCall(entry, 80));
     const budget = Math.max(10, SUMMARY_LIMIT - Array.from(call).length - 3);
     return `${call} → ${summarizeOutcome(entry, budget)}`;
   }
-  const text = flattenText(entry.text);
-  if (text === '') return '(empty)';
-  return entry.role === 'user' ? `"${truncateText(text, SUMMARY_LIMIT - 2)}"` : truncateText(text, SUMMARY_LIMIT);
+  if (!hasVisibleText(entry.text)) return '(empty)';
+  return entry.role === 'user' ? `"${truncateText(entry.text, SUMMARY_LIMIT - 2)}"` : truncateText(entry.text, SUMMARY_LIMIT);
 }
 
 function renderTimelineRow(cells: string[]): string {
@@ -226,8 +255,16 @@ function renderMarkerRow(marker: TemporalMarker, zone: string): string {
 function renderTimeline(entries: readonly Entry[], markers: readonly TemporalMarker[], zone: string): string[] {
   if (entries.length === 0) return ['## Timeline', '', NONE];
   const lines = ['## Timeline', '', '| # | Time (UTC) | Time (Local) | Role | Summary |', '|---|---|---|---|---|'];
+  // Markers by the entry they precede, in their own order: one lookup per entry, not a scan of every marker.
+  const before = new Map<number, TemporalMarker[]>();
+  for (const marker of markers) {
+    if (marker.beforeSeq === null) continue;
+    const list = before.get(marker.beforeSeq);
+    if (list) list.push(marker);
+    else before.set(marker.beforeSeq, [marker]);
+  }
   entries.forEach((entry, index) => {
-    for (const marker of markers) if (marker.beforeSeq === entry.seq) lines.push(renderMarkerRow(marker, zone));
+    for (const marker of before.get(entry.seq) ?? []) lines.push(renderMarkerRow(marker, zone));
     const role = describeRole(entry);
     const utc = entry.ts === null ? UNKNOWN_TIME : formatUtcTime(entry.ts);
     const local = entry.ts === null ? UNKNOWN_TIME : formatLocalTime(entry.ts, zone);
@@ -240,10 +277,10 @@ function renderTimeline(entries: readonly Entry[], markers: readonly TemporalMar
 /** Replies only: reasoning is the model thinking aloud and a recap is the harness's, neither is a response. */
 function renderConversationList(entries: readonly Entry[], role: 'user' | 'assistant'): string[] {
   const items = entries
-    .filter((e) => e.role === role && e.kind === null && flattenText(e.text) !== '')
+    .filter((e) => e.role === role && e.kind === null && hasVisibleText(e.text))
     .map((e) => {
       const text = truncateText(e.text, GENERAL_LIMIT);
-      return `- ${formatStamp(e.ts)} ${role === 'user' ? `"${text}"` : text}`;
+      return `- ${formatStamp(e.ts)} ${role === 'user' ? `"${text}"` : text}${describeCut(e.text)}`;
     });
   return items.length > 0 ? items : [NONE];
 }
@@ -254,9 +291,9 @@ function renderConversationList(entries: readonly Entry[], role: 'user' | 'assis
  */
 function renderTransaction(entry: Entry): string[] {
   const patch = readPatchCall(entry.text);
-  const call = formatInlineCode(truncateText(patch ? describePatchFiles(patch) : describeToolCall(entry), GENERAL_LIMIT));
+  const call = formatInlineCode(patch ? truncateText(describePatchFiles(patch), GENERAL_LIMIT) : describeToolCall(entry, GENERAL_LIMIT));
   const head = describeOutcomeHead(entry);
-  const text = entry.result === null ? null : flattenText(entry.result) === '' ? '' : truncateText(entry.result, TOOL_RESULT_LIMIT);
+  const text = entry.result === null ? null : hasVisibleText(entry.result) ? `${truncateText(entry.result, TOOL_RESULT_LIMIT)}${describeCut(entry.result)}` : '';
   const result =
     head === null
       ? text === null ? '(no result)' : text === '' ? '(empty result)' : text
@@ -265,12 +302,13 @@ function renderTransaction(entry: Entry): string[] {
   return patch ? [line, ...renderDiffBlock(patch)] : [line];
 }
 
-function renderToolActivity(entries: readonly Entry[], toolNames: readonly string[]): string[] {
+function renderToolActivity(entries: readonly Entry[]): string[] {
   const lines = ['## Tool Activity'];
-  if (toolNames.length === 0) return [...lines, '', NONE];
-  for (const name of toolNames) {
+  const groups = groupToolEntries(entries);
+  if (groups.size === 0) return [...lines, '', NONE];
+  for (const [name, group] of groups) {
     lines.push('', `### ${name}`);
-    for (const entry of entries) if (entry.role === 'tool' && describeToolName(entry) === name) lines.push(...renderTransaction(entry));
+    for (const entry of group) for (const line of renderTransaction(entry)) lines.push(line);
   }
   return lines;
 }
@@ -306,7 +344,7 @@ export function renderProjection(doc: SessionDoc): string {
     renderTimeline(entries, markers, zone),
     ['## Conversations', '', '### User Queries', ...renderConversationList(entries, 'user')],
     ['### Assistant Responses', ...renderConversationList(entries, 'assistant')],
-    renderToolActivity(entries, toolNames),
+    renderToolActivity(entries),
     ['## Decisions & Outcomes', ...(decisions.length > 0 ? decisions.map((d) => `- ${d}`) : [NONE])],
     [
       '## Keywords & Topics',

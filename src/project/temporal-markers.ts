@@ -82,10 +82,15 @@ export function computeTemporalMarkers(
   const compactions = [...anchors].sort((a, b) => a.line - b.line || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const compactionBefore = new Map<number, CompactionAnchor[]>();
   const trailingCompactions: CompactionAnchor[] = [];
+  const findNext = indexFirstAfterLine(ordered);
   for (const anchor of compactions) {
-    const next = ordered.find((e) => e.line > anchor.line);
+    const next = ordered[findNext(anchor.line)];
     if (!next) trailingCompactions.push(anchor);
-    else compactionBefore.set(next.seq, [...(compactionBefore.get(next.seq) ?? []), anchor]);
+    else {
+      const before = compactionBefore.get(next.seq);
+      if (before) before.push(anchor);
+      else compactionBefore.set(next.seq, [anchor]);
+    }
   }
   const compactionMarker = (anchor: CompactionAnchor, beforeSeq: number | null, fallbackTs: number): TemporalMarker => {
     const ts = anchor.ts ?? fallbackTs;
@@ -136,4 +141,28 @@ export function computeTemporalMarkers(
     text: phrase([describeDayPart(endMs, zone), 'Session end', ...endParts]),
   });
   return markers;
+}
+
+/**
+ * For entries in session order, a lookup of the first one whose transcript line is after `line` (its index, or
+ * `entries.length`). The running maximum of lines rises exactly where such an entry can first appear, so a
+ * binary search over it answers each anchor in log time instead of a scan per anchor.
+ */
+function indexFirstAfterLine(entries: readonly Entry[]): (line: number) => number {
+  const runningMax: number[] = [];
+  let max = -Infinity;
+  for (const entry of entries) {
+    max = Math.max(max, entry.line);
+    runningMax.push(max);
+  }
+  return (line) => {
+    let low = 0;
+    let high = runningMax.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((runningMax[middle] as number) > line) high = middle;
+      else low = middle + 1;
+    }
+    return low;
+  };
 }

@@ -1,5 +1,6 @@
 import type { Entry } from '../model.js';
 import type { Candidate } from '../store/store.js';
+import { selectIndexedText } from '../text/limits.js';
 import type { TermMatch } from './matched-terms.js';
 
 export type Signal = 'lexical' | 'trigram' | 'vector' | 'temporal';
@@ -104,10 +105,11 @@ export function computeBoosts(entry: Entry, context: BoostContext): { name: stri
   if (entry.toolName && context.words.has(entry.toolName.toLowerCase())) {
     boosts.push({ name: `tool:${entry.toolName}`, factor: BOOSTS.toolName });
   }
-  const haystack = `${entry.toolTarget ?? ''}\n${entry.text}`.toLowerCase();
+  // The part of each field the index holds: a boost never reads more of a huge message than its match did.
+  const haystack = `${selectIndexedText(entry.toolTarget ?? '')}\n${selectIndexedText(entry.text)}`.toLowerCase();
   const path = context.paths.find((candidate) => haystack.includes(candidate));
   if (path) boosts.push({ name: `path:${path}`, factor: BOOSTS.path });
-  const body = entry.result ? `${haystack}\n${entry.result.toLowerCase()}` : haystack;
+  const body = entry.result ? `${haystack}\n${selectIndexedText(entry.result).toLowerCase()}` : haystack;
   const phrase = context.phrases.find((candidate) => body.includes(candidate.text));
   if (phrase) boosts.push({ name: `phrase:${phrase.text}`, factor: phrase.factor });
   return boosts;

@@ -1,4 +1,5 @@
 import type { Entry } from '../model.js';
+import { selectIndexedText } from '../text/limits.js';
 
 /** Where in an entry a query term was found: its text, the tool result, the tool name or target. */
 export type MatchField = 'text' | 'result' | 'tool' | 'target';
@@ -9,8 +10,6 @@ export interface TermMatch {
   fields: MatchField[];
 }
 
-/** Longest field prefix scanned per term: an explanation never costs more than a bounded read of each field. */
-const SCAN_CHARS = 200_000;
 
 /**
  * Which query terms an entry holds, and where — what `--explain` shows beside the signals. The word index
@@ -23,7 +22,8 @@ export function findMatchedTerms(entry: Entry, terms: readonly string[]): TermMa
     ['tool', entry.toolName ?? ''],
     ['target', entry.toolTarget ?? ''],
   ];
-  const lowered = fields.map(([name, value]) => [name, value.slice(0, SCAN_CHARS).toLowerCase()] as const);
+  // The part of each field the index holds: an explanation never costs more than a bounded read of each field.
+  const lowered = fields.map(([name, value]) => [name, selectIndexedText(value).toLowerCase()] as const);
   return [...new Set(terms.map((term) => term.toLowerCase()))].map((term) => {
     const stem = stemOf(term);
     return {

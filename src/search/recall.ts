@@ -1,12 +1,13 @@
 import { MoonError } from '../errors.js';
 import type { Entry, RecallMatch, RecallResult } from '../model.js';
 import type { Candidate, SearchFilters, Store, StoredSession } from '../store/store.js';
+import { selectIndexedText } from '../text/limits.js';
 import { isValidTimezone } from '../time/zone.js';
 import { type BoostContext, type FusedCandidate, type SignalList, fuseSignals } from './fusion.js';
 import { type RecallOptions, type RecallStrategy, parseIsoBound, toList } from './options.js';
 import { findMatchedTerms } from './matched-terms.js';
 import { makeSnippet } from './snippet.js';
-import { dropStopwords, isQuestionFrame, splitQueryTerms } from './terms.js';
+import { capQueryText, capTerms, dropStopwords, isQuestionFrame, splitQueryTerms } from './terms.js';
 import { type TimeQuery, parseTimeQuery, resolveZoneName, toDailyFilters } from './time-query.js';
 
 export interface RecallEnvironment {
@@ -44,7 +45,7 @@ export async function recall(environment: RecallEnvironment, options: RecallOpti
     const build = (top: FusedCandidate[], score: number, count: number): RecallMatch =>
       toMatch(environment, sessionOf, top, score, count, highlight, options.explain === true, tier.window);
     if (plan.group === 'message') {
-      matches.push(...tier.candidates.slice(0, remaining).map((candidate) => build([candidate], candidate.score, 1)));
+      for (const candidate of tier.candidates.slice(0, remaining)) matches.push(build([candidate], candidate.score, 1));
       continue;
     }
     // With no words to weigh, every message in the window is as relevant as the next: sessions rank by their
@@ -56,7 +57,12 @@ export async function recall(environment: RecallEnvironment, options: RecallOpti
       matches.push(build(group.top, group.score, group.count));
     }
   }
-  return { query: options.query, matches, generated_at_epoch_secs: Math.floor(environment.nowMs() / 1000) };
+  return {
+    query: options.query,
+    matches,
+    generated_at_epoch_secs: Math.floor(environment.nowMs() / 1000),
+    ...(plan.notes.length > 0 ? { notes: plan.notes } : {}),
+  };
 }
 
 interface Tier {
@@ -104,6 +110,8 @@ interface RecallPlan {
   filters: SearchFilters;
   boosts: BoostContext;
   empty: boolean;
+  /** What was left out of an oversized query (RecallResult.notes). */
+  notes: string[];
 }
 
 function planRecall(environment: RecallEnvironment, options: RecallOptions): RecallPlan {
@@ -113,15 +121,21 @@ function planRecall(environment: RecallEnvironment, options: RecallOptions): Rec
   const zone = resolveQueryZone(options.tz ?? environment.timezone);
   const nowMs = options.now ? parseIsoBound('--now', options.now, zone) : environment.nowMs();
   const strategy = options.strategy ?? environment.defaults.strategy;
+  const notes: string[] = [];
+  const keep = <T>(capped: { note: string | null } & T): T => {
+    if (capped.note !== null) notes.push(capped.note);
+    return capped;
+  };
+  const { text: query } = keep(capQueryText(options.query));
   // The baseline reads the query as plain words; hybrid first lifts time expressions out of it.
-  const parsed = strategy === 'hybrid' ? parseTimeQuery(options.query, { nowMs, zone }) : null;
-  const time = parsed ? { ...parsed, original: options.query } : null;
-  const text = time ? time.text : options.query;
-  const words = dropStopwords(splitQueryTerms(text));
+  const parsed = strategy === 'hybrid' ? parseTimeQuery(query, { nowMs, zone }) : null;
+  const time = parsed ? { ...parsed, original: query } : null;
+  const text = time ? time.text : query;
+  const { terms: words } = keep(capTerms(dropStopwords(splitQueryTerms(text)), 'query'));
   const asksForWindow = time !== null && (time.windows.length > 0 || time.daily.length > 0 || time.sessionRelative !== null);
   const terms = asksForWindow && isQuestionFrame(words) ? [] : words;
-  const required = (toList(options.require) ?? []).flatMap(splitQueryTerms);
-  const excluded = (toList(options.exclude) ?? []).flatMap(splitQueryTerms);
+  const required = keep(capTerms((toList(options.require) ?? []).flatMap(splitQueryTerms), '--require')).terms;
+  const excluded = keep(capTerms((toList(options.exclude) ?? []).flatMap(splitQueryTerms), '--exclude')).terms;
   const filters: SearchFilters = {
     sessionIds: toList(options.session),
     excludeSessionIds: toList(options.excludeSession),
@@ -151,6 +165,7 @@ function planRecall(environment: RecallEnvironment, options: RecallOptions): Rec
     filters,
     boosts: buildBoostContext(text, terms),
     empty: terms.length === 0 && required.length === 0 && !hasTime,
+    notes,
   };
 }
 
@@ -167,7 +182,8 @@ function listDailyFilters(store: Store, time: TimeQuery, nowMs: number): NonNull
 
 /** The same plan without its time filters, searching the given words (the query with its time words). */
 function widenPlan(plan: RecallPlan, text: string): RecallPlan {
-  const terms = dropStopwords(splitQueryTerms(text));
+  // Already within the character cap; a note for the term cap was made when the plan was.
+  const terms = capTerms(dropStopwords(splitQueryTerms(text)), 'query').terms;
   const { windows: _windows, daily: _daily, sessionRelative: _relative, ...filters } = plan.filters;
   return {
     ...plan,
@@ -345,8 +361,9 @@ function toMatch(
   };
 }
 
+/** The call and its result as one text; each part cut to what the index holds, so a snippet never copies megabytes. */
 function searchableText(entry: Entry): string {
-  return entry.result ? `${entry.text} → ${entry.result}` : entry.text;
+  return entry.result ? `${selectIndexedText(entry.text)} → ${selectIndexedText(entry.result)}` : entry.text;
 }
 
 function roleLabel(entry: Entry): string {

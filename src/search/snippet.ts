@@ -1,11 +1,35 @@
+import { selectIndexedText } from '../text/limits.js';
+
 /**
  * Excerpts that are safe to paste into an agent's context (seed 001: "safe to inject"): bounded length,
  * control characters removed, whitespace flattened, and anything shaped like markup tags (tool-call XML,
  * system reminders) defanged so it cannot be read as an instruction block.
  */
 export function makeSnippet(text: string, terms: readonly string[], maxChars: number): string {
-  const flat = neutralizeText(text);
-  if (flat.length <= maxChars) return flat;
+  if (text.length > WHOLE_TEXT_CHARS) return makeWindowSnippet(text, terms, maxChars);
+  return cutSnippet(neutralizeText(text), terms, maxChars, false, false);
+}
+
+/** Texts up to this long are neutralized whole; longer ones only around their first match. */
+const WHOLE_TEXT_CHARS = 64 * 1024;
+
+/**
+ * A huge text (a pasted log, a megabyte of tool output): the first match is looked for in the part the index
+ * holds, and only a window around it is neutralized, so a snippet costs the same for 100 KB or 32 MB.
+ */
+function makeWindowSnippet(text: string, terms: readonly string[], maxChars: number): string {
+  const indexed = selectIndexedText(text);
+  const at = findFirstMatch(indexed, terms);
+  // Generous on both sides: whitespace runs collapse, so the raw window must be wider than the snippet.
+  const start = Math.max(0, at - maxChars * 4);
+  const end = Math.min(indexed.length, at + maxChars * 8);
+  const window = neutralizeText(indexed.slice(start, end));
+  return cutSnippet(window, terms, maxChars, start > 0, end < text.length);
+}
+
+/** Cut `maxChars` around the first match, on word boundaries where one is near; `…` marks every cut. */
+function cutSnippet(flat: string, terms: readonly string[], maxChars: number, cutBefore: boolean, cutAfter: boolean): string {
+  if (flat.length <= maxChars) return `${cutBefore ? '…' : ''}${flat}${cutAfter ? '…' : ''}`;
   const at = findFirstMatch(flat, terms);
   const before = Math.floor(maxChars / 3);
   let start = Math.max(0, at - before);
@@ -21,7 +45,7 @@ export function makeSnippet(text: string, terms: readonly string[], maxChars: nu
     const space = flat.lastIndexOf(' ', end);
     if (space > start && end - space < 20) cutEnd = space;
   }
-  return `${start > 0 ? '…' : ''}${flat.slice(start, cutEnd)}${cutEnd < flat.length ? '…' : ''}`;
+  return `${start > 0 || cutBefore ? '…' : ''}${flat.slice(start, cutEnd)}${cutEnd < flat.length || cutAfter ? '…' : ''}`;
 }
 
 export function neutralizeText(text: string): string {

@@ -1,3 +1,5 @@
+import { MAX_QUERY_CHARS, MAX_QUERY_TERMS, sliceHead } from '../text/limits.js';
+
 /**
  * Split a free-text query into search terms. Quoted phrases stay whole; everything else splits on whitespace
  * with surrounding punctuation trimmed. Terms are data, never syntax: the store quotes each one.
@@ -13,11 +15,51 @@ export function splitQueryTerms(query: string): string[] {
   return terms;
 }
 
+const KEEP_AT_START = /[\p{L}\p{N}./~@_-]/u;
+const KEEP_AT_END = /[\p{L}\p{N}/_-]/u;
+
+/**
+ * Punctuation off both ends, scanned by hand: `/[^…]+$/` retries its run from every position, which costs the
+ * square of a long punctuation run inside a word.
+ */
 function trimPunctuation(word: string): string {
-  return word
-    .replace(/^[^\p{L}\p{N}./~@_-]+|[^\p{L}\p{N}/_-]+$/gu, '')
-    // "John's" is about John: the tokenizer would make it the phrase "john s", which "John" never matches.
-    .replace(/['’]s$/iu, '');
+  const chars = Array.from(word);
+  let start = 0;
+  while (start < chars.length && !KEEP_AT_START.test(chars[start] as string)) start += 1;
+  let end = chars.length;
+  while (end > start && !KEEP_AT_END.test(chars[end - 1] as string)) end -= 1;
+  const trimmed = start === 0 && end === chars.length ? word : chars.slice(start, end).join('');
+  // "John's" is about John: the tokenizer would make it the phrase "john s", which "John" never matches.
+  return trimmed.replace(/['’]s$/iu, '');
+}
+
+/**
+ * The query as read: at most MAX_QUERY_CHARS characters, cut before a word it would split. Every stage after
+ * this (time parsing, term lookups, the phrase boost) then costs the same for a pasted megabyte as for a line.
+ */
+export function capQueryText(query: string): { text: string; note: string | null } {
+  if (query.length <= MAX_QUERY_CHARS) return { text: query, note: null };
+  let text = sliceHead(query, MAX_QUERY_CHARS);
+  const space = text.search(/\s\S*$/);
+  if (space > 0 && /\S/.test(query.charAt(text.length))) text = text.slice(0, space);
+  return { text, note: `query cut to its first ${text.length} of ${query.length} characters (limit ${MAX_QUERY_CHARS})` };
+}
+
+/**
+ * The first MAX_QUERY_TERMS distinct terms (ignoring case), in query order; `label` names the list in the note.
+ * Each term is a lookup in every list, so a query of a hundred thousand words would otherwise cost minutes.
+ */
+export function capTerms(terms: readonly string[], label: string): { terms: string[]; note: string | null } {
+  const seen = new Set<string>();
+  const kept: string[] = [];
+  for (const term of terms) {
+    const key = term.toLowerCase();
+    if (seen.has(key)) continue;
+    seen.add(key);
+    if (kept.length < MAX_QUERY_TERMS) kept.push(term);
+  }
+  if (seen.size <= MAX_QUERY_TERMS) return { terms: [...terms], note: null };
+  return { terms: kept, note: `${label}: searched the first ${MAX_QUERY_TERMS} of ${seen.size} distinct terms` };
 }
 
 /** Words that carry no topic; dropped from OR-ranked terms unless nothing else is left. */

@@ -4,8 +4,7 @@ import Database from 'better-sqlite3';
 import { MoonError } from '../../errors.js';
 import { type ArchiveRecord, type CompactionAnchor, type Entry, mergeEntryInto, mergeResultInto } from '../../model.js';
 import type { ResultPatch } from '../../sources/source.js';
-import { expandIdentifiers } from '../../text/identifiers.js';
-import { buildTrigramBody } from '../../text/trigram.js';
+import { buildIndexDocument, buildTrigramDocument } from '../index-document.js';
 import * as sqliteVec from 'sqlite-vec';
 import { BatchAbortedError } from '../store.js';
 import type {
@@ -48,8 +47,7 @@ import { type WriteLockOptions, runWriteTransaction } from './write-lock.js';
 
 /** BM25 column weights: text, role, tool, target, keywords, context (neighbouring entries). */
 const BM25_WEIGHTS = '1.0, 0.0, 2.0, 1.5, 0.6, 0.3';
-/** Characters of each neighbouring entry indexed as context, and how many neighbours on each side. */
-const CONTEXT_CHARS = 300;
+/** Neighbouring entries on each side whose start is indexed as an entry's context. */
 const CONTEXT_RADIUS = 2;
 
 export interface OpenStoreOptions {
@@ -562,20 +560,21 @@ class SqliteStore implements Store {
     rows.forEach((row, index) => {
       if (!touched.has(row.rowid)) return;
       const entry = toEntry(row);
-      const context: string[] = [];
+      const before: string[] = [];
+      const after: string[] = [];
       for (let offset = 1; offset <= CONTEXT_RADIUS; offset += 1) {
-        for (const neighbour of [rows[index - offset], rows[index + offset]]) {
-          if (neighbour) context.push(neighbour.text.slice(0, CONTEXT_CHARS));
-        }
+        const previous = rows[index - offset];
+        const next = rows[index + offset];
+        if (previous) before.push(previous.text);
+        if (next) after.push(next.text);
       }
-      const body = entry.result ? `${entry.text}\n${entry.result}` : entry.text;
-      const keywords = expandIdentifiers(`${entry.toolTarget ?? ''} ${body}`);
+      const document = buildIndexDocument(entry, { before, after });
       this.statements.deleteFts.run(row.rowid);
-      this.statements.insertFts.run(row.rowid, body, entry.role, entry.toolName, entry.toolTarget, keywords, context.join('\n'));
+      this.statements.insertFts.run(row.rowid, document.text, entry.role, entry.toolName, document.target, document.keywords, document.context);
       if (changed.has(row.rowid) && !options.ftsOnly) {
         this.statements.deleteTrigram.run(row.rowid);
         this.statements.deleteEmbedding.run(row.rowid);
-        this.statements.insertTrigram.run(row.rowid, buildTrigramBody(entry.text, entry.toolTarget, entry.result));
+        this.statements.insertTrigram.run(row.rowid, buildTrigramDocument(entry));
       }
     });
   }

@@ -82,7 +82,10 @@ export function registerRecall(program: Command, context: CliContext): void {
       if (!query) throw new MoonError('bad_usage', 'recall needs a query (or --batch FILE)');
       const result = await moon.recall(toRecallOptions(query, flags));
       if (flags.json) printJson(context.io, result);
-      else context.io.out(formatRecall(result, { explain: flags.explain, zone: displayZone(flags.tz, context.config().distill.residential_timezone) }));
+      else {
+        for (const note of result.notes ?? []) context.io.err(`note: ${note}`);
+        context.io.out(formatRecall(result, { explain: flags.explain, zone: displayZone(flags.tz, context.config().distill.residential_timezone) }));
+      }
     });
 }
 

@@ -1,0 +1,55 @@
+import type { Entry } from '../model.js';
+import { expandIdentifiers } from '../text/identifiers.js';
+import { CONTEXT_CHARS, IDENTIFIER_SCAN_CHARS, selectIndexedText, sliceHead } from '../text/limits.js';
+import { buildTrigramBody } from '../text/trigram.js';
+
+/**
+ * What the index holds for one entry, built from the stored entry alone (plus its neighbours' text) so any store
+ * indexes the same words. Each column is bounded whatever the entry's size (src/text/limits.ts): the word index
+ * holds the head and tail of a huge text, identifiers come from a prefix, the trigram body is capped. The
+ * entries table keeps the whole text; snippets are cut from it.
+ */
+export interface IndexDocument {
+  /** Word-indexed text: the text, then the tool result, each cut by selectIndexedText. */
+  text: string;
+  /** The tool target (command, path), cut like the text. */
+  target: string | null;
+  /** Split identifiers and path parts of the target, text and result. */
+  keywords: string;
+  /** The first characters of up to two entries before and after. */
+  context: string;
+}
+
+/** Neighbours in session order: the nearest first on each side (before[0] is the entry just before). */
+export interface Neighbours {
+  before: readonly string[];
+  after: readonly string[];
+}
+
+export function buildIndexDocument(entry: Pick<Entry, 'text' | 'result' | 'toolTarget'>, neighbours: Neighbours): IndexDocument {
+  const text = entry.result ? `${selectIndexedText(entry.text)}\n${selectIndexedText(entry.result)}` : selectIndexedText(entry.text);
+  const scanned = [entry.toolTarget ?? '', entry.text, entry.result ?? ''].map((part) => sliceHead(part, IDENTIFIER_SCAN_CHARS));
+  return {
+    text,
+    target: entry.toolTarget === null ? null : selectIndexedText(entry.toolTarget),
+    keywords: expandIdentifiers(scanned.join(' ')),
+    context: buildContext(neighbours),
+  };
+}
+
+/** Distinct tokens for the substring (trigram) index; built only for entries whose own text changed. */
+export function buildTrigramDocument(entry: Pick<Entry, 'text' | 'result' | 'toolTarget'>): string {
+  return buildTrigramBody(entry.text, entry.toolTarget, entry.result);
+}
+
+/** Nearest neighbours first, alternating before and after, as the index has always ordered them. */
+function buildContext(neighbours: Neighbours): string {
+  const parts: string[] = [];
+  const radius = Math.max(neighbours.before.length, neighbours.after.length);
+  for (let offset = 0; offset < radius; offset += 1) {
+    for (const text of [neighbours.before[offset], neighbours.after[offset]]) {
+      if (text !== undefined) parts.push(sliceHead(text, CONTEXT_CHARS));
+    }
+  }
+  return parts.join('\n');
+}

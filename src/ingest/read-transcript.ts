@@ -6,6 +6,9 @@ import type { Source } from '../sources/source.js';
 import type { IngestContext, NormalizedChunk } from './context.js';
 import { looksBinary, mostlyBinary } from './hash.js';
 
+/** Line warnings reported per file; the rest are summed up in one line. */
+export const MAX_LINE_WARNINGS = 20;
+
 export interface TranscriptRead {
   source: Source;
   read: JsonlRead;
@@ -47,7 +50,12 @@ export function readTranscript(
   const sidecar = readSidecar(path);
   const chunk = source.parse(read.records, { path, carry: resume?.carry ?? null, sidecar: sidecar.value });
   const normalized = context.normalize(chunk);
-  const warnings = read.warnings.map((warning) => `${path}:${warning.line}: ${warning.message}`);
+  // A file that is mostly bad lines would otherwise report one warning per line: the first few name their
+  // lines, the rest are counted.
+  const warnings = read.warnings.slice(0, MAX_LINE_WARNINGS).map((warning) => `${path}:${warning.line}: ${warning.message}`);
+  if (read.warnings.length > MAX_LINE_WARNINGS) {
+    warnings.push(`${path}: ${read.warnings.length - MAX_LINE_WARNINGS} more lines skipped (first at line ${read.warnings[MAX_LINE_WARNINGS]!.line})`);
+  }
   if (sidecar.warning) warnings.push(sidecar.warning);
   return { source, read, normalized, warnings };
 }

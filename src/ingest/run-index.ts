@@ -117,7 +117,7 @@ export function runIndex(context: IngestContext, store: Store, options: IndexOpt
 function indexAll(context: IngestContext, store: Store, options: IndexOptions, report: IndexReport): void {
   const discovery = discoverFiles(options.roots, [context.paths.home]);
   report.files = discovery.files.length;
-  report.warnings.push(...discovery.warnings);
+  for (const warning of discovery.warnings) report.warnings.push(warning);
   const failures = new Map(store.listFailures().map((failure) => [failure.key, failure]));
   forgetVanished(store, failures, new Set(discovery.files));
   const touched = new Set<string>();
@@ -157,7 +157,7 @@ function indexAll(context: IngestContext, store: Store, options: IndexOptions, r
   if (options.reproject) {
     const legacy = reprojectLegacy(context);
     report.projections += legacy.rewritten;
-    report.warnings.push(...legacy.warnings);
+    for (const warning of legacy.warnings) report.warnings.push(warning);
   }
   report.sessions = [...touched].sort();
 }
@@ -271,7 +271,7 @@ function fileSizeOf(path: string | Buffer): number {
 }
 
 function tally(report: IndexReport, outcome: FileOutcome): void {
-  report.warnings.push(...outcome.warnings);
+  for (const warning of outcome.warnings) report.warnings.push(warning);
   switch (outcome.status) {
     case 'indexed':
       report.indexed += 1;

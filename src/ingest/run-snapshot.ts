@@ -24,7 +24,7 @@ export function runSnapshot(context: IngestContext, roots: string[]): SnapshotRe
       const { buffer } = readRegularFile(discovery.fsPaths.get(path) ?? path, path);
       const contentHash = sha256(buffer);
       const { source, normalized, warnings } = readTranscript(context, path, buffer, null);
-      report.warnings.push(...warnings);
+      for (const warning of warnings) report.warnings.push(warning);
       const chunk = normalized.chunk;
       if (chunk.fork) {
         report.excluded.push({ path, reason: 'fork session (first record is a queue-operation)' });

@@ -70,7 +70,7 @@ export function formatAround(shown: SessionShown): string {
     `around ${escapeControl(shown.around?.query ?? '', { oneLine: true })}: ${plural(before, 'entry', 'entries')} before, ${after} after`,
     '',
   ];
-  for (const entry of shown.entries) lines.push(...formatEntry(entry, shown.timezone));
+  for (const entry of shown.entries) for (const line of formatEntry(entry, shown.timezone)) lines.push(line);
   lines.push(`→ ${escapeControl(session.projectionPath ?? '', { oneLine: true })}`);
   return lines.join('\n');
 }
@@ -81,11 +81,11 @@ function formatEntry(entry: ShownEntry, zone: string): string[] {
     ? `tool ${entry.tool}${entry.exitCode !== null ? ` (exit ${entry.exitCode})` : entry.status ? ` (${entry.status})` : ''}`
     : `${entry.role}${entry.kind ? ` (${entry.kind})` : ''}`;
   const lines = [`${entry.focus ? '>' : ' '} ${time}  ${escapeControl(who, { oneLine: true })}  [${escapeControl(entry.id, { oneLine: true })}]`];
-  lines.push(...indent(escapeControl(entry.text), '    '));
+  for (const line of indent(escapeControl(entry.text), '    ')) lines.push(line);
   if (entry.result !== null) {
     const cut = entry.result.length > RESULT_CHARS;
     const result = cut ? `${entry.result.slice(0, RESULT_CHARS)}… (${entry.result.length - RESULT_CHARS} more characters)` : entry.result;
-    lines.push(...indent(escapeControl(result), '    ⎿ ', '      '));
+    for (const line of indent(escapeControl(result), '    ⎿ ', '      ')) lines.push(line);
   }
   lines.push('');
   return lines;

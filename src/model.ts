@@ -115,6 +115,12 @@ export interface ToolResult {
   append?: boolean;
 }
 
+/** A tool result whose call entry was emitted by an earlier chunk of the same file. */
+export interface ResultPatch extends ToolResult {
+  /** Key of the tool entry to attach to. */
+  key: string;
+}
+
 /** The one rule for putting a result onto its call, used by the adapters' chunk builder and by every store. */
 export function mergeResultInto(call: Entry, patch: ToolResult): void {
   if (patch.result !== null) {

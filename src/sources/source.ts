@@ -1,4 +1,6 @@
-import type { CompactionAnchor, Entry, Session, SourceName, ToolResult, UsageSnapshot } from '../model.js';
+import type { CompactionAnchor, Entry, ResultPatch, Session, SourceName, UsageSnapshot } from '../model.js';
+
+export type { ResultPatch } from '../model.js';
 
 /** One parsed JSONL line with its position in the file. */
 export interface RawRecord {
@@ -26,11 +28,6 @@ export interface SourceContext {
   sidecar?: unknown;
 }
 
-/** A tool result whose call entry was emitted by an earlier chunk of the same file. */
-export interface ResultPatch extends ToolResult {
-  /** Key of the tool entry to attach to. */
-  key: string;
-}
 
 export interface ParsedChunk {
   /** Everything known about the session so far (carry lets later chunks restate it). */

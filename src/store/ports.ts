@@ -1,0 +1,114 @@
+import type { ArchiveRecord, CompactionAnchor, Entry } from '../model.js';
+import type {
+  Candidate,
+  EmbeddingModel,
+  FailureRecord,
+  FileCommit,
+  FileState,
+  LexicalQuery,
+  PendingEmbedding,
+  RunRecord,
+  SessionListFilter,
+  SessionSummary,
+  StoreStats,
+  StoredSession,
+  TimeSearch,
+  VectorQuery,
+} from './types.js';
+
+/**
+ * The store ports: the only way ingest, search, browse and maintenance reach persisted data. Small interfaces,
+ * one concern each, every method async, so an engine may sit in this process (SQLite) or across a network
+ * (PostgreSQL). Later planes (long-term memory, run digests, the history index) add a port of their own
+ * beside these rather than growing one interface. Ranking policy is not here: what gets indexed for an entry is
+ * built by `index-document.ts` and the fused ranking by `search/`, the same code for every engine.
+ */
+
+/** What a write transaction can do: commit whole files. */
+export interface IngestTx {
+  /** Everything one file contributes, applied whole; throws and leaves nothing behind on failure. */
+  commitFile(change: FileCommit): Promise<void>;
+}
+
+export interface IngestPort {
+  getFile(path: string): Promise<FileState | null>;
+  listFiles(): Promise<FileState[]>;
+  /**
+   * Several files in one transaction (fewer, larger index flushes). If `work` throws, nothing it committed
+   * stays; the caller may retry file by file. A second writer waits for the first.
+   */
+  transaction<T>(work: (tx: IngestTx) => Promise<T>): Promise<T>;
+  getSession(id: string): Promise<StoredSession | null>;
+  listSessions(): Promise<StoredSession[]>;
+  listEntries(sessionId: string): Promise<Entry[]>;
+  listAnchors(sessionId: string): Promise<CompactionAnchor[]>;
+  markProjected(sessionId: string, projectionPath: string): Promise<void>;
+  /** Record a session's candidate keyword terms (replacing what it had). */
+  putSessionTerms(sessionId: string, terms: readonly string[]): Promise<void>;
+  /** How many sessions there are, and for each term how many sessions recorded it. */
+  countSessionTerms(terms: readonly string[]): Promise<{ sessionCount: number; counts: Map<string, number> }>;
+  /**
+   * Hand every archived (session, hash) pair whose ledger line is not written yet to `append`, then mark them
+   * written, under the write lock: of two processes, exactly one writes each line. Returns how many.
+   */
+  flushLedger(append: (record: ArchiveRecord) => void): Promise<number>;
+  listFailures(): Promise<FailureRecord[]>;
+  putFailure(failure: FailureRecord): Promise<void>;
+  clearFailure(key: string): Promise<void>;
+}
+
+/** Candidate lists for recall; every filter is applied before the top-k is taken. */
+export interface SearchPort {
+  searchLexical(query: LexicalQuery): Promise<Candidate[]>;
+  /** Whether any entry matches the term in the word index (stemmed, whole words). */
+  hasLexicalMatch(term: string): Promise<boolean>;
+  /** Substring matches of `any` (3+ characters) over identifiers, paths, partial words and CJK. */
+  searchTrigram(query: LexicalQuery): Promise<Candidate[]>;
+  /** Entries inside the filters' time windows, nearest the center first (newest first without a center). */
+  searchTime(query: TimeSearch): Promise<Candidate[]>;
+  /** Earliest and latest entry times, or null for an empty index. */
+  readTimeBounds(): Promise<{ startMs: number; endMs: number } | null>;
+  getSession(id: string): Promise<StoredSession | null>;
+}
+
+export interface VectorPort {
+  getModel(): Promise<EmbeddingModel | null>;
+  /** Switch the vector model: vectors of any other model are dropped (they cannot be compared). */
+  setModel(model: EmbeddingModel): Promise<void>;
+  listPending(limit: number): Promise<PendingEmbedding[]>;
+  put(items: { rowid: number; vector: Float32Array }[]): Promise<void>;
+  count(): Promise<number>;
+  /** Nearest entries by cosine distance (filters applied before the top-k). */
+  search(query: VectorQuery): Promise<Candidate[]>;
+}
+
+/** What `moon sessions` and `moon show` read. */
+export interface BrowsePort {
+  listSessionSummaries(filter: SessionListFilter): Promise<SessionSummary[]>;
+  /** Ids equal to or starting with `prefix`, at most `limit` of them (exact match first). */
+  findSessionIds(prefix: string, limit: number): Promise<string[]>;
+  getSession(id: string): Promise<StoredSession | null>;
+  listEntries(sessionId: string): Promise<Entry[]>;
+}
+
+export interface StatsPort {
+  stats(): Promise<StoreStats>;
+  recordRun(run: RunRecord): Promise<void>;
+  /** The engine's own consistency check: [] when sound, else what it found (first problems only). */
+  checkIntegrity(): Promise<string[]>;
+}
+
+export type EngineName = 'sqlite' | 'postgres';
+
+/** One opened store: its ports, and how to close it. The composition root picks the engine; nothing else does. */
+export interface StoreEngine {
+  readonly name: EngineName;
+  /** Where the data lives, for messages: a file path, or a URL without its password. */
+  readonly location: string;
+  readonly ingest: IngestPort;
+  readonly search: SearchPort;
+  readonly vectors: VectorPort;
+  readonly browse: BrowsePort;
+  readonly stats: StatsPort;
+  close(): Promise<void>;
+}

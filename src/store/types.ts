@@ -1,0 +1,223 @@
+import type { ArchiveRecord, CompactionAnchor, Entry, ResultPatch, Role, Session, SourceName, UsageSnapshot } from '../model.js';
+
+/**
+ * The shapes the store ports (ports.ts) take and return. Shared by every engine; no engine's types leak out.
+ */
+
+/** What the indexer remembers about one transcript file. */
+export interface FileState {
+  path: string;
+  sessionId: string | null;
+  source: SourceName | null;
+  size: number;
+  mtimeMs: number;
+  /** sha256 of the bytes [0, offset): lets a grown file prove it was appended to, not rewritten. */
+  prefixHash: string;
+  /** sha256 of the whole file when it was last seen (the archive's content hash). */
+  contentHash: string;
+  offset: number;
+  line: number;
+  carry: unknown;
+  /** Why the file is not indexed (e.g. 'fork'), or null. */
+  excluded: string | null;
+  indexedAtMs: number;
+}
+
+export interface StoredSession extends Session {
+  entryCount: number;
+  filteredNoiseCount: number;
+  skipped: Record<string, number>;
+  archivePath: string | null;
+  projectionPath: string | null;
+  contentHash: string | null;
+  /** The projection must be rewritten (set in the same transaction as new entries). */
+  projectionStale: boolean;
+}
+
+/** One file's changes, applied in one transaction: a crash never leaves half a file. */
+export interface FileCommit {
+  file: FileState;
+  /** Null when the file holds no session (excluded before parsing). */
+  session: StoredSession | null;
+  /** Drop what this session had before (the file was rewritten, or a full re-index). */
+  reset: boolean;
+  entries: Entry[];
+  results: ResultPatch[];
+  anchors: CompactionAnchor[];
+  usage: UsageSnapshot[];
+  /**
+   * The raw archive copy this commit stands on. Recorded in the same transaction, so its ledger line is
+   * written once, after the commit, by whichever process committed it first (Store.flushLedger).
+   */
+  archived?: ArchiveRecord | null;
+  /** Drop this file's state in the same transaction: its session was taken over by `file` (after a rebuild). */
+  forgetFile?: string | null;
+}
+
+/**
+ * A transcript file (or a session's projection) that failed because of what it holds. It is skipped until it
+ * changes — its fingerprint is the file's `size:mtimeMs`, or the session's content hash — so one bad file
+ * costs one error, not one on every run.
+ */
+export interface FailureRecord {
+  /** The transcript path, or `projection:<session id>`. */
+  key: string;
+  kind: 'file' | 'projection';
+  /** The file to name in reports: the transcript, or the projection that could not be written. */
+  path: string;
+  fingerprint: string;
+  reason: string;
+  failedAtMs: number;
+}
+
+/** `moon sessions`: which sessions to list. Times are epoch ms; a session matches when it overlaps [since, until). */
+export interface SessionListFilter {
+  projects?: string[];
+  sources?: SourceName[];
+  sinceMs?: number;
+  untilMs?: number;
+  limit?: number;
+}
+
+export interface SessionSummary extends StoredSession {
+  /** User and assistant entries. */
+  messages: number;
+  /** Tool names used in the session with their call counts, most used first. */
+  tools: { name: string; count: number }[];
+  /** The start of the first thing the user asked, for sessions without a title. */
+  firstPrompt: string | null;
+}
+
+export interface TimeWindowFilter {
+  startMs: number;
+  endMs: number;
+}
+
+/**
+ * One time of day on every day of [startMs, endMs), for a zone whose UTC offset is `offsetMs` throughout: the
+ * local time of day, (ts + offsetMs) mod 24 h, lies in [fromMs, toMs) — or, when fromMs > toMs, wraps past
+ * midnight. "05:39 AEDT" on any day is one such filter; a DST zone needs one per offset period.
+ */
+export interface DailyFilter {
+  startMs: number;
+  endMs: number;
+  offsetMs: number;
+  fromMs: number;
+  toMs: number;
+}
+
+/** Offsets from each session's own start: "2 hours into the session", "early in the session". */
+export interface SessionRelativeFilter {
+  fromMs?: number;
+  toMs?: number;
+  fromFraction?: number;
+  toFraction?: number;
+}
+
+export interface SearchFilters {
+  sessionIds?: string[];
+  excludeSessionIds?: string[];
+  projects?: string[];
+  sources?: SourceName[];
+  roles?: Role[];
+  tools?: string[];
+  sinceMs?: number;
+  untilMs?: number;
+  /** Union of absolute windows (UTC ms, end exclusive). */
+  windows?: TimeWindowFilter[];
+  /** Times of day on any day; with `windows`, one union: an entry inside either matches. */
+  daily?: DailyFilter[];
+  sessionRelative?: SessionRelativeFilter;
+  /** Entries never to return (recall contamination). */
+  excludeRowids?: number[];
+}
+
+/**
+ * A lexical query in structured form; each store renders it in its own syntax (FTS5 MATCH, tsquery), so user
+ * input never reaches a query language unescaped.
+ */
+export interface LexicalQuery {
+  /** Terms of which at least one must match (OR); ranked by BM25. */
+  any: string[];
+  /** Terms that must all match. */
+  all: string[];
+  /** Terms that must not match. */
+  none: string[];
+  filters: SearchFilters;
+  limit: number;
+  /** Also match the neighbouring entries' text (document expansion). Default true; the bm25 baseline turns it off. */
+  context?: boolean;
+  /** Require every `any` term (AND) instead of at least one (OR); ranking is unchanged. */
+  every?: boolean;
+}
+
+export interface Candidate {
+  /** Store-local identity of the entry (stable while the entry exists). */
+  rowid: number;
+  entry: Entry;
+  /** Higher is better; comparable only within one list. */
+  score: number;
+}
+
+export interface VectorQuery {
+  vector: Float32Array;
+  filters: SearchFilters;
+  /** Terms that must / must not appear, as in LexicalQuery. */
+  all: string[];
+  none: string[];
+  limit: number;
+}
+
+export interface TimeSearch {
+  filters: SearchFilters;
+  all: string[];
+  none: string[];
+  /** Entries nearest this instant first. */
+  centerMs: number | null;
+  limit: number;
+}
+
+export interface EmbeddingModel {
+  id: string;
+  dims: number;
+}
+
+export interface PendingEmbedding {
+  rowid: number;
+  entry: Entry;
+}
+
+export interface StoreStats {
+  sessions: number;
+  entries: number;
+  files: number;
+  anchors: number;
+  embeddings: number;
+  embeddingModel: EmbeddingModel | null;
+  bySource: Record<string, { sessions: number; entries: number }>;
+  dbBytes: number;
+  lastRun: RunRecord | null;
+}
+
+export interface RunRecord {
+  startedAtMs: number;
+  finishedAtMs: number;
+  command: string;
+  files: number;
+  filesChanged: number;
+  entries: number;
+  warnings: number;
+  errors: number;
+}
+
+
+/** A commitFile inside Store.batch failed; the batch was rolled back as a whole. */
+export class BatchAbortedError extends Error {
+  constructor(
+    readonly path: string,
+    override readonly cause: unknown,
+  ) {
+    super(`batch aborted while committing ${path}: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = 'BatchAbortedError';
+  }
+}

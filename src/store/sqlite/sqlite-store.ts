@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { MoonError } from '../../errors.js';
 import { type ArchiveRecord, type CompactionAnchor, type Entry, mergeEntryInto, mergeResultInto } from '../../model.js';
 import type { ResultPatch } from '../../sources/source.js';
-import { buildIndexDocument, buildTrigramDocument } from '../index-document.js';
+import { COLUMN_WEIGHTS, CONTEXT_RADIUS, buildIndexDocument, buildTrigramDocument } from '../index-document.js';
 import * as sqliteVec from 'sqlite-vec';
 import { BatchAbortedError } from '../store.js';
 import type {
@@ -45,10 +45,10 @@ import { migrate } from './schema.js';
 import { listSessionSummaries } from './session-list.js';
 import { type WriteLockOptions, runWriteTransaction } from './write-lock.js';
 
-/** BM25 column weights: text, role, tool, target, keywords, context (neighbouring entries). */
-const BM25_WEIGHTS = '1.0, 0.0, 2.0, 1.5, 0.6, 0.3';
-/** Neighbouring entries on each side whose start is indexed as an entry's context. */
-const CONTEXT_RADIUS = 2;
+/** BM25 column weights in the FTS table's column order: text, role, tool, target, keywords, context. */
+const BM25_WEIGHTS = [COLUMN_WEIGHTS.text, COLUMN_WEIGHTS.role, COLUMN_WEIGHTS.tool, COLUMN_WEIGHTS.target, COLUMN_WEIGHTS.keywords, COLUMN_WEIGHTS.context]
+  .map((weight) => weight.toFixed(1))
+  .join(', ');
 
 export interface OpenStoreOptions {
   readonly?: boolean;

@@ -2,13 +2,14 @@ import { MoonError } from '../errors.js';
 import { redactAssignments } from './redact/assign.js';
 import { redactPrivateKeys } from './redact/blocks.js';
 import { marker } from './redact/common.js';
+import { redactCutTokens } from './redact/cut.js';
 import { redactAuthorization, redactUrlPasswords } from './redact/headers.js';
 import { redactProse } from './redact/prose.js';
 import { redactTokens } from './redact/tokens.js';
 
 /**
  * Secret redaction: every match becomes `[REDACTED:kind]`. Passes run from most to least specific — private key
- * blocks, provider tokens, URL passwords, Authorization headers, `key = value` assignments, then prose
+ * blocks, provider tokens (whole, then cut short by a display limit), URL passwords, Authorization headers, `key = value` assignments, then prose
  * ("the password is …") — so a key inside an assignment (`OPENAI_API_KEY=sk-…`) keeps its precise kind.
  * Properties the tests pin:
  * - idempotent: a value that already is (or contains) a `[REDACTED:…]` marker is never redacted again;
@@ -31,6 +32,7 @@ export function createRedactor(options: RedactorOptions): Redactor {
   return (text) => {
     let out = redactPrivateKeys(text);
     out = redactTokens(out);
+    out = redactCutTokens(out);
     out = redactUrlPasswords(out);
     out = redactAuthorization(out);
     out = redactAssignments(out);

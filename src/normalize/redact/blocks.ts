@@ -14,7 +14,8 @@ const PEM_END = /-----END (?:[A-Z0-9]+ ){0,4}PRIVATE KEY(?: BLOCK)?-----/g;
  * first line that is not part of the key.
  */
 const LINE_BREAK = '[ \\t]*(?:\\\\r)?(?:\\\\n|\\r?\\n)';
-const BASE64_LINE = `[A-Za-z0-9+/=]+(?=${LINE_BREAK}|[ \\t]*$)`;
+/** A line of key material ends at a line break, the end of the text, or where a tool cut it (`…`, a closing quote). */
+const BASE64_LINE = `[A-Za-z0-9+/=]+(?=${LINE_BREAK}|[ \\t]*$|…|\\.\\.\\.|["'\`])`;
 const HEADER_LINE = '(?:Proc-Type|DEK-Info|Version|Comment): [^\\n\\\\]{0,200}';
 const KEY_BODY = new RegExp(
   `[ \\t]*(?:${BASE64_LINE})?(?:(?:${LINE_BREAK})+[ \\t]*(?:${BASE64_LINE}|${HEADER_LINE}))*`,

@@ -53,7 +53,7 @@ export const TOKEN_RULES: readonly TokenRule[] = [
   rule('azure-storage-key', ['AccountKey='], `(?<=AccountKey=)[A-Za-z0-9+/]{86}==`),
   rule('azure-access-key', ['SharedAccessKey='], `(?<=SharedAccessKey=)[A-Za-z0-9+/]{42,44}=?`),
   rule('azure-sas-signature', ['sig='], `(?<=[?&;]sig=)[A-Za-z0-9%+/=_-]{30,}`),
-  rule('azure-client-secret', ['Q~'], `(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])`),
+  rule('azure-client-secret', ['Q~'], `(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~-])`),
   rule('digitalocean-token', ['dop_v1_', 'doo_v1_', 'dor_v1_'], `${S}do[opr]_v1_${HEX}{64}${E}`),
   rule('heroku-key', ['HRKU-'], `${S}HRKU-[A-Za-z0-9_-]{58,62}${E}`),
   rule('alibaba-access-key', ['LTAI'], `(?<![A-Za-z0-9])LTAI[A-Za-z0-9]{12,20}(?![A-Za-z0-9])`, true),

@@ -8,14 +8,17 @@ import { isPlaceholder, marker } from './common.js';
  * regex would hide assignments nested inside a non-secret value (`"cmd": "mysql --password=…"`), and re-scanning
  * every rejected value would make `a=a=a=…` quadratic.
  */
-const ASSIGNMENT_HEAD = /(?<![\w.$])(?:export[ \t]+)?(["']?)([A-Za-z_][\w.-]{0,80})\1[ \t]*(=(?!=)|:(?!:))[ \t]*/g;
+const ASSIGNMENT_HEAD = /(?<![\w.$])(?:export[ \t]+)?((?:\\?["'])?)([A-Za-z_][\w.-]{0,80})\1[ \t]*(=(?!=)|:(?!:))[ \t]*/g;
 const DOUBLE_QUOTED = /"(?:[^"\\\n]|\\.){0,1024}"/y;
+/** JSON inside a JSON string: `{\"apiKey\": \"…\"}`. */
+const ESCAPED_QUOTED = /\\"[^"\\\n]{0,1024}\\"/y;
 const SINGLE_QUOTED = /'[^'\n]{0,1024}'/y;
 const UNQUOTED = /[^\s'"`&]{1,256}/y;
 /** Once an unquoted value is judged secret, the rest of it goes too, however long. */
 const UNQUOTED_REST = /[^\s'"`&]*/y;
 
 export function redactAssignments(text: string): string {
+  if (!text.includes('=') && !text.includes(':')) return text;
   let out = '';
   let from = 0;
   ASSIGNMENT_HEAD.lastIndex = 0;
@@ -46,13 +49,19 @@ export function redactAssignments(text: string): string {
 interface AssignedValue {
   /** The value without quotes and without trailing syntax. */
   core: string;
-  quote: '' | '"' | "'";
+  quote: '' | '"' | "'" | '\\"';
   /** Index just past the core (before any closing quote). */
   end: number;
 }
 
 function readValue(text: string, at: number): AssignedValue | null {
   const first = text[at];
+  if (first === '\\' && text[at + 1] === '"') {
+    ESCAPED_QUOTED.lastIndex = at;
+    const match = ESCAPED_QUOTED.exec(text);
+    if (!match) return null;
+    return { core: match[0].slice(2, -2), quote: '\\"', end: at + match[0].length - 2 };
+  }
   if (first === '"' || first === "'") {
     const pattern = first === '"' ? DOUBLE_QUOTED : SINGLE_QUOTED;
     pattern.lastIndex = at;

@@ -7,7 +7,6 @@ import { TOKEN_RULES } from './token-rules.js';
  * walked back over the run before it, and runs end at `…`, so every character is read at most twice.
  */
 
-const RUN_CHAR = /[A-Za-z0-9_.+/=~$-]/;
 const MAX_RUN = 4096;
 /** Prefixes specific enough to mean a secret on their own: three characters or more, not shared with words. */
 const WEAK = new Set(['cio', 'oy2', '-us', 'dp.', 'sig=', 'live_', 'key-', 'EAA', 'AQE']);
@@ -16,6 +15,13 @@ const CUT_PREFIX = new RegExp(
   `(?<![A-Za-z0-9])(?:${CUT_PREFIXES.sort((a, b) => b.length - a.length).map((gate) => gate.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`,
 );
 
+/** Token characters: letters, digits and `_ . + / = ~ $ -`. */
+function isRunChar(code: number): boolean {
+  return (
+    (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || '_.+/=~$-'.includes(String.fromCharCode(code))
+  );
+}
+
 export function redactCutTokens(text: string): string {
   let at = text.indexOf('…');
   if (at < 0) return text;
@@ -23,7 +29,7 @@ export function redactCutTokens(text: string): string {
   let from = 0;
   for (; at >= 0; at = text.indexOf('…', at + 1)) {
     let start = at;
-    while (start > from && at - start < MAX_RUN && RUN_CHAR.test(text[start - 1] ?? '')) start--;
+    while (start > from && at - start < MAX_RUN && isRunChar(text.charCodeAt(start - 1))) start--;
     if (start === at) continue;
     const run = text.slice(start, at);
     const prefix = CUT_PREFIX.exec(run);

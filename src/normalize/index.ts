@@ -13,6 +13,7 @@ import { classifyPriority } from './priority.js';
 export { cleanText } from './clean.js';
 export { unescapeJsonNoise } from './unescape.js';
 export { createRedactor, type Redactor, type RedactorOptions } from './redact.js';
+export { redactReportMessages } from './redact/report.js';
 export { classifyNoise, NOISE_REASONS, type NoiseCandidate, type NoiseReason } from './filters.js';
 export { classifyPriority, isMutatingCommand } from './priority.js';
 export { classifyRecallEvent, findContaminated, looksLikeRecallOutput } from './contamination.js';

@@ -32,6 +32,7 @@ const FIELD = {
   tool: byName('npm'),
   title: byName('sendgrid'),
   task: byName('stripe live'),
+  path: byName('digitalocean'),
 };
 
 let root: string;
@@ -91,6 +92,11 @@ function writeCorpus(corpus: string): void {
     codexSession({ id: '019c0000-0000-7000-8000-00000000f1e1', cwd: `/home/dev/${FIELD.cwd.text}`, branch: `fix/${FIELD.branch.text}`, start: START }, [fieldTurn]),
   );
   writeFileSync(join(corpus, 'openclaw', 'main.jsonl'), openclawSession({ id: 'oc-main', cwd: '/work/app', start: START }, turns));
+  // A folder named after a cwd that held a token (Claude Code names project folders so), with a file moon cannot
+  // read as a transcript: its path reaches the report's errors and warnings.
+  const odd = join(corpus, `-home-dev-${FIELD.path.text}`);
+  mkdirSync(odd, { recursive: true });
+  writeFileSync(join(odd, 'notes.jsonl'), '{"hello": "not a transcript"}\n');
   writeFileSync(join(corpus, 'openclaw', 'fields.jsonl'), openclawSession({ id: 'oc-fields', cwd: `/home/dev/${FIELD.cwd.text}`, start: START }, [fieldTurn]));
 }
 
@@ -117,7 +123,7 @@ beforeAll(async () => {
   writeCorpus(corpus);
 
   const indexed = await moon('index', ['index', corpus, '--json', '--no-embed']);
-  expect(indexed.code, indexed.stderr).toBe(0);
+  expect(JSON.parse(indexed.stdout).failed, indexed.stderr).toBe(1);
   await moon('index text', ['index', corpus, '--force', '--no-embed']);
   await moon('recall json', ['recall', 'planted', '--group', 'message', '--limit', '2000', '--json']);
   await moon('recall text', ['recall', 'planted', '--group', 'message', '--limit', '2000']);
@@ -176,6 +182,11 @@ describe('secrets never leave the raw archive', () => {
       }
     }
     expect(leaks).toEqual([]);
+  });
+
+  test('a file path holding a token is redacted in the report', () => {
+    const report = JSON.parse(outputs.find((output) => output.label === 'index')?.run.stdout ?? '{}') as { errors: { path: string }[] };
+    expect(report.errors.map((error) => error.path)).toEqual([expect.stringContaining('-home-dev-[REDACTED:digitalocean-token]/notes.jsonl')]);
   });
 
   test('recall shows the planted places with markers, in every format', () => {

@@ -94,6 +94,8 @@ const rate = (mb, seconds) => `${(mb / seconds).toFixed(1)} MB/s`;
 const textMb = megabytes(texts);
 console.log(`corpus: ${texts.length} strings, ${textMb.toFixed(1)} MB (${corpora.map((dir) => dir.replace(`${repo}/`, '')).join(', ')})`);
 console.log(`moon  transcript text: ${rate(textMb, cpuSeconds(() => texts.forEach((text) => redact(text))))}`);
+const joinedText = texts.join('\n');
+console.log(`moon  one joined document: ${rate(textMb, cpuSeconds(() => redact(joinedText)))}`);
 console.log(`moon  dense (1 token in 10 strings): ${rate(megabytes(dense), cpuSeconds(() => dense.forEach((text) => redact(text))))}`);
 
 const size = 1_000_000;

@@ -72,6 +72,9 @@ describe('look-alikes are kept', () => {
     'max_tokens=4096, input_tokens: 93, PAGE_TOKEN=next',
     'ghp_ and sk- and glpat- alone are prefixes, not tokens',
     `data:image/png;base64,${random(ALPHABETS.b64, 3000)}`,
+    "item.key = 'grpc'; this.keyName = 'primary'",
+    'the token `getSession` is exported; a secret `handler` runs',
+    'this.pass = false;\\n    return this.pass;',
   ];
   test.each(kept)('%s', (text) => {
     expect(redact(text)).toBe(text);

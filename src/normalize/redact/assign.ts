@@ -13,9 +13,10 @@ const DOUBLE_QUOTED = /"(?:[^"\\\n]|\\.){0,1024}"/y;
 /** JSON inside a JSON string: `{\"apiKey\": \"…\"}`. */
 const ESCAPED_QUOTED = /\\"[^"\\\n]{0,1024}\\"/y;
 const SINGLE_QUOTED = /'[^'\n]{0,1024}'/y;
-const UNQUOTED = /[^\s'"`&]{1,256}/y;
+/** An unquoted value ends at whitespace, a quote, `&`, or a JSON escape of a line break (`\\n` in escaped text). */
+const UNQUOTED = /(?:[^\s'"`&\\]|\\(?![ntr])){1,256}/y;
 /** Once an unquoted value is judged secret, the rest of it goes too, however long. */
-const UNQUOTED_REST = /[^\s'"`&]*/y;
+const UNQUOTED_REST = /(?:[^\s'"`&\\]|\\(?![ntr]))*/y;
 
 export function redactAssignments(text: string): string {
   if (!text.includes('=') && !text.includes(':')) return text;
@@ -99,7 +100,8 @@ const SECRET_WORD = /pass|pwd|secret|token|key|credential/i;
 
 function secretKind(key: string): string | null {
   if (!SECRET_WORD.test(key)) return null;
-  const name = key
+  // A member's own name decides: `config.apiKey` names a key, `item.key` and `this.keyName` do not.
+  const name = (key.split('.').pop() ?? key)
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
     .replace(/[.-]/g, '_')
     .toUpperCase();

@@ -17,7 +17,7 @@ const PHRASE_HEAD = new RegExp(
 );
 const GATE = /pass|pwd|secret|key|token/i;
 const QUOTED = /"[^"\n]{1,200}"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|“[^”\n]{1,200}”/y;
-const UNQUOTED = /[^\s"'`<>]{1,200}/y;
+const UNQUOTED = /(?:[^\s"'`<>\\]|\\(?![ntr"])){1,200}/y;
 
 export function redactProse(text: string): string {
   if (!GATE.test(text)) return text;
@@ -74,6 +74,8 @@ interface PhraseContext {
 
 function isSecretLike(value: string, context: PhraseContext): boolean {
   if (isPlaceholder(value) || /^\d{1,7}$/.test(value)) return false;
+  // Without a separator only password words introduce a value: "the token `getSession`" names code.
+  if (context.bare && !/^(?:pass|pwd)/.test(context.keyword)) return false;
   if (context.quoted) return true;
   if (value.length < 4) return false;
   // A word ("stored", "Required"), a URL, a code reference (`process.env.X`, `getToken()`), a marker.

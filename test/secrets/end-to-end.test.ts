@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -124,6 +124,17 @@ beforeAll(async () => {
 
   const indexed = await moon('index', ['index', corpus, '--json', '--no-embed']);
   expect(JSON.parse(indexed.stdout).failed, indexed.stderr).toBe(1);
+  // A growing file is read from its committed offset with the stored carry: the appended part is redacted too.
+  const later = byName('xai');
+  appendFileSync(
+    join(corpus, 'codex', 'fields.jsonl'),
+    codexSession({ id: '019c0000-0000-7000-8000-00000000f1e1', cwd: '/ignored', start: START + 3_600_000 }, [planted(later, 999)])
+      .split('\n')
+      .slice(1)
+      .join('\n'),
+  );
+  const resumed = await moon('index resumed', ['index', corpus, '--json', '--no-embed']);
+  expect(JSON.parse(resumed.stdout).resumed, resumed.stderr).toBe(1);
   await moon('index text', ['index', corpus, '--force', '--no-embed']);
   await moon('recall json', ['recall', 'planted', '--group', 'message', '--limit', '2000', '--json']);
   await moon('recall text', ['recall', 'planted', '--group', 'message', '--limit', '2000']);
@@ -237,6 +248,8 @@ describe('secrets never leave the raw archive', () => {
       expect(fields?.title).toBe('rotate [REDACTED:sendgrid-key]');
       expect(sessions.find((session) => session.id === '019c0000-0000-7000-8000-00000000f1e1')?.branch).toBe('fix/[REDACTED:gitlab-token]');
       expect(sessions.some((session) => session.agent_description === 'deploy with [REDACTED:stripe-key]')).toBe(true);
+      const appended = db.prepare("SELECT text FROM entries WHERE session_id = ? AND role = 'user'").pluck().all('019c0000-0000-7000-8000-00000000f1e1');
+      expect(appended.some((text) => String(text).includes('[REDACTED:xai-key]'))).toBe(true);
       const tools = db.prepare("SELECT DISTINCT tool_name FROM entries WHERE tool_name LIKE 'mcp__vault__%'").pluck().all();
       expect(tools).toEqual(['mcp__vault__[REDACTED:npm-token]']);
     } finally {

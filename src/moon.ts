@@ -12,6 +12,7 @@ import { type SnapshotReport, runSnapshot } from './ingest/run-snapshot.js';
 import type { RecallResult } from './model.js';
 import { normalizeChunk } from './normalize/index.js';
 import { createRedactor } from './normalize/redact.js';
+import { redactReportMessages } from './normalize/redact/report.js';
 import type { RecallOptions } from './search/options.js';
 import { type SessionListing, type SessionsRequest, listSessions } from './browse/sessions.js';
 import { type ShowRequest, type ShowResult, showSession } from './browse/show.js';
@@ -143,10 +144,10 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
       const embeddings = active
         ? await embedPending(target, active, { batchSize: config.embed.batch_size, onProgress: request.onEmbedProgress })
         : null;
-      return { ...report, embeddings };
+      return { ...redactReportMessages(report, redact), embeddings };
     },
     snapshot(request = {}) {
-      return runSnapshot(ingestContext(request.excludeSessions), sourceRoots(request.roots));
+      return redactReportMessages(runSnapshot(ingestContext(request.excludeSessions), sourceRoots(request.roots)), redact);
     },
     recall(options) {
       const source = openStore(true);

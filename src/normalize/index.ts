@@ -1,4 +1,4 @@
-import type { Entry } from '../model.js';
+import type { Entry, Session } from '../model.js';
 import type { ParsedChunk } from '../sources/source.js';
 import { cleanText } from './clean.js';
 import { findContaminated } from './contamination.js';
@@ -13,6 +13,7 @@ import { classifyPriority } from './priority.js';
 export { cleanText } from './clean.js';
 export { unescapeJsonNoise } from './unescape.js';
 export { createRedactor, type Redactor, type RedactorOptions } from './redact.js';
+export { redactReportMessages } from './redact/report.js';
 export { classifyNoise, NOISE_REASONS, type NoiseCandidate, type NoiseReason } from './filters.js';
 export { classifyPriority, isMutatingCommand } from './priority.js';
 export { classifyRecallEvent, findContaminated, looksLikeRecallOutput } from './contamination.js';
@@ -43,7 +44,7 @@ export function normalizeChunk(chunk: ParsedChunk, options: NormalizeOptions): N
   const filteredByReason: Record<string, number> = {};
   let filtered = 0;
 
-  const cleaned = chunk.entries.map((raw) => normalizeEntry(raw, normalizeText));
+  const cleaned = chunk.entries.map((raw) => normalizeEntry(raw, normalizeText, options.redact));
   const contaminated = findContaminated(cleaned);
   for (const entry of cleaned) {
     const reason: string | null = contaminated.has(entry) ? 'recall-contamination' : classifyNoise(entry, { minLength });
@@ -58,6 +59,8 @@ export function normalizeChunk(chunk: ParsedChunk, options: NormalizeOptions): N
   return {
     chunk: {
       ...chunk,
+      session: redactSession(chunk.session, options.redact),
+      carry: redactStrings(chunk.carry, options.redact),
       entries,
       results: chunk.results.map((patch) => ({ ...patch, result: patch.result === null ? null : normalizeText(patch.result) })),
       anchors: chunk.anchors.map((anchor) => ({ ...anchor, note: normalizeText(anchor.note) })),
@@ -67,17 +70,51 @@ export function normalizeChunk(chunk: ParsedChunk, options: NormalizeOptions): N
   };
 }
 
-function normalizeEntry(raw: Entry, normalizeText: (text: string) => string): Entry {
+/**
+ * Session facts are stored, projected and printed like message text, and a token can sit in any of them: a
+ * folder named after a key, a branch `fix/ghp_…`, a task description quoting a password. The transcript path stays
+ * as it is: it names the file moon reads, and the raw archive is owner-only anyway.
+ */
+function redactSession(session: Session, redact: (text: string) => string): Session {
+  const field = (value: string | null): string | null => (value === null ? null : redact(value));
+  return {
+    ...session,
+    project: field(session.project),
+    cwd: field(session.cwd),
+    branch: field(session.branch),
+    title: field(session.title),
+    agentType: field(session.agentType),
+    agentDescription: field(session.agentDescription),
+  };
+}
+
+/**
+ * The carry is stored with the file's offset, and adapters keep session facts in it (cwd, branch, title) to
+ * restate them in later chunks; those facts are redacted like the session's. Ids and hashes hold no secrets and
+ * come out unchanged.
+ */
+function redactStrings(value: unknown, redact: (text: string) => string): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (Array.isArray(value)) return value.map((item) => redactStrings(item, redact));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactStrings(item, redact)]));
+  }
+  return value;
+}
+
+function normalizeEntry(raw: Entry, normalizeText: (text: string) => string, redact: (text: string) => string): Entry {
   const text = normalizeText(raw.text);
+  const toolName = raw.toolName === null ? null : redact(raw.toolName);
   const result = raw.result === null ? null : normalizeText(raw.result);
   const target = raw.toolTarget === null ? null : normalizeText(raw.toolTarget);
   const toolTarget = target === '' ? null : target;
   return {
     ...raw,
     text,
+    toolName,
     result,
     toolTarget,
-    priority: raw.role === 'tool' ? prioritize(raw.toolName, text, toolTarget) : null,
+    priority: raw.role === 'tool' ? prioritize(toolName, text, toolTarget) : null,
   };
 }
 

@@ -89,7 +89,7 @@ describe('normalizeChunk', () => {
     expect(chunk.anchors[0]?.note).toBe('Summary: used [REDACTED:github-token]\n\nthen pushed');
 
     // Everything else passes through, and the input is not modified.
-    expect(chunk.session).toBe(input.session);
+    expect(chunk.session).toEqual(input.session); // restated with its fields redacted (none hold a secret here)
     expect(chunk.skipped).toEqual({ 'file-history-snapshot': 2 });
     expect(chunk.duplicates).toBe(1);
     expect(chunk.carry).toEqual({ sessionId: SESSION.id });

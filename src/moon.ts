@@ -99,6 +99,7 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
     timezone: config.distill.residential_timezone,
     maxLineBytes: config.index.max_line_bytes,
     excludeSessionIds: new Set(excluded(excludeSessions)),
+    redact,
     now: clock,
   });
   const sourceRoots = (roots: string[] | undefined): string[] => {

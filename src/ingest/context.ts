@@ -23,6 +23,8 @@ export interface IngestContext {
   maxLineBytes: number;
   /** Session-level filter (seed 002): the current session is never indexed. */
   excludeSessionIds: ReadonlySet<string>;
+  /** The redactor, for text the index keeps about files rather than transcripts (a failed file's path). */
+  redact: (text: string) => string;
   now: () => number;
 }
 

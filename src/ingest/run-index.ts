@@ -3,6 +3,7 @@ import { sep } from 'node:path';
 import { describeError, isMoonError } from '../errors.js';
 import { BatchAbortedError, type FailureRecord, type Store } from '../store/store.js';
 import type { FileOutcome, IngestContext } from './context.js';
+import { sha256 } from './hash.js';
 import { discoverFiles } from './discover.js';
 import { indexFile } from './index-file.js';
 import { projectSafely } from './project-safely.js';
@@ -129,7 +130,7 @@ function indexAll(context: IngestContext, store: Store, options: IndexOptions, r
     const outcomes = indexGroup(context, store, group, (path) => ({
       force: options.force ?? false,
       fsPath: discovery.fsPaths.get(path),
-      knownFailure: failures.get(path) ?? null,
+      knownFailure: failures.get(fileFailureKey(path)) ?? null,
       sessionId: options.sessionIds?.get(path),
       adoptFrom,
       selfArchived: options.fromArchive ?? false,
@@ -186,27 +187,31 @@ function rememberOutcome(context: IngestContext, store: Store, failures: Map<str
   if (outcome.status === 'error') {
     if (!outcome.remember || outcome.fingerprint === null) return;
     const failure: FailureRecord = {
-      key: outcome.path,
+      key: fileFailureKey(outcome.path),
       kind: 'file',
-      path: outcome.path,
+      // A path can hold a secret (Claude Code names project folders after the cwd): the index keeps it redacted.
+      path: context.redact(outcome.path),
       fingerprint: outcome.fingerprint,
-      reason: outcome.reason ?? 'failed',
+      reason: context.redact(outcome.reason ?? 'failed'),
       failedAtMs: context.now(),
     };
     store.putFailure(failure);
     failures.set(failure.key, failure);
     return;
   }
-  if (failures.has(outcome.path)) {
-    store.clearFailure(outcome.path);
-    failures.delete(outcome.path);
+  const key = fileFailureKey(outcome.path);
+  if (failures.has(key)) {
+    store.clearFailure(key);
+    failures.delete(key);
   }
 }
 
 /** A failed file that no longer exists is no longer a failure to list (a found file exists, whatever its name). */
 function forgetVanished(store: Store, failures: Map<string, FailureRecord>, found: ReadonlySet<string>): void {
+  const foundKeys = new Set([...found].map(fileFailureKey));
   for (const failure of [...failures.values()]) {
-    if (failure.kind === 'file' && !found.has(failure.path) && !existsSync(failure.path)) {
+    // A redacted path cannot be looked up; its record goes when the file is found fine again.
+    if (failure.kind === 'file' && !foundKeys.has(failure.key) && !failure.path.includes('[REDACTED:') && !existsSync(failure.path)) {
       store.clearFailure(failure.key);
       failures.delete(failure.key);
     }
@@ -299,4 +304,9 @@ function tally(report: IndexReport, outcome: FileOutcome): void {
       report.knownFailures.push({ path: outcome.path, reason: outcome.reason ?? 'failed', failedAtMs: outcome.failedAtMs ?? 0 });
       break;
   }
+}
+
+/** A failed file is remembered by a hash of its path, so the index never holds a path's secret. */
+export function fileFailureKey(path: string): string {
+  return `file:${sha256(path)}`;
 }

@@ -14,6 +14,7 @@ interface ReportMessages {
   warnings: string[];
   errors?: PathNote[];
   excludedFiles?: PathNote[];
+  knownFailures?: PathNote[];
 }
 
 export function redactReportMessages<T extends ReportMessages>(report: T, redact: (text: string) => string): T {
@@ -23,5 +24,6 @@ export function redactReportMessages<T extends ReportMessages>(report: T, redact
     warnings: report.warnings.map(redact),
     ...(report.errors ? { errors: notes(report.errors) } : {}),
     ...(report.excludedFiles ? { excludedFiles: notes(report.excludedFiles) } : {}),
+    ...(report.knownFailures ? { knownFailures: notes(report.knownFailures) } : {}),
   };
 }

@@ -20,6 +20,9 @@ export interface Store {
    * fails, commitFile throws BatchAbortedError and the whole batch rolls back; the caller retries file by file.
    */
   batch<T>(work: () => T): T;
+  /** The same as batch, for async work: BEGIN IMMEDIATE now, COMMIT or ROLLBACK at endBatch. */
+  beginBatch(): void;
+  endBatch(outcome: 'commit' | 'rollback'): void;
   getSession(id: string): StoredSession | null;
   listSessions(): StoredSession[];
   /** Sessions matching the filter, newest first, each with the tools it used. */

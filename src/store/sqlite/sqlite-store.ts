@@ -43,7 +43,7 @@ import { deleteFailureRow, listFailureRows, putFailureRow, quickCheck } from './
 import { guardStore, toStoreError } from './guard.js';
 import { migrate } from './schema.js';
 import { listSessionSummaries } from './session-list.js';
-import { type WriteLockOptions, runWriteTransaction } from './write-lock.js';
+import { type WriteLockOptions, beginWrite, endWrite, runWriteTransaction } from './write-lock.js';
 
 /** BM25 column weights in the FTS table's column order: text, role, tool, target, keywords, context. */
 const BM25_WEIGHTS = [COLUMN_WEIGHTS.text, COLUMN_WEIGHTS.role, COLUMN_WEIGHTS.tool, COLUMN_WEIGHTS.target, COLUMN_WEIGHTS.keywords, COLUMN_WEIGHTS.context]
@@ -217,6 +217,16 @@ class SqliteStore implements Store {
 
   listFiles(): FileState[] {
     return this.statements.listFiles.all().map(toFileState);
+  }
+
+  beginBatch(): void {
+    beginWrite(this.db, this.lock);
+    this.batching = true;
+  }
+
+  endBatch(outcome: 'commit' | 'rollback'): void {
+    this.batching = false;
+    endWrite(this.db, outcome);
   }
 
   batch<T>(work: () => T): T {

@@ -44,3 +44,36 @@ export function isBusy(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
 }
+
+/**
+ * BEGIN IMMEDIATE with the same waiting as runWriteTransaction, for a transaction whose work is async (the
+ * engine's `transaction(async (tx) => …)`): the caller commits or rolls back with `endWrite`.
+ */
+export function beginWrite(db: Database.Database, options: WriteLockOptions): void {
+  const startedAtMs = Date.now();
+  let told = false;
+  for (;;) {
+    try {
+      db.exec('BEGIN IMMEDIATE');
+      return;
+    } catch (error) {
+      if (!isBusy(error) || db.inTransaction) throw error;
+      const waitedMs = Date.now() - startedAtMs;
+      if (waitedMs >= options.timeoutMs) {
+        throw new MoonError('store', `database ${options.path} is locked: another moon process has been writing to it for ${Math.round(waitedMs / 1000)} s`, {
+          hint: 'wait for it to finish, or raise index.lock_timeout_ms',
+          cause: error,
+        });
+      }
+      if (!told) {
+        options.onWait?.(`waiting for another moon process writing ${options.path}`);
+        told = true;
+      }
+    }
+  }
+}
+
+export function endWrite(db: Database.Database, outcome: 'commit' | 'rollback'): void {
+  if (!db.inTransaction) return;
+  db.exec(outcome === 'commit' ? 'COMMIT' : 'ROLLBACK');
+}

@@ -1,0 +1,77 @@
+import type { IngestTx, StoreEngine } from '../ports.js';
+import { type OpenStoreOptions, openSqliteStore } from './sqlite-store.js';
+
+/**
+ * The embedded engine: the ports over one SQLite file. better-sqlite3 is synchronous and fast, so each method
+ * does its work at once and hands back a settled promise; the seam costs a microtask per call, not per row
+ * (a file's rows are committed in one call). An async transaction holds the connection from BEGIN IMMEDIATE to
+ * COMMIT; transactions of one engine are queued, never interleaved.
+ */
+export function openSqliteEngine(path: string, options: OpenStoreOptions = {}): StoreEngine {
+  const store = openSqliteStore(path, options);
+  let queue: Promise<unknown> = Promise.resolve();
+  const run = async <T>(work: () => T): Promise<T> => work();
+
+  return {
+    name: 'sqlite',
+    location: path,
+    ingest: {
+      getFile: (file) => run(() => store.getFile(file)),
+      listFiles: () => run(() => store.listFiles()),
+      transaction: <T>(work: (tx: IngestTx) => Promise<T>) => {
+        const next = queue.then(async () => {
+          store.beginBatch();
+          try {
+            const result = await work({ commitFile: (change) => run(() => store.commitFile(change)) });
+            store.endBatch('commit');
+            return result;
+          } catch (error) {
+            store.endBatch('rollback');
+            throw error;
+          }
+        });
+        queue = next.catch(() => undefined);
+        return next;
+      },
+      getSession: (id) => run(() => store.getSession(id)),
+      listSessions: () => run(() => store.listSessions()),
+      listEntries: (sessionId) => run(() => store.listEntries(sessionId)),
+      listAnchors: (sessionId) => run(() => store.listAnchors(sessionId)),
+      markProjected: (sessionId, projectionPath) => run(() => store.markProjected(sessionId, projectionPath)),
+      putSessionTerms: (sessionId, terms) => run(() => store.putSessionTerms(sessionId, terms)),
+      countSessionTerms: (terms) => run(() => store.countSessionTerms(terms)),
+      flushLedger: (append) => run(() => store.flushLedger(append)),
+      listFailures: () => run(() => store.listFailures()),
+      putFailure: (failure) => run(() => store.putFailure(failure)),
+      clearFailure: (key) => run(() => store.clearFailure(key)),
+    },
+    search: {
+      searchLexical: (query) => run(() => store.searchLexical(query)),
+      hasLexicalMatch: (term) => run(() => store.hasLexicalMatch(term)),
+      searchTrigram: (query) => run(() => store.searchTrigram(query)),
+      searchTime: (query) => run(() => store.searchTime(query)),
+      readTimeBounds: () => run(() => store.readTimeBounds()),
+      getSession: (id) => run(() => store.getSession(id)),
+    },
+    vectors: {
+      getModel: () => run(() => store.getEmbeddingModel()),
+      setModel: (model) => run(() => store.setEmbeddingModel(model)),
+      listPending: (limit) => run(() => store.listPendingEmbeddings(limit)),
+      put: (items) => run(() => store.putEmbeddings(items)),
+      count: () => run(() => store.countEmbeddings()),
+      search: (query) => run(() => store.searchVector(query)),
+    },
+    browse: {
+      listSessionSummaries: (filter) => run(() => store.listSessionSummaries(filter)),
+      findSessionIds: (prefix, limit) => run(() => store.findSessionIds(prefix, limit)),
+      getSession: (id) => run(() => store.getSession(id)),
+      listEntries: (sessionId) => run(() => store.listEntries(sessionId)),
+    },
+    stats: {
+      stats: () => run(() => store.stats()),
+      recordRun: (record) => run(() => store.recordRun(record)),
+      checkIntegrity: () => run(() => store.checkIntegrity()),
+    },
+    close: () => run(() => store.close()),
+  };
+}

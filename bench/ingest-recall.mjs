@@ -411,7 +411,7 @@ async function recallWorker(home, options) {
       perQuery: perQuery.map((q) => ({ query: q.query, kind: q.kind, medianMs: median(q.ms), sessions: q.sessions, matches: q.matches })),
     };
   } finally {
-    moon.close();
+    await moon.close();
   }
 }
 

@@ -17,8 +17,12 @@ import type { RecallOptions } from './search/options.js';
 import { type SessionListing, type SessionsRequest, listSessions } from './browse/sessions.js';
 import { type ShowRequest, type ShowResult, showSession } from './browse/show.js';
 import { recall } from './search/recall.js';
-import { openSqliteStore } from './store/sqlite/sqlite-store.js';
-import type { FailureRecord, Store, StoreStats } from './store/store.js';
+import type { StoreEngine } from './store/ports.js';
+import { openSqliteEngine } from './store/sqlite/engine.js';
+import { removeDatabaseFiles, sealDatabase, swapDatabase } from './store/sqlite/swap.js';
+
+export { corruptIndexError, isCorruptionError } from './store/sqlite/guard.js';
+import type { FailureRecord, StoreStats } from './store/types.js';
 import { type RebuildReport, rebuildIndex } from './maintain/rebuild.js';
 import { type VerifyReport, verifyHome } from './maintain/verify.js';
 
@@ -51,18 +55,18 @@ export interface Moon {
   readonly config: MoonConfig;
   readonly paths: MoonPaths;
   index(request?: IndexRequest): Promise<IndexResult>;
-  snapshot(request?: Pick<IndexRequest, 'roots' | 'excludeSessions'>): SnapshotReport;
+  snapshot(request?: Pick<IndexRequest, 'roots' | 'excludeSessions'>): Promise<SnapshotReport>;
   recall(options: RecallOptions): Promise<RecallResult>;
   /** Indexed sessions, newest first, with their time range, title, message count and tools. */
-  sessions(request?: SessionsRequest): SessionListing;
+  sessions(request?: SessionsRequest): Promise<SessionListing>;
   /** A session's projection, or the entries around one message or time; an unknown session is `{ found: false }`. */
-  show(request: ShowRequest): ShowResult;
-  status(): StatusReport;
+  show(request: ShowRequest): Promise<ShowResult>;
+  status(): Promise<StatusReport>;
   /** Check the index (SQLite quick_check) and that archive, ledger and index agree. */
-  verify(): VerifyReport;
+  verify(): Promise<VerifyReport>;
   /** Rebuild the index from the raw archive, aside, then swap it in. */
-  rebuild(): RebuildReport;
-  close(): void;
+  rebuild(): Promise<RebuildReport>;
+  close(): Promise<void>;
 }
 
 export interface MoonHooks {
@@ -77,18 +81,20 @@ export interface MoonHooks {
 export function createMoon(config: MoonConfig, clock: () => number = Date.now, hooks: MoonHooks = {}): Moon {
   const paths = resolvePaths(config.home);
   const redact = createRedactor({ enabled: config.privacy.redact, extraPatterns: config.privacy.extra_patterns });
-  let store: Store | null = null;
+  let store: StoreEngine | null = null;
   let embedder: Promise<Embedder | null> | null = null;
   const getEmbedder = (): Promise<Embedder | null> => {
     embedder ??= createEmbedder(config.embed);
     return embedder;
   };
-  const openStore = (mustExist: boolean): Store => {
+  const openEngine = (path: string): StoreEngine =>
+    openSqliteEngine(path, { lockTimeoutMs: config.index.lock_timeout_ms, onWait: hooks.onNotice });
+  const openStore = (mustExist: boolean): StoreEngine => {
     if (!store) {
       if (mustExist && !existsSync(paths.db)) {
         throw new MoonError('not_found', `no index at ${paths.db}`, { hint: 'run `moon index` first' });
       }
-      store = openSqliteStore(paths.db, { lockTimeoutMs: config.index.lock_timeout_ms, onWait: hooks.onNotice });
+      store = openEngine(paths.db);
     }
     return store;
   };
@@ -119,10 +125,10 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
   ];
 
   /** Vectors are only comparable within one model: use the query vector only when the index was built by it. */
-  const embedQuery = async (source: Store, text: string): Promise<Float32Array | null> => {
+  const embedQuery = async (source: StoreEngine, text: string): Promise<Float32Array | null> => {
     const active = await getEmbedder();
-    const model = source.getEmbeddingModel();
-    if (!active || !model || model.id !== active.id || source.countEmbeddings() === 0) return null;
+    const model = await source.vectors.getModel();
+    if (!active || !model || model.id !== active.id || (await source.vectors.count()) === 0) return null;
     const [vector] = await active.embed([text]);
     return vector ?? null;
   };
@@ -133,7 +139,7 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
     async index(request = {}) {
       const roots = sourceRoots(request.roots);
       const target = openStore(false);
-      const report = runIndex(ingestContext(request.excludeSessions), target, {
+      const report = await runIndex(ingestContext(request.excludeSessions), target, {
         roots,
         force: request.force,
         reproject: request.reproject,
@@ -147,14 +153,15 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
         : null;
       return { ...redactReportMessages(report, redact), embeddings };
     },
-    snapshot(request = {}) {
+    async snapshot(request = {}) {
       return redactReportMessages(runSnapshot(ingestContext(request.excludeSessions), sourceRoots(request.roots)), redact);
     },
     recall(options) {
       const source = openStore(true);
       return recall(
         {
-          store: source,
+          search: source.search,
+          vectors: config.embed.provider === 'none' ? null : source.vectors,
           timezone: config.distill.residential_timezone,
           defaults: {
             limit: config.recall.limit,
@@ -169,18 +176,18 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
         { ...options, excludeSession: excluded(options.excludeSession) },
       );
     },
-    sessions(request = {}) {
-      return listSessions(openStore(true), request, config.distill.residential_timezone);
+    async sessions(request = {}) {
+      return listSessions(openStore(true).browse, request, config.distill.residential_timezone);
     },
-    show(request) {
-      return showSession(openStore(true), request, {
+    async show(request) {
+      return showSession(openStore(true).browse, request, {
         timezone: config.distill.residential_timezone,
         projectionPathFor: (sessionId) => projectionPathFor(paths, sessionId),
       });
     },
-    status() {
+    async status() {
       const stats = existsSync(paths.db)
-        ? openStore(true).stats()
+        ? await openStore(true).stats.stats()
         : { sessions: 0, entries: 0, files: 0, anchors: 0, embeddings: 0, embeddingModel: null, bySource: {}, dbBytes: 0, lastRun: null };
       return {
         home: paths.home,
@@ -188,29 +195,29 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
         sourceRoots: sourceRoots(undefined),
         timezone: config.distill.residential_timezone,
         ...stats,
-        failures: existsSync(paths.db) ? openStore(true).listFailures() : [],
+        failures: existsSync(paths.db) ? await openStore(true).ingest.listFailures() : [],
         // The whole file, not only the pages other commands happen to read (about 4 s for a 230 MB index).
-        damage: existsSync(paths.db) ? openStore(true).checkIntegrity() : null,
+        damage: existsSync(paths.db) ? await openStore(true).stats.checkIntegrity() : null,
       };
     },
-    verify() {
+    async verify() {
       return verifyHome(paths, () => openStore(true));
     },
-    rebuild() {
+    async rebuild() {
       // Sessions are restored as archived: nothing is excluded, whatever the current session is now.
       const context = { ...ingestContext(), excludeSessionIds: new Set<string>() };
       return rebuildIndex(
         paths,
         context,
-        (path) => openSqliteStore(path, { lockTimeoutMs: config.index.lock_timeout_ms, onWait: hooks.onNotice }),
-        () => {
-          store?.close();
+        { open: openEngine, remove: removeDatabaseFiles, seal: sealDatabase, swap: swapDatabase },
+        async () => {
+          await store?.close();
           store = null;
         },
       );
     },
-    close() {
-      store?.close();
+    async close() {
+      await store?.close();
       store = null;
       // A provider that failed to start already reported its error to whoever asked for it.
       void embedder?.then(

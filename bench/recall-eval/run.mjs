@@ -510,7 +510,7 @@ async function main(argv) {
             if (signature(result, ask.group) === signature(answers[ask.group].get(ask.q), ask.group)) same += 1;
           }
         } finally {
-          moon.close();
+          await moon.close();
         }
       }
       const all = [...timings.message, ...timings.session];

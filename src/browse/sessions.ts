@@ -1,7 +1,8 @@
 import type { SourceName } from '../model.js';
 import { formatLocalIso } from '../project/time.js';
 import { parseIsoBound, toList } from '../search/options.js';
-import type { SessionSummary, Store } from '../store/store.js';
+import type { BrowsePort } from '../store/ports.js';
+import type { SessionSummary } from '../store/types.js';
 
 /** `moon sessions` / Moon.sessions(): which sessions to list. */
 export interface SessionsRequest {
@@ -43,9 +44,9 @@ export interface SessionListing {
   sessions: SessionListItem[];
 }
 
-export function listSessions(store: Store, request: SessionsRequest, timezone: string): SessionListing {
+export async function listSessions(store: BrowsePort, request: SessionsRequest, timezone: string): Promise<SessionListing> {
   const zone = request.tz ?? timezone;
-  const summaries = store.listSessionSummaries({
+  const summaries = await store.listSessionSummaries({
     projects: toList(request.project),
     sources: toList(request.source),
     sinceMs: request.since === undefined ? undefined : parseIsoBound('--since', request.since, zone),

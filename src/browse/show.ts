@@ -3,7 +3,8 @@ import { DateTime } from 'luxon';
 import { MoonError } from '../errors.js';
 import type { Entry, Role, SourceName } from '../model.js';
 import { formatLocalIso, resolveZone } from '../project/time.js';
-import type { Store, StoredSession } from '../store/store.js';
+import type { BrowsePort } from '../store/ports.js';
+import type { StoredSession } from '../store/types.js';
 
 /** `moon show` / Moon.show(). */
 export interface ShowRequest {
@@ -69,12 +70,12 @@ export type ShowResult = SessionShown | SessionNotFound;
 
 export const DEFAULT_CONTEXT = 3;
 
-export function showSession(
-  store: Store,
+export async function showSession(
+  store: BrowsePort,
   request: ShowRequest,
   options: { timezone: string; projectionPathFor: (sessionId: string) => string },
-): ShowResult {
-  const resolved = resolveSession(store, request.session);
+): Promise<ShowResult> {
+  const resolved = await resolveSession(store, request.session);
   if (!resolved.found) return resolved;
   const session = resolved.session;
   const zone = resolveZone(request.tz ?? options.timezone);
@@ -97,7 +98,7 @@ export function showSession(
   }
   const context = request.context ?? DEFAULT_CONTEXT;
   if (!Number.isInteger(context) || context < 0) throw new MoonError('bad_usage', `--context: expected a whole number ≥ 0, got ${context}`);
-  const entries = store.listEntries(session.id);
+  const entries = await store.listEntries(session.id);
   const index = findFocus(entries, request.around, session, zone);
   const focus = entries[index]!;
   const window = entries.slice(Math.max(0, index - context), index + context + 1);
@@ -111,14 +112,14 @@ export function showSession(
   };
 }
 
-function resolveSession(store: Store, wanted: string): { found: true; session: StoredSession } | SessionNotFound {
+async function resolveSession(store: BrowsePort, wanted: string): Promise<{ found: true; session: StoredSession } | SessionNotFound> {
   const trimmed = wanted.trim();
-  const ids = trimmed === '' ? [] : store.findSessionIds(trimmed, 11);
+  const ids = trimmed === '' ? [] : await store.findSessionIds(trimmed, 11);
   const exact = ids[0] === trimmed ? ids[0] : undefined;
   if (exact === undefined && ids.length !== 1) {
     return { found: false, session: wanted, reason: ids.length === 0 ? 'unknown' : 'ambiguous', candidates: ids.slice(0, 10) };
   }
-  const session = store.getSession(exact ?? ids[0]!);
+  const session = await store.getSession(exact ?? ids[0]!);
   if (!session) return { found: false, session: wanted, reason: 'unknown', candidates: [] };
   return { found: true, session };
 }

@@ -1,5 +1,5 @@
 import type { Entry } from '../model.js';
-import type { Store } from '../store/store.js';
+import type { StoreEngine } from '../store/ports.js';
 import type { Embedder } from './embedder.js';
 
 export interface EmbedProgress {
@@ -21,18 +21,18 @@ export function renderEmbeddingText(entry: Entry, maxChars = 2000): string {
  * index (an interrupted run resumes here); a changed model fingerprint drops the old vectors first.
  */
 export async function embedPending(
-  store: Store,
+  store: Pick<StoreEngine, 'vectors' | 'stats'>,
   embedder: Embedder,
   options: { batchSize: number; onProgress?: (progress: EmbedProgress) => void },
 ): Promise<EmbedProgress> {
-  store.setEmbeddingModel({ id: embedder.id, dims: embedder.dims });
-  const total = store.stats().entries;
-  let embedded = store.countEmbeddings();
+  await store.vectors.setModel({ id: embedder.id, dims: embedder.dims });
+  const total = (await store.stats.stats()).entries;
+  let embedded = await store.vectors.count();
   for (;;) {
-    const pending = store.listPendingEmbeddings(options.batchSize);
+    const pending = await store.vectors.listPending(options.batchSize);
     if (pending.length === 0) break;
     const vectors = await embedder.embed(pending.map((item) => renderEmbeddingText(item.entry)));
-    store.putEmbeddings(pending.map((item, index) => ({ rowid: item.rowid, vector: vectors[index]! })));
+    await store.vectors.put(pending.map((item, index) => ({ rowid: item.rowid, vector: vectors[index]! })));
     embedded += pending.length;
     options.onProgress?.({ embedded, total, model: embedder.id });
   }

@@ -1,7 +1,6 @@
 import type { Ledger } from '../archive/ledger.js';
 import type { MoonPaths } from '../archive/paths.js';
 import type { ParsedChunk } from '../sources/source.js';
-import type { Store } from '../store/store.js';
 
 /** What a failure is remembered by: a file that keeps its size and mtime is the same file. */
 export function fingerprintOf(stat: { size: number; mtimeMs: number }): string {

@@ -1,6 +1,7 @@
 import { type Stats, statSync } from 'node:fs';
 import { describeError, errnoOf, isEnvironmentError, isMoonError, toIoError } from '../errors.js';
-import { BatchAbortedError, type FailureRecord, type Store, type StoredSession } from '../store/store.js';
+import type { IngestTx } from '../store/ports.js';
+import { BatchAbortedError, type FailureRecord, type FileState, type StoredSession } from '../store/types.js';
 import { copyRawArchive, describeArchive } from './archive-raw.js';
 import { type FileOutcome, type IngestContext, fingerprintOf, makeOutcome } from './context.js';
 import { sha256 } from './hash.js';
@@ -41,10 +42,10 @@ export function isFatalError(error: unknown): boolean {
  * else is re-read from the start. Everything the file contributes is committed in one transaction together
  * with the new offset, so a crash (even SIGKILL) leaves either the old state or the new one.
  */
-export function indexFile(context: IngestContext, store: Store, path: string, options: IndexFileOptions = {}): FileOutcome {
+export async function indexFile(context: IngestContext, store: IngestTx, path: string, options: IndexFileOptions = {}): Promise<FileOutcome> {
   const seen: { stat: Stats | null } = { stat: null };
   try {
-    return indexFileOrThrow(context, store, path, options, seen);
+    return await indexFileOrThrow(context, store, path, options, seen);
   } catch (error) {
     if (error instanceof BatchAbortedError) throw error;
     if (isFatalError(error)) throw isMoonError(error) ? error : toIoError(path, error);
@@ -56,13 +57,13 @@ export function indexFile(context: IngestContext, store: Store, path: string, op
   }
 }
 
-function indexFileOrThrow(
+async function indexFileOrThrow(
   context: IngestContext,
-  store: Store,
+  store: IngestTx,
   path: string,
   options: IndexFileOptions,
   seen: { stat: Stats | null },
-): FileOutcome {
+): Promise<FileOutcome> {
   const fsPath = options.fsPath ?? path;
   const stat = statSync(fsPath);
   seen.stat = stat;
@@ -71,7 +72,7 @@ function indexFileOrThrow(
     return makeOutcome(path, 'failed-before', { reason: known.reason, failedAtMs: known.failedAtMs, fingerprint: known.fingerprint });
   }
   checkRegularFile(stat, path);
-  const previous = options.force ? null : store.getFile(path);
+  const previous = options.force ? null : await store.getFile(path);
   if (previous && previous.size === stat.size && previous.mtimeMs === stat.mtimeMs) {
     const status = previous.excluded ? 'excluded' : 'unchanged';
     return makeOutcome(path, status, { sessionId: previous.sessionId, source: previous.source, reason: previous.excluded });
@@ -82,7 +83,7 @@ function indexFileOrThrow(
   if (isBlank(buffer)) return makeOutcome(path, 'empty', { reason: 'nothing to index yet (empty file)' });
   const contentHash = sha256(buffer);
   if (previous && previous.contentHash === contentHash) {
-    store.commitFile({ file: { ...previous, mtimeMs: stat.mtimeMs }, session: null, reset: false, entries: [], results: [], anchors: [], usage: [] });
+    await store.commitFile({ file: { ...previous, mtimeMs: stat.mtimeMs }, session: null, reset: false, entries: [], results: [], anchors: [], usage: [] });
     return makeOutcome(path, 'unchanged', { sessionId: previous.sessionId, source: previous.source });
   }
   if (previous?.excluded && previous.offset === 0) {
@@ -103,7 +104,7 @@ function indexFileOrThrow(
     indexedAtMs: context.now(),
   };
   if (chunk.fork) {
-    store.commitFile({
+    await store.commitFile({
       file: { ...fileBase, sessionId: chunk.session.id, prefixHash: sha256(buffer), offset: 0, line: 0, carry: null, excluded: 'fork' },
       session: null,
       reset: false,
@@ -114,14 +115,14 @@ function indexFileOrThrow(
     });
     return makeOutcome(path, 'excluded', { reason: 'fork session (first record is a queue-operation)', sessionId: chunk.session.id, source: source.name, warnings });
   }
-  const { sessionId, adopted } = chooseSessionId(store, path, options.sessionId ?? chunk.session.id, options);
+  const { sessionId, adopted } = await chooseSessionId(store, path, options.sessionId ?? chunk.session.id, options);
   if (context.excludeSessionIds.has(chunk.session.id) || context.excludeSessionIds.has(sessionId)) {
     // Not recorded: once it is no longer the current session, the next run indexes it.
     return makeOutcome(path, 'excluded', { reason: 'current session', sessionId, source: source.name, warnings });
   }
   const renamed = sessionId === chunk.session.id ? chunk : renameSession(chunk, sessionId);
   const reset = resume === null || adopted !== null;
-  const prior = reset ? null : store.getSession(sessionId);
+  const prior = reset ? null : await store.getSession(sessionId);
   const filteredNoiseCount = (prior?.filteredNoiseCount ?? 0) + normalized.filtered;
   const archiveInput = { source: source.name, sessionId, buffer, contentHash, filteredNoiseCount };
   const { archivePath, record: archived } = options.selfArchived
@@ -139,7 +140,7 @@ function indexFileOrThrow(
     contentHash,
     projectionStale: true,
   };
-  store.commitFile({
+  await store.commitFile({
     file: {
       ...fileBase,
       sessionId,
@@ -176,19 +177,19 @@ function indexFileOrThrow(
  * whole), so indexing the original transcripts after `moon rebuild` adds no duplicate. The suffixed id is
  * checked first, so the second of two files sharing an id takes back its own suffixed session.
  */
-function chooseSessionId(
-  store: Store,
+async function chooseSessionId(
+  store: IngestTx,
   path: string,
   id: string,
   options: IndexFileOptions,
-): { sessionId: string; adopted: string | null } {
+): Promise<{ sessionId: string; adopted: string | null }> {
   if (options.sessionId !== undefined) return { sessionId: id, adopted: null };
   const suffixed = `${id}~${sha256(path).slice(0, 8)}`;
   const rebuilt = (owner: StoredSession | null): boolean =>
     owner !== null && options.adoptFrom !== undefined && owner.path !== path && owner.path.startsWith(options.adoptFrom);
-  const mine = store.getSession(suffixed);
+  const mine = await store.getSession(suffixed);
   if (mine && (mine.path === path || rebuilt(mine))) return { sessionId: suffixed, adopted: mine.path === path ? null : mine.path };
-  const owner = store.getSession(id);
+  const owner = await store.getSession(id);
   if (!owner || owner.path === path) return { sessionId: id, adopted: null };
   if (rebuilt(owner)) return { sessionId: id, adopted: owner.path };
   return { sessionId: suffixed, adopted: null };
@@ -201,7 +202,7 @@ function isBlank(buffer: Buffer): boolean {
   return true;
 }
 
-function findResumePoint(previous: ReturnType<Store['getFile']>, buffer: Buffer): ResumePoint | null {
+function findResumePoint(previous: FileState | null, buffer: Buffer): ResumePoint | null {
   if (!previous || previous.excluded || !previous.source || previous.offset === 0) return null;
   if (previous.offset > buffer.length) return null;
   if (sha256(buffer.subarray(0, previous.offset)) !== previous.prefixHash) return null;

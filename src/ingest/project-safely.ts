@@ -1,6 +1,7 @@
 import { projectionPathFor } from '../archive/paths.js';
 import { describeError, errnoOf, isMoonError } from '../errors.js';
-import type { FailureRecord, Store } from '../store/store.js';
+import type { IngestPort } from '../store/ports.js';
+import type { FailureRecord } from '../store/types.js';
 import type { IngestContext } from './context.js';
 import { isFatalError } from './index-file.js';
 import { projectStoredSession } from './project-session.js';
@@ -17,8 +18,13 @@ export type ProjectionResult =
  * content changes (or `--force`), so one bad session can never make every later run fail the same way. Disk
  * full and the like stop the run instead.
  */
-export function projectSafely(context: IngestContext, store: Store, sessionId: string, known: FailureRecord | null): ProjectionResult {
-  const session = store.getSession(sessionId);
+export async function projectSafely(
+  context: IngestContext,
+  store: IngestPort,
+  sessionId: string,
+  known: FailureRecord | null,
+): Promise<ProjectionResult> {
+  const session = await store.getSession(sessionId);
   if (!session) return { status: 'gone' };
   const key = `projection:${sessionId}`;
   const path = projectionPathFor(context.paths, sessionId);
@@ -29,8 +35,8 @@ export function projectSafely(context: IngestContext, store: Store, sessionId: s
   let last: unknown = null;
   for (let attempt = 0; attempt < 2; attempt += 1) {
     try {
-      projectStoredSession(context, store, sessionId);
-      if (known) store.clearFailure(key);
+      await projectStoredSession(context, store, sessionId);
+      if (known) await store.clearFailure(key);
       return { status: 'written' };
     } catch (error) {
       if (isFatalError(error)) throw error;
@@ -41,6 +47,6 @@ export function projectSafely(context: IngestContext, store: Store, sessionId: s
   const reason = `${path}: cannot write the projection of session ${sessionId} (${message}); the session is indexed`;
   // An errno (a folder where the file should be, a permission) can be fixed without the session changing:
   // retried next run. Anything else (a rendering failure) would fail the same way again.
-  if (errnoOf(last) === undefined) store.putFailure({ key, kind: 'projection', path, fingerprint, reason, failedAtMs: context.now() });
+  if (errnoOf(last) === undefined) await store.putFailure({ key, kind: 'projection', path, fingerprint, reason, failedAtMs: context.now() });
   return { status: 'failed', path, reason };
 }

@@ -5,29 +5,29 @@ import type { SessionDoc } from '../project/doc.js';
 import { listSessionTerms } from '../normalize/keywords.js';
 import { renderProjection } from '../project/render.js';
 import type { ParsedChunk } from '../sources/source.js';
-import type { Store } from '../store/store.js';
+import type { IngestPort } from '../store/ports.js';
 import type { IngestContext } from './context.js';
 
 /** Render a session's v2 projection from the index and write it to archives/mlib/<session>.md. */
-export function projectStoredSession(context: IngestContext, store: Store, sessionId: string): string | null {
-  const session = store.getSession(sessionId);
+export async function projectStoredSession(context: IngestContext, store: IngestPort, sessionId: string): Promise<string | null> {
+  const session = await store.getSession(sessionId);
   if (!session) return null;
-  const entries = store.listEntries(sessionId);
+  const entries = await store.listEntries(sessionId);
   // The session's terms go in first, so the corpus counts it like every other session.
   const terms = listSessionTerms(entries);
-  store.putSessionTerms(sessionId, terms);
-  const { sessionCount, counts } = store.countSessionTerms(terms);
+  await store.putSessionTerms(sessionId, terms);
+  const { sessionCount, counts } = await store.countSessionTerms(terms);
   const path = writeProjection(context, {
     session,
     corpus: { sessionCount, countSessionsWith: (term) => counts.get(term) ?? 0 },
     entries,
-    anchors: store.listAnchors(sessionId),
+    anchors: await store.listAnchors(sessionId),
     filteredNoiseCount: session.filteredNoiseCount,
     archivePath: session.archivePath ?? '',
     contentHash: session.contentHash ?? '',
     timezone: context.timezone,
   });
-  store.markProjected(sessionId, path);
+  await store.markProjected(sessionId, path);
   return path;
 }
 

@@ -1,8 +1,9 @@
 import { existsSync, statSync } from 'node:fs';
 import { sep } from 'node:path';
 import { describeError, isMoonError } from '../errors.js';
-import { BatchAbortedError, type FailureRecord, type Store } from '../store/store.js';
-import type { FileOutcome, IngestContext } from './context.js';
+import type { IngestPort, StoreEngine } from '../store/ports.js';
+import { BatchAbortedError, type FailureRecord } from '../store/types.js';
+import { type FileOutcome, type IngestContext, makeOutcome } from './context.js';
 import { sha256 } from './hash.js';
 import { discoverFiles } from './discover.js';
 import { indexFile } from './index-file.js';
@@ -91,17 +92,17 @@ export function describeFatal(error: unknown): FatalError {
  * remembered, and the file is skipped until it changes. A fatal error (damaged index, full disk, lock timeout)
  * ends the run early, but the report of what was done is returned with the error in `fatal`.
  */
-export function runIndex(context: IngestContext, store: Store, options: IndexOptions): IndexReport {
+export async function runIndex(context: IngestContext, engine: Pick<StoreEngine, 'ingest' | 'stats'>, options: IndexOptions): Promise<IndexReport> {
   const startedAtMs = context.now();
   const report = emptyReport();
   try {
-    indexAll(context, store, options, report);
+    await indexAll(context, engine.ingest, options, report);
   } catch (error) {
     report.fatal = describeFatal(error);
   }
   report.durationMs = context.now() - startedAtMs;
   if (report.fatal === null) {
-    store.recordRun({
+    await engine.stats.recordRun({
       startedAtMs,
       finishedAtMs: context.now(),
       command: 'index',
@@ -115,19 +116,19 @@ export function runIndex(context: IngestContext, store: Store, options: IndexOpt
   return report;
 }
 
-function indexAll(context: IngestContext, store: Store, options: IndexOptions, report: IndexReport): void {
+async function indexAll(context: IngestContext, store: IngestPort, options: IndexOptions, report: IndexReport): Promise<void> {
   const discovery = discoverFiles(options.roots, [context.paths.home]);
   report.files = discovery.files.length;
   for (const warning of discovery.warnings) report.warnings.push(warning);
-  const failures = new Map(store.listFailures().map((failure) => [failure.key, failure]));
-  forgetVanished(store, failures, new Set(discovery.files));
+  const failures = new Map((await store.listFailures()).map((failure) => [failure.key, failure]));
+  await forgetVanished(store, failures, new Set(discovery.files));
   const touched = new Set<string>();
   const adoptFrom = `${context.paths.raw}${sep}`;
   let done = 0;
   // Ledger lines of pairs an earlier run committed but did not get to write (it crashed in between).
-  flushLedger(context, store);
+  await flushLedger(context, store);
   for (const group of groupFiles(discovery.files, discovery.fsPaths)) {
-    const outcomes = indexGroup(context, store, group, (path) => ({
+    const outcomes = await indexGroup(context, store, group, (path) => ({
       force: options.force ?? false,
       fsPath: discovery.fsPaths.get(path),
       knownFailure: failures.get(fileFailureKey(path)) ?? null,
@@ -135,24 +136,24 @@ function indexAll(context: IngestContext, store: Store, options: IndexOptions, r
       adoptFrom,
       selfArchived: options.fromArchive ?? false,
     }));
-    flushLedger(context, store);
+    await flushLedger(context, store);
     for (const outcome of outcomes) {
       tally(report, outcome);
-      rememberOutcome(context, store, failures, outcome);
+      await rememberOutcome(context, store, failures, outcome);
       // Projections are written after their batch commits; a crash in between leaves them stale, and the
       // next run (below) finishes them.
       if (outcome.status === 'indexed' && outcome.sessionId) {
         touched.add(outcome.sessionId);
-        project(context, store, failures, outcome.sessionId, report, options.force ?? false);
+        await project(context, store, failures, outcome.sessionId, report, options.force ?? false);
       }
       done += 1;
       options.onProgress?.(done, discovery.files.length, outcome.path);
     }
   }
   // A crash between a commit and its projection leaves the session stale; finish that work now.
-  for (const session of store.listSessions()) {
+  for (const session of await store.listSessions()) {
     if ((session.projectionStale && !touched.has(session.id)) || options.reproject) {
-      project(context, store, failures, session.id, report, options.force ?? false);
+      await project(context, store, failures, session.id, report, options.force ?? false);
     }
   }
   if (options.reproject) {
@@ -163,15 +164,15 @@ function indexAll(context: IngestContext, store: Store, options: IndexOptions, r
   report.sessions = [...touched].sort();
 }
 
-function project(
+async function project(
   context: IngestContext,
-  store: Store,
+  store: IngestPort,
   failures: Map<string, FailureRecord>,
   sessionId: string,
   report: IndexReport,
   force: boolean,
-): void {
-  const result = projectSafely(context, store, sessionId, force ? null : (failures.get(`projection:${sessionId}`) ?? null));
+): Promise<void> {
+  const result = await projectSafely(context, store, sessionId, force ? null : (failures.get(`projection:${sessionId}`) ?? null));
   if (result.status === 'written') report.projections += 1;
   else if (result.status === 'failed-before') {
     report.knownFailures.push({ path: result.path, reason: result.reason, failedAtMs: result.failedAtMs });
@@ -182,7 +183,12 @@ function project(
 }
 
 /** Remember a content failure until its file changes; forget one once its file is fine again. */
-function rememberOutcome(context: IngestContext, store: Store, failures: Map<string, FailureRecord>, outcome: FileOutcome): void {
+async function rememberOutcome(
+  context: IngestContext,
+  store: IngestPort,
+  failures: Map<string, FailureRecord>,
+  outcome: FileOutcome,
+): Promise<void> {
   if (outcome.status === 'failed-before') return;
   if (outcome.status === 'error') {
     if (!outcome.remember || outcome.fingerprint === null) return;
@@ -195,24 +201,24 @@ function rememberOutcome(context: IngestContext, store: Store, failures: Map<str
       reason: context.redact(outcome.reason ?? 'failed'),
       failedAtMs: context.now(),
     };
-    store.putFailure(failure);
+    await store.putFailure(failure);
     failures.set(failure.key, failure);
     return;
   }
   const key = fileFailureKey(outcome.path);
   if (failures.has(key)) {
-    store.clearFailure(key);
+    await store.clearFailure(key);
     failures.delete(key);
   }
 }
 
 /** A failed file that no longer exists is no longer a failure to list (a found file exists, whatever its name). */
-function forgetVanished(store: Store, failures: Map<string, FailureRecord>, found: ReadonlySet<string>): void {
+async function forgetVanished(store: IngestPort, failures: Map<string, FailureRecord>, found: ReadonlySet<string>): Promise<void> {
   const foundKeys = new Set([...found].map(fileFailureKey));
   for (const failure of [...failures.values()]) {
     // A redacted path cannot be looked up; its record goes when the file is found fine again.
     if (failure.kind === 'file' && !foundKeys.has(failure.key) && !failure.path.includes('[REDACTED:') && !existsSync(failure.path)) {
-      store.clearFailure(failure.key);
+      await store.clearFailure(failure.key);
       failures.delete(failure.key);
     }
   }
@@ -240,19 +246,35 @@ function groupFiles(files: string[], fsPaths: ReadonlyMap<string, Buffer>): stri
   return groups;
 }
 
-/** One transaction for the group; if a commit fails inside it, roll back and redo the group file by file. */
-function indexGroup(
+/**
+ * One transaction for the group; if a commit fails inside it, the group rolls back and is redone file by file,
+ * each in its own transaction, so a file whose commit fails loses only itself.
+ */
+async function indexGroup(
   context: IngestContext,
-  store: Store,
+  store: IngestPort,
   paths: string[],
   optionsFor: (path: string) => Parameters<typeof indexFile>[3],
-): FileOutcome[] {
+): Promise<FileOutcome[]> {
   try {
-    return store.batch(() => paths.map((path) => indexFile(context, store, path, optionsFor(path))));
+    return await store.transaction(async (tx) => {
+      const outcomes: FileOutcome[] = [];
+      for (const path of paths) outcomes.push(await indexFile(context, tx, path, optionsFor(path)));
+      return outcomes;
+    });
   } catch (error) {
     if (!(error instanceof BatchAbortedError)) throw error;
-    return paths.map((path) => indexFile(context, store, path, optionsFor(path)));
   }
+  const outcomes: FileOutcome[] = [];
+  for (const path of paths) {
+    try {
+      outcomes.push(await store.transaction((tx) => indexFile(context, tx, path, optionsFor(path))));
+    } catch (error) {
+      if (!(error instanceof BatchAbortedError)) throw error;
+      outcomes.push(makeOutcome(path, 'error', { reason: `${path}: ${describeError(error.cause)}` }));
+    }
+  }
+  return outcomes;
 }
 
 /**
@@ -260,8 +282,8 @@ function indexGroup(
  * before: a pair already in the ledger (written by `moon snapshot`, or before the index tracked pairs) is
  * marked without a second line.
  */
-function flushLedger(context: IngestContext, store: Store): void {
-  store.flushLedger((record) => {
+async function flushLedger(context: IngestContext, store: IngestPort): Promise<void> {
+  await store.flushLedger((record) => {
     context.ledger.append(record);
   });
 }

@@ -4,8 +4,16 @@ import type { MoonPaths } from '../archive/paths.js';
 import { MoonError } from '../errors.js';
 import type { IngestContext } from '../ingest/context.js';
 import { type IndexReport, runIndex } from '../ingest/run-index.js';
-import { removeDatabaseFiles, sealDatabase, swapDatabase } from '../store/sqlite/swap.js';
-import type { Store } from '../store/store.js';
+import type { StoreEngine } from '../store/ports.js';
+
+/** How the engine builds a store beside the live one and swaps it in (for SQLite: files renamed). */
+export interface AsideStore {
+  open(path: string): StoreEngine;
+  remove(path: string): void;
+  /** Make the built store complete on disk (checkpoint, close). */
+  seal(path: string): void;
+  swap(from: string, to: string): void;
+}
 
 export interface RebuildReport {
   db: string;
@@ -25,39 +33,39 @@ export interface RebuildReport {
  * transcript takes its session over from its raw copy without adding a duplicate (see indexFile).
  * Vectors are not rebuilt here: the next `moon index` with an embedder configured embeds what is missing.
  */
-export function rebuildIndex(
+export async function rebuildIndex(
   paths: MoonPaths,
   context: IngestContext,
-  openAside: (path: string) => Store,
-  closeCurrent: () => void,
-): RebuildReport {
+  aside: AsideStore,
+  closeCurrent: () => Promise<void>,
+): Promise<RebuildReport> {
   if (!existsSync(paths.raw)) {
     throw new MoonError('not_found', `nothing to rebuild from: no raw archive at ${paths.raw}`, { hint: 'run `moon index` to build the index' });
   }
   const started = context.now();
-  const aside = `${paths.db}.rebuild-${process.pid}`;
-  removeDatabaseFiles(aside);
+  const asidePath = `${paths.db}.rebuild-${process.pid}`;
+  aside.remove(asidePath);
   let report: IndexReport;
   let sessions = 0;
   let entries = 0;
-  const store = openAside(aside);
+  const store = aside.open(asidePath);
   try {
-    report = runIndex(context, store, { roots: [paths.raw], force: true, sessionIds: sessionIdsByArchive(paths, context), fromArchive: true });
-    const stats = store.stats();
+    report = await runIndex(context, store, { roots: [paths.raw], force: true, sessionIds: sessionIdsByArchive(paths, context), fromArchive: true });
+    const stats = await store.stats.stats();
     sessions = stats.sessions;
     entries = stats.entries;
   } finally {
-    store.close();
+    await store.close();
   }
   if (report.fatal) {
-    removeDatabaseFiles(aside);
+    aside.remove(asidePath);
     throw new MoonError(report.fatal.code === 'io' ? 'io' : 'store', `rebuild stopped, the old index is untouched: ${report.fatal.message}`, {
       hint: report.fatal.hint ?? undefined,
     });
   }
-  sealDatabase(aside);
-  closeCurrent();
-  swapDatabase(aside, paths.db);
+  aside.seal(asidePath);
+  await closeCurrent();
+  aside.swap(asidePath, paths.db);
   return { db: paths.db, files: report.files, sessions, entries, durationMs: context.now() - started, index: report };
 }
 

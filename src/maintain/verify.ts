@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { Ledger } from '../archive/ledger.js';
 import type { MoonPaths } from '../archive/paths.js';
 import { describeError, isMoonError } from '../errors.js';
-import type { Store } from '../store/store.js';
+import type { StoreEngine } from '../store/ports.js';
 
 export interface VerifyProblem {
   /** The damaged or missing file. */
@@ -27,17 +27,17 @@ const REINDEX = 're-index the original transcript (`moon index PATH --force`); t
  * every ledger pair has its raw file and an indexed session; every indexed session's raw archive exists.
  * `openStore` may throw (a file that is not a database): that is a finding, not a crash.
  */
-export function verifyHome(paths: MoonPaths, openStore: () => Store): VerifyReport {
+export async function verifyHome(paths: MoonPaths, openStore: () => StoreEngine): Promise<VerifyReport> {
   const problems: VerifyProblem[] = [];
   const report: VerifyReport = { ok: true, db: paths.db, checked: { sessions: 0, ledgerPairs: 0, integrity: 'ok' }, problems };
-  let store: Store | null = null;
+  let store: StoreEngine | null = null;
   if (!existsSync(paths.db)) {
     report.checked.integrity = 'missing';
     problems.push({ path: paths.db, problem: 'no index', repair: existsSync(paths.raw) ? REBUILD : 'run `moon index`' });
   } else {
     try {
       store = openStore();
-      const found = store.checkIntegrity();
+      const found = await store.stats.checkIntegrity();
       if (found.length > 0) {
         report.checked.integrity = 'damaged';
         problems.push({ path: paths.db, problem: `damaged: ${found.join('; ')}`, repair: REBUILD });
@@ -48,7 +48,7 @@ export function verifyHome(paths: MoonPaths, openStore: () => Store): VerifyRepo
       store = null;
     }
   }
-  const sessions = store && report.checked.integrity === 'ok' ? readSessions(store, problems, paths.db) : null;
+  const sessions = store && report.checked.integrity === 'ok' ? await readSessions(store, problems, paths.db) : null;
   const pairs = new Ledger(paths.ledger).records();
   report.checked.ledgerPairs = pairs.length;
   const latest = new Map(pairs.map((record) => [record.session_id, record]));
@@ -71,9 +71,9 @@ export function verifyHome(paths: MoonPaths, openStore: () => Store): VerifyRepo
   return report;
 }
 
-function readSessions(store: Store, problems: VerifyProblem[], db: string): Map<string, string | null> | null {
+async function readSessions(store: StoreEngine, problems: VerifyProblem[], db: string): Promise<Map<string, string | null> | null> {
   try {
-    return new Map(store.listSessions().map((session) => [session.id, session.archivePath]));
+    return new Map((await store.ingest.listSessions()).map((session) => [session.id, session.archivePath]));
   } catch (error) {
     problems.push({ path: db, problem: `cannot list sessions: ${describeError(error)}`, repair: REBUILD });
     return null;

@@ -1,5 +1,5 @@
 import type { Entry } from '../model.js';
-import type { Candidate } from '../store/store.js';
+import type { Candidate } from '../store/types.js';
 import { selectIndexedText } from '../text/limits.js';
 import type { TermMatch } from './matched-terms.js';
 

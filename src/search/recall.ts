@@ -1,6 +1,7 @@
 import { MoonError } from '../errors.js';
 import type { Entry, RecallMatch, RecallResult } from '../model.js';
-import type { Candidate, SearchFilters, Store, StoredSession } from '../store/store.js';
+import type { SearchPort, VectorPort } from '../store/ports.js';
+import type { Candidate, SearchFilters, StoredSession } from '../store/types.js';
 import { selectIndexedText } from '../text/limits.js';
 import { isValidTimezone } from '../time/zone.js';
 import { type BoostContext, type FusedCandidate, type SignalList, fuseSignals } from './fusion.js';
@@ -11,7 +12,9 @@ import { capQueryText, capTerms, dropStopwords, isQuestionFrame, splitQueryTerms
 import { type TimeQuery, parseTimeQuery, resolveZoneName, toDailyFilters } from './time-query.js';
 
 export interface RecallEnvironment {
-  store: Store;
+  search: SearchPort;
+  /** Null when the engine keeps no vectors for this query (embeddings off). */
+  vectors: VectorPort | null;
   /** Default zone for times without an offset. */
   timezone: string;
   defaults: { limit: number; messagesPerSession: number; snippetChars: number; strategy: RecallStrategy };
@@ -29,14 +32,18 @@ export const SESSION_DECAY = [1, 0.5, 0.25, 0.125, 0.0625];
 export const SIGNAL_WEIGHTS = { lexical: 1.0, trigram: 0.4, vector: 0.8, temporalWithText: 0.3, temporalOnly: 1.0 };
 
 export async function recall(environment: RecallEnvironment, options: RecallOptions): Promise<RecallResult> {
-  const plan = planRecall(environment, options);
-  const sessions = new Map<string, StoredSession | null>();
-  const sessionOf = (id: string): StoredSession | null => {
-    if (!sessions.has(id)) sessions.set(id, environment.store.getSession(id));
-    return sessions.get(id) ?? null;
-  };
+  const plan = await planRecall(environment, options);
   const highlight = [...plan.terms, ...plan.required];
   const tiers = await rankTiers(environment, plan);
+  // Every session a match could name, read once up front so building matches stays synchronous.
+  const sessions = new Map<string, StoredSession | null>();
+  for (const tier of tiers) {
+    for (const candidate of tier.candidates) {
+      const id = candidate.entry.sessionId;
+      if (!sessions.has(id)) sessions.set(id, await environment.search.getSession(id));
+    }
+  }
+  const sessionOf = (id: string): StoredSession | null => sessions.get(id) ?? null;
   const matches: RecallMatch[] = [];
   const seenSessions = new Set<string>();
   for (const tier of tiers) {
@@ -114,7 +121,7 @@ interface RecallPlan {
   notes: string[];
 }
 
-function planRecall(environment: RecallEnvironment, options: RecallOptions): RecallPlan {
+async function planRecall(environment: RecallEnvironment, options: RecallOptions): Promise<RecallPlan> {
   const limit = options.limit ?? environment.defaults.limit;
   const perSession = options.messagesPerSession ?? environment.defaults.messagesPerSession;
   if (!Number.isInteger(limit) || limit <= 0) throw new MoonError('bad_usage', `--limit: expected a positive integer, got ${limit}`);
@@ -146,7 +153,7 @@ function planRecall(environment: RecallEnvironment, options: RecallOptions): Rec
     sinceMs: options.since ? parseIsoBound('--since', options.since, zone) : undefined,
     untilMs: options.until ? parseIsoBound('--until', options.until, zone) : undefined,
     windows: time && time.windows.length > 0 ? time.windows.map(({ startMs, endMs }) => ({ startMs, endMs })) : undefined,
-    daily: time && time.daily.length > 0 ? listDailyFilters(environment.store, time, nowMs) : undefined,
+    daily: time && time.daily.length > 0 ? await listDailyFilters(environment.search, time, nowMs) : undefined,
     sessionRelative: time?.sessionRelative ?? undefined,
   };
   const group = options.group ?? 'session';
@@ -173,8 +180,8 @@ function planRecall(environment: RecallEnvironment, options: RecallOptions): Rec
  * A time of day with no date covers the whole history up to now, split where the zone's offset changes; with no
  * history, a filter that matches nothing stands in so the query still means "at that time".
  */
-function listDailyFilters(store: Store, time: TimeQuery, nowMs: number): NonNullable<SearchFilters['daily']> {
-  const bounds = store.readTimeBounds();
+async function listDailyFilters(store: SearchPort, time: TimeQuery, nowMs: number): Promise<NonNullable<SearchFilters['daily']>> {
+  const bounds = await store.readTimeBounds();
   const range = bounds ? { startMs: bounds.startMs, endMs: Math.min(bounds.endMs + 1, nowMs) } : null;
   if (!range || range.endMs <= range.startMs) return [{ startMs: 0, endMs: 0, offsetMs: 0, fromMs: 0, toMs: 0 }];
   return time.daily.flatMap((window) => toDailyFilters(window, range));
@@ -196,27 +203,29 @@ function widenPlan(plan: RecallPlan, text: string): RecallPlan {
 }
 
 async function rankCandidates(environment: RecallEnvironment, plan: RecallPlan): Promise<FusedCandidate[]> {
-  const { store } = environment;
+  const store = environment.search;
   const any = plan.terms.length > 0 ? plan.terms : plan.required;
   const baseline = plan.strategy === 'bm25';
-  const lexical = searchWords(store, plan, any, !baseline);
+  const lexical = await searchWords(store, plan, any, !baseline);
   if (baseline) return lexical.map(asBaseline);
   const lists: SignalList[] = [{ signal: 'lexical', weight: SIGNAL_WEIGHTS.lexical, candidates: lexical }];
-  const substrings = selectTrigramTerms(any, (term) => store.hasLexicalMatch(term));
+  const known = new Set<string>();
+  for (const term of any) if (await store.hasLexicalMatch(term)) known.add(term);
+  const substrings = selectTrigramTerms(any, (term) => known.has(term));
   if (substrings.length > 0) {
-    const trigram = store.searchTrigram({ any: substrings, all: plan.required, none: plan.excluded, filters: plan.filters, limit: plan.pool });
+    const trigram = await store.searchTrigram({ any: substrings, all: plan.required, none: plan.excluded, filters: plan.filters, limit: plan.pool });
     lists.push({ signal: 'trigram', weight: SIGNAL_WEIGHTS.trigram, candidates: trigram });
   }
-  if (environment.embedQuery && plan.text.trim() !== '' && plan.terms.length > 0) {
+  if (environment.vectors && environment.embedQuery && plan.text.trim() !== '' && plan.terms.length > 0) {
     const vector = await environment.embedQuery(plan.text);
     if (vector) {
-      const candidates = store.searchVector({ vector, all: plan.required, none: plan.excluded, filters: plan.filters, limit: plan.pool });
+      const candidates = await environment.vectors.search({ vector, all: plan.required, none: plan.excluded, filters: plan.filters, limit: plan.pool });
       lists.push({ signal: 'vector', weight: SIGNAL_WEIGHTS.vector, candidates });
     }
   }
   if (plan.filters.windows || plan.filters.daily || plan.filters.sessionRelative) {
     const center = plan.filters.windows?.[0] ? (plan.filters.windows[0].startMs + plan.filters.windows[0].endMs) / 2 : null;
-    const temporal = store.searchTime({ filters: plan.filters, all: plan.required, none: plan.excluded, centerMs: center, limit: plan.pool });
+    const temporal = await store.searchTime({ filters: plan.filters, all: plan.required, none: plan.excluded, centerMs: center, limit: plan.pool });
     const weight = any.length > 0 ? SIGNAL_WEIGHTS.temporalWithText : SIGNAL_WEIGHTS.temporalOnly;
     lists.push({ signal: 'temporal', weight, candidates: temporal });
   }
@@ -240,11 +249,11 @@ export function selectTrigramTerms(terms: readonly string[], isKnownWord: (term:
  * the pool they are the strongest BM25 candidates anyway, and scoring only them is 4–6× faster on a million
  * entries than scoring every entry that holds any term. Otherwise the full any-term query runs.
  */
-function searchWords(store: Store, plan: RecallPlan, any: string[], context: boolean): Candidate[] {
+async function searchWords(store: SearchPort, plan: RecallPlan, any: string[], context: boolean): Promise<Candidate[]> {
   if (any.length === 0) return [];
   const query = { any, all: plan.required, none: plan.excluded, filters: plan.filters, limit: plan.pool, context };
   if (any.length > 1) {
-    const every = store.searchLexical({ ...query, every: true });
+    const every = await store.searchLexical({ ...query, every: true });
     if (every.length >= plan.pool) return every;
   }
   return store.searchLexical(query);

@@ -24,8 +24,13 @@ import type {
  * built by `index-document.ts` and the fused ranking by `search/`, the same code for every engine.
  */
 
-/** What a write transaction can do: commit whole files. */
+/**
+ * What a write transaction can do: read what indexing a file needs (seeing this transaction's own writes) and
+ * commit whole files.
+ */
 export interface IngestTx {
+  getFile(path: string): Promise<FileState | null>;
+  getSession(id: string): Promise<StoredSession | null>;
   /** Everything one file contributes, applied whole; throws and leaves nothing behind on failure. */
   commitFile(change: FileCommit): Promise<void>;
 }

@@ -3,7 +3,7 @@
  * src/store/ uses it: stages reach data through the async ports in ports.ts.
  */
 import type { ArchiveRecord, CompactionAnchor, Entry, Role, Session, SourceName, UsageSnapshot } from '../model.js';
-import type { ResultPatch } from '../sources/source.js';
+import type { ResultPatch } from '../model.js';
 import type {
   Candidate, EmbeddingModel, FailureRecord, FileCommit, FileState, LexicalQuery, PendingEmbedding, RunRecord,
   SessionListFilter, SessionSummary, StoreStats, StoredSession, TimeSearch, VectorQuery,

@@ -35,11 +35,11 @@ describe('golden v2 projections of the shared fixtures', () => {
 
   for (const transcript of transcripts) {
     const name = relative(FIXTURES, transcript).replace(/\//g, '__').replace(/\.jsonl$/, '.md');
-    test(name, () => {
+    test(name, async () => {
       const home = join(temp.path, basename(name, '.md'));
       const moon = createMoon(loadConfig({ env: { MOON_HOME: home, MOON_RESIDENTIAL_TIMEZONE: 'Australia/Sydney' } }));
-      const report = moon.snapshot({ roots: [transcript] });
-      moon.close();
+      const report = await moon.snapshot({ roots: [transcript] });
+      await moon.close();
       if (report.archived.length === 0) {
         // fork sessions are excluded whole; that is their golden behaviour
         expect(report.excluded.map((item) => item.reason)).toEqual(['fork session (first record is a queue-operation)']);

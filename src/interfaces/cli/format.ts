@@ -1,4 +1,4 @@
-import { abbreviateZone, formatLocalIso } from '../../project/time.js';
+import { abbreviateZone, formatLocalIso } from '../../index.js';
 
 /** `1 match`, `2 matches`: the plural is given when it is not just `s` added. */
 export function plural(count: number, one: string, many = `${one}s`): string {

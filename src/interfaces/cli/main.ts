@@ -73,7 +73,7 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
   } catch (error) {
     exitCode = reportError(io, error, (moon as Moon | null)?.paths.db ?? null);
   } finally {
-    (moon as Moon | null)?.close();
+    await (moon as Moon | null)?.close();
   }
   return exitCode;
 }

@@ -1,4 +1,4 @@
-import type { DailyFilter } from '../../store/store.js';
+import type { DailyFilter } from '../../store/types.js';
 import { listOffsetPeriods } from '../../time/offsets.js';
 import type { DailyWindow } from './types.js';
 

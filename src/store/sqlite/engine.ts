@@ -22,7 +22,11 @@ export function openSqliteEngine(path: string, options: OpenStoreOptions = {}): 
         const next = queue.then(async () => {
           store.beginBatch();
           try {
-            const result = await work({ commitFile: (change) => run(() => store.commitFile(change)) });
+            const result = await work({
+              getFile: (file) => run(() => store.getFile(file)),
+              getSession: (id) => run(() => store.getSession(id)),
+              commitFile: (change) => run(() => store.commitFile(change)),
+            });
             store.endBatch('commit');
             return result;
           } catch (error) {

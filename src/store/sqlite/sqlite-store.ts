@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { MoonError } from '../../errors.js';
 import { type ArchiveRecord, type CompactionAnchor, type Entry, mergeEntryInto, mergeResultInto } from '../../model.js';
-import type { ResultPatch } from '../../sources/source.js';
+import type { ResultPatch } from '../../model.js';
 import { COLUMN_WEIGHTS, CONTEXT_RADIUS, buildIndexDocument, buildTrigramDocument } from '../index-document.js';
 import * as sqliteVec from 'sqlite-vec';
 import { BatchAbortedError } from '../store.js';

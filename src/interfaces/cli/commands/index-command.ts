@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { MoonError } from '../../../errors.js';
-import { type FatalError, describeFatal, emptyReport } from '../../../ingest/run-index.js';
+import { type FatalError, describeFatal, emptyReport } from '../../../index.js';
 import type { IndexResult } from '../../../moon.js';
 import type { CliContext } from '../context.js';
 import { escapeControl } from '../format.js';

@@ -9,8 +9,8 @@ export function registerVerify(program: Command, context: CliContext): void {
     .command('verify')
     .description('check the index (SQLite quick_check) and that the raw archive, ledger and index agree')
     .option('--json', 'print the report as JSON')
-    .action((options: { json?: boolean }) => {
-      const report = context.moon().verify();
+    .action(async (options: { json?: boolean }) => {
+      const report = await context.moon().verify();
       const clean = (text: string): string => escapeControl(text, { oneLine: true });
       if (options.json) printJson(context.io, report);
       else if (report.ok) {
@@ -33,8 +33,8 @@ export function registerRebuild(program: Command, context: CliContext): void {
     .command('rebuild')
     .description('rebuild the index from the raw archive (built aside, then swapped in)')
     .option('--json', 'print the report as JSON')
-    .action((options: { json?: boolean }) => {
-      const report = context.moon().rebuild();
+    .action(async (options: { json?: boolean }) => {
+      const report = await context.moon().rebuild();
       const clean = (text: string): string => escapeControl(text, { oneLine: true });
       for (const warning of report.index.warnings) context.io.err(`warning: ${clean(warning)}`);
       for (const error of report.index.errors) context.io.err(`error: ${clean(error.reason)}`);

@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { MoonError, describeError, isMoonError } from '../../../errors.js';
 import type { RecallResult } from '../../../model.js';
-import type { Explanation } from '../../../search/fusion.js';
-import { type RecallOptions, validateGroup, validateRole, validateSource, validateStrategy } from '../../../search/options.js';
+import type { Explanation } from '../../../index.js';
+import { type RecallOptions, validateGroup, validateRole, validateSource, validateStrategy } from '../../../index.js';
 import type { CliContext } from '../context.js';
 import { escapeControl, formatLocalStamp, plural } from '../format.js';
 import { printJson } from '../output.js';
-import { isValidTimezone } from '../../../time/zone.js';
+import { isValidTimezone } from '../../../index.js';
 import { collect } from './index-command.js';
 import { parsePositive } from './numbers.js';
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { SessionListItem, SessionListing } from '../../../browse/sessions.js';
-import { validateSource } from '../../../search/options.js';
+import type { SessionListItem, SessionListing } from '../../../index.js';
+import { validateSource } from '../../../index.js';
 import type { CliContext } from '../context.js';
 import { escapeControl, formatLocalRange, plural } from '../format.js';
 import { printJson } from '../output.js';
@@ -31,8 +31,8 @@ export function registerSessions(program: Command, context: CliContext): void {
     .option('--limit <n>', 'at most this many sessions')
     .option('--tz <zone>', 'IANA zone for dates and times shown (default the residential zone)')
     .option('--json', 'print the listing as JSON')
-    .action((flags: SessionsFlags) => {
-      const listing = context.moon().sessions({
+    .action(async (flags: SessionsFlags) => {
+      const listing = await context.moon().sessions({
         project: flags.project.length > 0 ? flags.project : undefined,
         source: flags.source.length > 0 ? flags.source.map(validateSource) : undefined,
         since: flags.since,

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { DEFAULT_CONTEXT, type SessionShown, type ShownEntry } from '../../../browse/show.js';
+import { DEFAULT_CONTEXT, type SessionShown, type ShownEntry } from '../../../index.js';
 import { MoonError } from '../../../errors.js';
 import type { CliContext } from '../context.js';
 import { escapeControl, formatLocalRange, formatLocalStamp, plural } from '../format.js';
@@ -25,8 +25,8 @@ export function registerShow(program: Command, context: CliContext): void {
     .option('--context <n>', `entries before and after the one found (default ${DEFAULT_CONTEXT})`)
     .option('--tz <zone>', 'IANA zone for clock times and the times shown (default the residential zone)')
     .option('--json', 'print the result as JSON (an unknown session is {"found": false, ...})')
-    .action((session: string, flags: ShowFlags) => {
-      const result = context.moon().show({
+    .action(async (session: string, flags: ShowFlags) => {
+      const result = await context.moon().show({
         session,
         around: flags.around,
         context: flags.context === undefined ? undefined : parseCount('--context', flags.context),

@@ -11,8 +11,8 @@ export function registerSnapshot(program: Command, context: CliContext): void {
     .argument('[paths...]', 'transcript files or folders')
     .option('--exclude-session <id>', 'skip this session (repeatable)', collect, [])
     .option('--json', 'print the report as JSON')
-    .action((paths: string[], options: { excludeSession: string[]; json?: boolean }) => {
-      const report = context.moon().snapshot({ roots: paths, excludeSessions: options.excludeSession });
+    .action(async (paths: string[], options: { excludeSession: string[]; json?: boolean }) => {
+      const report = await context.moon().snapshot({ roots: paths, excludeSessions: options.excludeSession });
       for (const warning of report.warnings) context.io.err(`warning: ${escapeControl(warning, { oneLine: true })}`);
       for (const error of report.errors) context.io.err(`error: ${escapeControl(error.reason, { oneLine: true })}`);
       if (options.json) printJson(context.io, report);

@@ -10,8 +10,8 @@ export function registerStatus(program: Command, context: CliContext): void {
     .command('status')
     .description('sessions, entries, sizes, per-source counts, failed files and the last run')
     .option('--json', 'print as JSON')
-    .action((options: { json?: boolean }) => {
-      const status = context.moon().status();
+    .action(async (options: { json?: boolean }) => {
+      const status = await context.moon().status();
       const damaged = status.damage !== null && status.damage.length > 0;
       if (options.json) printJson(context.io, status);
       else context.io.out(formatStatus(status));

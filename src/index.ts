@@ -3,6 +3,7 @@ export { createMoon } from './moon.js';
 export type { IndexRequest, Moon, MoonHooks, StatusReport } from './moon.js';
 export type { VerifyProblem, VerifyReport } from './maintain/verify.js';
 export type { RebuildReport } from './maintain/rebuild.js';
+export type { ForgetReport, ForgetRequest } from './maintain/forget.js';
 export { corruptIndexError, isCorruptionError } from './moon.js';
 export type { SessionListItem, SessionListing, SessionsRequest } from './browse/sessions.js';
 export type { SessionNotFound, SessionShown, ShowRequest, ShowResult, ShownEntry, ShownSession } from './browse/show.js';

@@ -25,6 +25,7 @@ export { corruptIndexError, isCorruptionError } from './store/sqlite/guard.js';
 import type { FailureRecord, StoreStats } from './store/types.js';
 import { type RebuildReport, rebuildIndex } from './maintain/rebuild.js';
 import { type VerifyReport, verifyHome } from './maintain/verify.js';
+import { type ForgetReport, type ForgetRequest, forgetSessions, replayTombstones } from './maintain/forget.js';
 
 export interface IndexRequest {
   /** Files or folders; empty: the configured source roots, else the default locations. */
@@ -66,6 +67,8 @@ export interface Moon {
   verify(): Promise<VerifyReport>;
   /** Rebuild the index from the raw archive, aside, then swap it in. */
   rebuild(): Promise<RebuildReport>;
+  /** Take sessions back: removed from the index and the archive, tombstoned so no later index re-adds them. */
+  forget(request: ForgetRequest): Promise<ForgetReport>;
   close(): Promise<void>;
 }
 
@@ -139,6 +142,8 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
     async index(request = {}) {
       const roots = sourceRoots(request.roots);
       const target = openStore(false);
+      // Sessions forgotten before this index existed (a rebuilt one, a new engine) stay forgotten.
+      await replayTombstones(target, new Ledger(paths.ledger), clock());
       const report = await runIndex(ingestContext(request.excludeSessions), target, {
         roots,
         force: request.force,
@@ -215,6 +220,12 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
           store = null;
         },
       );
+    },
+    async forget(request) {
+      return forgetSessions(openStore(true), new Ledger(paths.ledger), request, {
+        zone: config.distill.residential_timezone,
+        nowMs: clock(),
+      });
     },
     async close() {
       await store?.close();

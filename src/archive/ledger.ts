@@ -6,8 +6,17 @@ import { ensurePrivateDir } from './write.js';
 
 /**
  * archives/ledger.jsonl: one ArchiveRecord (seed 001) per distinct (session, content hash). Appending the same
- * pair again is a no-op, so re-running a snapshot is idempotent.
+ * pair again is a no-op, so re-running a snapshot is idempotent. A session taken back with `moon forget` gets a
+ * tombstone line (`{"session_id", "tombstone": true, "reason", "forgotten_at_epoch_secs"}`): readers of
+ * ArchiveRecords skip it, and the index keeps refusing the session even after a rebuild.
  */
+export interface LedgerTombstone {
+  session_id: string;
+  tombstone: true;
+  reason: string;
+  forgotten_at_epoch_secs: number;
+}
+
 export class Ledger {
   private seen: Set<string> | null = null;
   /** Size of the file when `seen` was read: another process may append, and then we read it again. */
@@ -39,17 +48,35 @@ export class Ledger {
   }
 
   records(): ArchiveRecord[] {
+    return this.readLines().filter((line): line is ArchiveRecord => (line as Partial<LedgerTombstone>).tombstone !== true);
+  }
+
+  tombstones(): LedgerTombstone[] {
+    return this.readLines().filter((line): line is LedgerTombstone => (line as Partial<LedgerTombstone>).tombstone === true);
+  }
+
+  appendTombstone(tombstone: LedgerTombstone): void {
+    ensurePrivateDir(dirname(this.path));
+    const prefix = endsMidLine(this.path) ? '\n' : '';
+    try {
+      appendFileSync(this.path, `${prefix}${JSON.stringify(tombstone)}\n`, { mode: 0o600 });
+    } catch (error) {
+      throw isEnvironmentError(error) ? toIoError(this.path, error) : error;
+    }
+  }
+
+  private readLines(): (ArchiveRecord | LedgerTombstone)[] {
     if (!existsSync(this.path)) return [];
-    const records: ArchiveRecord[] = [];
+    const lines: (ArchiveRecord | LedgerTombstone)[] = [];
     for (const line of readFileSync(this.path, 'utf8').split('\n')) {
       if (!line.trim()) continue;
       try {
-        records.push(JSON.parse(line) as ArchiveRecord);
+        lines.push(JSON.parse(line) as ArchiveRecord | LedgerTombstone);
       } catch {
         // a torn last line from a crash is ignored; the next append starts a fresh line
       }
     }
-    return records;
+    return lines;
   }
 
   private load(): Set<string> {

@@ -103,9 +103,9 @@ async function indexFileOrThrow(
     contentHash,
     indexedAtMs: context.now(),
   };
-  if (chunk.fork) {
+  const excludeWhole = async (excluded: string, sessionId: string): Promise<void> => {
     await store.commitFile({
-      file: { ...fileBase, sessionId: chunk.session.id, prefixHash: sha256(buffer), offset: 0, line: 0, carry: null, excluded: 'fork' },
+      file: { ...fileBase, sessionId, prefixHash: sha256(buffer), offset: 0, line: 0, carry: null, excluded },
       session: null,
       reset: false,
       entries: [],
@@ -113,9 +113,17 @@ async function indexFileOrThrow(
       anchors: [],
       usage: [],
     });
+  };
+  if (chunk.fork) {
+    await excludeWhole('fork', chunk.session.id);
     return makeOutcome(path, 'excluded', { reason: 'fork session (first record is a queue-operation)', sessionId: chunk.session.id, source: source.name, warnings });
   }
   const { sessionId, adopted } = await chooseSessionId(store, path, options.sessionId ?? chunk.session.id, options);
+  if ((await store.isForgotten(chunk.session.id)) || (await store.isForgotten(sessionId))) {
+    // `moon forget` left a tombstone: this machine (or another one sharing the index) must not bring it back.
+    await excludeWhole('forgotten', sessionId);
+    return makeOutcome(path, 'excluded', { reason: 'forgotten (moon forget)', sessionId, source: source.name, warnings });
+  }
   if (context.excludeSessionIds.has(chunk.session.id) || context.excludeSessionIds.has(sessionId)) {
     // Not recorded: once it is no longer the current session, the next run indexes it.
     return makeOutcome(path, 'excluded', { reason: 'current session', sessionId, source: source.name, warnings });

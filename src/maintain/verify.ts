@@ -51,7 +51,9 @@ export async function verifyHome(paths: MoonPaths, openStore: () => StoreEngine)
   const sessions = store && report.checked.integrity === 'ok' ? await readSessions(store, problems, paths.db) : null;
   const pairs = new Ledger(paths.ledger).records();
   report.checked.ledgerPairs = pairs.length;
-  const latest = new Map(pairs.map((record) => [record.session_id, record]));
+  // A forgotten session's earlier records stay in the ledger; its raw archive is gone on purpose.
+  const forgotten = new Set(new Ledger(paths.ledger).tombstones().map((tombstone) => tombstone.session_id));
+  const latest = new Map(pairs.filter((record) => !forgotten.has(record.session_id)).map((record) => [record.session_id, record]));
   for (const record of latest.values()) {
     if (!existsSync(record.archive_path)) {
       problems.push({ path: record.archive_path, problem: `raw archive of session ${record.session_id} is missing (named in the ledger)`, repair: REINDEX });

@@ -5,6 +5,8 @@ import type {
   FailureRecord,
   FileCommit,
   FileState,
+  ForgetSelector,
+  ForgottenSession,
   LexicalQuery,
   PendingEmbedding,
   RunRecord,
@@ -13,6 +15,7 @@ import type {
   StoreStats,
   StoredSession,
   TimeSearch,
+  Tombstone,
   VectorQuery,
 } from './types.js';
 
@@ -31,6 +34,8 @@ import type {
 export interface IngestTx {
   getFile(path: string): Promise<FileState | null>;
   getSession(id: string): Promise<StoredSession | null>;
+  /** Whether the session was forgotten (a tombstone): its file is recorded as excluded, nothing indexed. */
+  isForgotten(sessionId: string): Promise<boolean>;
   /** Everything one file contributes, applied whole; throws and leaves nothing behind on failure. */
   commitFile(change: FileCommit): Promise<void>;
 }
@@ -103,6 +108,17 @@ export interface StatsPort {
   checkIntegrity(): Promise<string[]>;
 }
 
+/**
+ * Taking things back. Forgetting removes a session's entries, index rows, vectors, anchors and file states and
+ * leaves a tombstone in the engine, so no machine sharing it indexes the session again.
+ */
+export interface ForgetPort {
+  /** Ids of the sessions a selector names (a named id that does not exist is not returned). */
+  findSessions(selector: ForgetSelector): Promise<string[]>;
+  forget(sessionIds: readonly string[], reason: string, atMs: number): Promise<ForgottenSession[]>;
+  listTombstones(): Promise<Tombstone[]>;
+}
+
 export type EngineName = 'sqlite' | 'postgres';
 
 /** One opened store: its ports, and how to close it. The composition root picks the engine; nothing else does. */
@@ -115,5 +131,6 @@ export interface StoreEngine {
   readonly vectors: VectorPort;
   readonly browse: BrowsePort;
   readonly stats: StatsPort;
+  readonly forget: ForgetPort;
   close(): Promise<void>;
 }

@@ -6,7 +6,7 @@ import type { ArchiveRecord, CompactionAnchor, Entry, Role, Session, SourceName,
 import type { ResultPatch } from '../model.js';
 import type {
   Candidate, EmbeddingModel, FailureRecord, FileCommit, FileState, LexicalQuery, PendingEmbedding, RunRecord,
-  SessionListFilter, SessionSummary, StoreStats, StoredSession, TimeSearch, VectorQuery,
+  SessionListFilter, SessionSummary, ForgetSelector, ForgottenSession, Tombstone, StoreStats, StoredSession, TimeSearch, VectorQuery,
 } from './types.js';
 
 export * from './types.js';
@@ -63,6 +63,10 @@ export interface Store {
   listFailures(): FailureRecord[];
   putFailure(failure: FailureRecord): void;
   clearFailure(key: string): void;
+  findForgettable(selector: ForgetSelector): string[];
+  forgetSessions(sessionIds: readonly string[], reason: string, atMs: number): ForgottenSession[];
+  listTombstones(): Tombstone[];
+  isForgotten(sessionId: string): boolean;
   /** SQLite's own consistency check of the file: [] when sound, else what it found (first problems only). */
   checkIntegrity(): string[];
   /** Finish work a migration left for code (e.g. refill a rebuilt FTS table); called once after opening. */

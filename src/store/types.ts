@@ -71,6 +71,29 @@ export interface FailureRecord {
 }
 
 /** `moon sessions`: which sessions to list. Times are epoch ms; a session matches when it overlaps [since, until). */
+/** Which sessions `moon forget` takes back: named ids, a whole project, or everything that ended before a time. */
+export interface ForgetSelector {
+  sessionIds?: string[];
+  project?: string;
+  beforeMs?: number;
+}
+
+/** What remains of a forgotten session: enough to refuse it when any machine indexes it again. */
+export interface Tombstone {
+  sessionId: string;
+  project: string | null;
+  reason: string;
+  forgottenAtMs: number;
+}
+
+/** A session removed from the index, with the files outside it that the caller removes too. */
+export interface ForgottenSession {
+  id: string;
+  project: string | null;
+  archivePath: string | null;
+  projectionPath: string | null;
+}
+
 export interface SessionListFilter {
   projects?: string[];
   sources?: SourceName[];

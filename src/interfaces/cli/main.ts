@@ -4,6 +4,7 @@ import { type MoonConfig, loadConfig } from '../../config.js';
 import { MoonError, describeError, isMoonError } from '../../errors.js';
 import { type Moon, createMoon } from '../../moon.js';
 import { registerConfig } from './commands/config-command.js';
+import { registerForget } from './commands/forget-command.js';
 import { registerIndex } from './commands/index-command.js';
 import { registerRebuild, registerVerify } from './commands/maintain-commands.js';
 import { registerRecall } from './commands/recall-command.js';
@@ -68,6 +69,7 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
   registerConfig(program, context);
   registerVerify(program, context);
   registerRebuild(program, context);
+  registerForget(program, context);
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {

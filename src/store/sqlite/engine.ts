@@ -25,6 +25,7 @@ export function openSqliteEngine(path: string, options: OpenStoreOptions = {}): 
             const result = await work({
               getFile: (file) => run(() => store.getFile(file)),
               getSession: (id) => run(() => store.getSession(id)),
+              isForgotten: (id) => run(() => store.isForgotten(id)),
               commitFile: (change) => run(() => store.commitFile(change)),
             });
             store.endBatch('commit');
@@ -75,6 +76,11 @@ export function openSqliteEngine(path: string, options: OpenStoreOptions = {}): 
       stats: () => run(() => store.stats()),
       recordRun: (record) => run(() => store.recordRun(record)),
       checkIntegrity: () => run(() => store.checkIntegrity()),
+    },
+    forget: {
+      findSessions: (selector) => run(() => store.findForgettable(selector)),
+      forget: (ids, reason, atMs) => run(() => store.forgetSessions(ids, reason, atMs)),
+      listTombstones: () => run(() => store.listTombstones()),
     },
     close: () => run(() => store.close()),
   };

@@ -172,6 +172,15 @@ const MIGRATIONS: string[] = [
     failed_ms INTEGER NOT NULL
   );
   `,
+  // 8: sessions a user took back (`moon forget`): what is left of them, so no later index brings them back.
+  `
+  CREATE TABLE tombstones (
+    session_id TEXT PRIMARY KEY,
+    project TEXT,
+    reason TEXT NOT NULL,
+    forgotten_ms INTEGER NOT NULL
+  );
+  `,
 ];
 
 /** Data a migration must derive in code, run in the same transaction as the migration's SQL. */

@@ -13,6 +13,8 @@ import type {
   FailureRecord,
   FileCommit,
   FileState,
+  ForgetSelector,
+  ForgottenSession,
   LexicalQuery,
   PendingEmbedding,
   RunRecord,
@@ -22,6 +24,7 @@ import type {
   StoreStats,
   StoredSession,
   TimeSearch,
+  Tombstone,
   VectorQuery,
 } from '../store.js';
 import { type RenderedFilters, andClauses, joinSessions, renderFilters } from './filters.js';
@@ -41,6 +44,7 @@ import {
 } from './rows.js';
 import { deleteFailureRow, listFailureRows, putFailureRow, quickCheck } from './failures.js';
 import { guardStore, toStoreError } from './guard.js';
+import { findForgettableSessions, hasTombstone, listTombstoneRows, putTombstone } from './forget.js';
 import { migrate } from './schema.js';
 import { listSessionSummaries } from './session-list.js';
 import { type WriteLockOptions, beginWrite, endWrite, runWriteTransaction } from './write-lock.js';
@@ -499,6 +503,38 @@ class SqliteStore implements Store {
 
   close(): void {
     if (this.db.open) this.db.close();
+  }
+
+  findForgettable(selector: ForgetSelector): string[] {
+    return findForgettableSessions(this.db, selector);
+  }
+
+  forgetSessions(sessionIds: readonly string[], reason: string, atMs: number): ForgottenSession[] {
+    return this.write(() => {
+      const forgotten: ForgottenSession[] = [];
+      for (const id of new Set(sessionIds)) {
+        const session = this.getSession(id);
+        // A tombstone even for a session this index never had: a ledger's tombstones are replayed into a
+        // rebuilt or new index, and another machine may index the session later.
+        putTombstone(this.db, { sessionId: id, project: session?.project ?? null, reason, forgottenAtMs: atMs });
+        if (!session) continue;
+        this.deleteSessionContent(id);
+        this.db.prepare('DELETE FROM archived WHERE session_id = ?').run(id);
+        this.db.prepare('DELETE FROM sessions WHERE id = ?').run(id);
+        // The file states stay, marked excluded: an unchanged transcript is not even read again.
+        this.db.prepare("UPDATE files SET excluded = 'forgotten', offset = 0, carry = NULL WHERE session_id = ?").run(id);
+        forgotten.push({ id, project: session.project, archivePath: session.archivePath, projectionPath: session.projectionPath });
+      }
+      return forgotten;
+    });
+  }
+
+  listTombstones(): Tombstone[] {
+    return listTombstoneRows(this.db);
+  }
+
+  isForgotten(sessionId: string): boolean {
+    return hasTombstone(this.db, sessionId);
   }
 
   private deleteSessionContent(sessionId: string): void {

@@ -1,0 +1,38 @@
+import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
+import { escapeControl, plural } from '../format.js';
+import { printJson } from '../output.js';
+
+interface ForgetFlags {
+  project?: string;
+  before?: string;
+  dryRun?: boolean;
+  json?: boolean;
+}
+
+export function registerForget(program: Command, context: CliContext): void {
+  program
+    .command('forget')
+    .description('take sessions back: remove them from the index and the archive, and keep them out of later runs')
+    .argument('[session...]', 'session ids to forget')
+    .option('--project <name>', 'every session of a project (a name, or with a / part of the cwd)')
+    .option('--before <date>', 'every session that ended before this ISO date or date-time')
+    .option('--dry-run', 'list what would be forgotten, change nothing')
+    .option('--json', 'print the report as JSON')
+    .action(async (sessions: string[], flags: ForgetFlags) => {
+      const report = await context.moon().forget({ sessions, project: flags.project, before: flags.before, dryRun: flags.dryRun });
+      if (flags.json) return printJson(context.io, report);
+      const clean = (text: string): string => escapeControl(text, { oneLine: true });
+      const verb = report.dryRun ? 'would forget' : 'forgot';
+      const lines = report.forgotten.map((session) => `${verb} ${clean(session.id)}${session.project ? ` (${clean(session.project)})` : ''}`);
+      if (report.unknown.length > 0) {
+        lines.push(`not in this index (tombstoned${report.dryRun ? ' when run for real' : ''}): ${report.unknown.map(clean).join(', ')}`);
+      }
+      lines.push(
+        report.dryRun
+          ? `${plural(report.forgotten.length, 'session')} would be forgotten; run again without --dry-run to do it`
+          : `${plural(report.forgotten.length, 'session')} forgotten, ${plural(report.removedFiles.length, 'file')} removed; tombstones keep them out of later runs`,
+      );
+      context.io.out(lines.join('\n'));
+    });
+}

@@ -1,0 +1,97 @@
+import { rmSync } from 'node:fs';
+import type { Ledger } from '../archive/ledger.js';
+import { MoonError } from '../errors.js';
+import { parseIsoBound, toList } from '../search/options.js';
+import type { StoreEngine } from '../store/ports.js';
+import type { ForgottenSession } from '../store/types.js';
+
+/** `moon forget` / Moon.forget(): which sessions to take back. At least one criterion; they narrow each other. */
+export interface ForgetRequest {
+  sessions?: string | string[];
+  project?: string;
+  /** ISO date or date-time: sessions that ended before it (a date alone is read in the residential zone). */
+  before?: string;
+  /** List what would be forgotten, change nothing. */
+  dryRun?: boolean;
+}
+
+export interface ForgetReport {
+  dryRun: boolean;
+  /** Sessions removed from the index (or that would be, in a dry run). */
+  forgotten: ForgottenSession[];
+  /** Named ids this index does not hold: tombstoned anyway, so no later index (here or elsewhere) adds them. */
+  unknown: string[];
+  /** Raw archives and projections deleted. */
+  removedFiles: string[];
+}
+
+/**
+ * Take sessions back: their entries, index rows, vectors, projections and raw archives go; a tombstone stays in
+ * the index and in the ledger, so no later `moon index` — on this machine or another sharing the index — brings
+ * them back. The transcripts themselves are the agent's files and are left alone.
+ */
+export async function forgetSessions(
+  engine: StoreEngine,
+  ledger: Ledger,
+  request: ForgetRequest,
+  options: { zone: string; nowMs: number },
+): Promise<ForgetReport> {
+  const named = toList(request.sessions) ?? [];
+  if (named.length === 0 && request.project === undefined && request.before === undefined) {
+    throw new MoonError('bad_usage', 'moon forget needs session ids, --project or --before', { hint: 'add --dry-run to see what would go' });
+  }
+  const selector = {
+    sessionIds: named.length > 0 ? named : undefined,
+    project: request.project,
+    beforeMs: request.before === undefined ? undefined : parseIsoBound('--before', request.before, options.zone),
+  };
+  const ids = await engine.forget.findSessions(selector);
+  const unknown = named.filter((id) => !ids.includes(id));
+  if (request.dryRun) {
+    const forgotten: ForgottenSession[] = [];
+    for (const id of ids) {
+      const session = await engine.ingest.getSession(id);
+      if (session) forgotten.push({ id, project: session.project, archivePath: session.archivePath, projectionPath: session.projectionPath });
+    }
+    return { dryRun: true, forgotten, unknown, removedFiles: [] };
+  }
+  const reason = describeSelector(request);
+  const forgotten = await engine.forget.forget([...ids, ...unknown], reason, options.nowMs);
+  const removedFiles: string[] = [];
+  for (const session of forgotten) {
+    for (const path of [session.archivePath, session.projectionPath]) {
+      if (!path) continue;
+      rmSync(path, { force: true });
+      removedFiles.push(path);
+    }
+  }
+  for (const id of [...ids, ...unknown]) {
+    ledger.appendTombstone({ session_id: id, tombstone: true, reason, forgotten_at_epoch_secs: Math.floor(options.nowMs / 1000) });
+  }
+  return { dryRun: false, forgotten, unknown, removedFiles };
+}
+
+/**
+ * Tombstones the ledger holds but the index does not (a rebuilt index, a new engine): put them in, so the run
+ * that follows refuses those sessions too.
+ */
+export async function replayTombstones(engine: StoreEngine, ledger: Ledger, nowMs: number): Promise<number> {
+  const known = new Set((await engine.forget.listTombstones()).map((tombstone) => tombstone.sessionId));
+  const missing = ledger.tombstones().filter((tombstone) => !known.has(tombstone.session_id));
+  if (missing.length === 0) return 0;
+  await engine.forget.forget(
+    missing.map((tombstone) => tombstone.session_id),
+    'ledger tombstone',
+    nowMs,
+  );
+  return missing.length;
+}
+
+function describeSelector(request: ForgetRequest): string {
+  const parts = [
+    ...(toList(request.sessions)?.length ? ['named'] : []),
+    ...(request.project !== undefined ? [`project ${request.project}`] : []),
+    ...(request.before !== undefined ? [`before ${request.before}`] : []),
+  ];
+  return `moon forget (${parts.join(', ')})`;
+}

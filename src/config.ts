@@ -27,9 +27,11 @@ const schema = z
       .object({
         /** Folders or files to scan. Empty: the default locations of Claude Code, Codex and OpenClaw. */
         roots: z.array(z.string().min(1)).default([]),
+        /** Globs of transcript paths or session working directories never indexed (a `.moonignore` does the same). */
+        exclude: z.array(z.string().min(1)).default([]),
       })
       .strict()
-      .default({ roots: [] }),
+      .default({ roots: [], exclude: [] }),
     privacy: z
       .object({
         redact: z.boolean().default(true),

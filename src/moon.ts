@@ -7,6 +7,7 @@ import type { Embedder } from './embed/embedder.js';
 import { createEmbedder } from './embed/index.js';
 import { type EmbedProgress, embedPending } from './embed/pipeline.js';
 import type { IngestContext } from './ingest/context.js';
+import { createOptOut } from './ingest/opt-out.js';
 import { type IndexReport, runIndex } from './ingest/run-index.js';
 import { type SnapshotReport, runSnapshot } from './ingest/run-snapshot.js';
 import type { RecallResult } from './model.js';
@@ -84,6 +85,7 @@ export interface MoonHooks {
 export function createMoon(config: MoonConfig, clock: () => number = Date.now, hooks: MoonHooks = {}): Moon {
   const paths = resolvePaths(config.home);
   const redact = createRedactor({ enabled: config.privacy.redact, extraPatterns: config.privacy.extra_patterns });
+  const optOut = createOptOut(config.sources.exclude);
   let store: StoreEngine | null = null;
   let embedder: Promise<Embedder | null> | null = null;
   const getEmbedder = (): Promise<Embedder | null> => {
@@ -108,6 +110,7 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
     timezone: config.distill.residential_timezone,
     maxLineBytes: config.index.max_line_bytes,
     excludeSessionIds: new Set(excluded(excludeSessions)),
+    optOut,
     redact,
     now: clock,
   });

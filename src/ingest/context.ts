@@ -1,4 +1,5 @@
 import type { Ledger } from '../archive/ledger.js';
+import type { OptOut } from './opt-out.js';
 import type { MoonPaths } from '../archive/paths.js';
 import type { ParsedChunk } from '../sources/source.js';
 
@@ -22,6 +23,8 @@ export interface IngestContext {
   maxLineBytes: number;
   /** Session-level filter (seed 002): the current session is never indexed. */
   excludeSessionIds: ReadonlySet<string>;
+  /** Projects the user opted out of (`sources.exclude`, `.moonignore`). */
+  optOut: OptOut;
   /** The redactor, for text the index keeps about files rather than transcripts (a failed file's path). */
   redact: (text: string) => string;
   now: () => number;

@@ -72,6 +72,8 @@ async function indexFileOrThrow(
     return makeOutcome(path, 'failed-before', { reason: known.reason, failedAtMs: known.failedAtMs, fingerprint: known.fingerprint });
   }
   checkRegularFile(stat, path);
+  const excludedPath = context.optOut.checkPath(path);
+  if (excludedPath) return makeOutcome(path, 'excluded', { reason: excludedPath });
   const previous = options.force ? null : await store.getFile(path);
   if (previous && previous.size === stat.size && previous.mtimeMs === stat.mtimeMs) {
     const status = previous.excluded ? 'excluded' : 'unchanged';
@@ -119,6 +121,12 @@ async function indexFileOrThrow(
     return makeOutcome(path, 'excluded', { reason: 'fork session (first record is a queue-operation)', sessionId: chunk.session.id, source: source.name, warnings });
   }
   const { sessionId, adopted } = await chooseSessionId(store, path, options.sessionId ?? chunk.session.id, options);
+  const optedOut = context.optOut.checkCwd(chunk.session.cwd);
+  if (optedOut) {
+    // Recorded like a fork: an unchanged transcript is not read again (after removing an opt-out, `--force`).
+    await excludeWhole('opted-out', sessionId);
+    return makeOutcome(path, 'excluded', { reason: optedOut, sessionId, source: source.name, warnings });
+  }
   if ((await store.isForgotten(chunk.session.id)) || (await store.isForgotten(sessionId))) {
     // `moon forget` left a tombstone: this machine (or another one sharing the index) must not bring it back.
     await excludeWhole('forgotten', sessionId);

@@ -72,6 +72,19 @@ const schema = z
       })
       .strict()
       .default({ limit: 10, messages_per_session: 5, snippet_chars: 320, strategy: 'hybrid' }),
+    store: z
+      .object({
+        /**
+         * A PostgreSQL URL (`postgres://user:pass@host:5432/db`): index into that shared database instead of the
+         * embedded SQLite file under $MOON_HOME. Unset: the embedded file.
+         */
+        url: z
+          .string()
+          .regex(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a PostgreSQL URL, e.g. "postgres://user:pass@host:5432/moon"' })
+          .optional(),
+      })
+      .strict()
+      .default({}),
     embed: z
       .object({
         provider: z.enum(['none', 'local', 'openai-compatible', 'transformers']).default('none'),
@@ -110,6 +123,7 @@ export const ENV_KEYS: Record<string, { key: string; kind: EnvKind }> = {
   MOON_LOCK_TIMEOUT_MS: { key: 'index.lock_timeout_ms', kind: 'int' },
   MOON_RECALL_LIMIT: { key: 'recall.limit', kind: 'int' },
   MOON_RECALL_STRATEGY: { key: 'recall.strategy', kind: 'string' },
+  MOON_DATABASE_URL: { key: 'store.url', kind: 'string' },
   MOON_EMBED_PROVIDER: { key: 'embed.provider', kind: 'string' },
   MOON_EMBED_MODEL: { key: 'embed.model', kind: 'string' },
   MOON_EMBED_BASE_URL: { key: 'embed.base_url', kind: 'string' },
@@ -258,5 +272,17 @@ export function defaultSourceRoots(home = homedir()): string[] {
 export function describeConfig(config: MoonConfig): Record<string, unknown> {
   const { origin, ...rest } = config;
   const embed = { ...rest.embed, api_key: rest.embed.api_key ? '[set]' : undefined };
-  return { ...rest, embed, origin };
+  const store = { ...rest.store, url: rest.store.url ? maskUrlPassword(rest.store.url) : undefined };
+  return { ...rest, embed, store, origin };
+}
+
+/** A URL with its password replaced, for messages and `moon config --show`. */
+export function maskUrlPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url.replace(/:\/\/([^:@/]*):[^@/]*@/, '://$1:***@');
+  }
 }

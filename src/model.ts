@@ -219,3 +219,11 @@ export interface RecallMetadata {
   session_end: string | null;
   [key: string]: unknown;
 }
+
+/**
+ * Add to a named count. Names come from transcripts (record types, filter reasons), so an own-property check
+ * keeps "valueOf" or "constructor" from reading Object.prototype.
+ */
+export function addCount(counts: Record<string, number>, name: string, by = 1): void {
+  counts[name] = (Object.hasOwn(counts, name) ? (counts[name] as number) : 0) + by;
+}

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { Ledger } from './archive/ledger.js';
 import { type MoonPaths, projectionPathFor, resolvePaths } from './archive/paths.js';
-import { type MoonConfig, defaultSourceRoots } from './config.js';
+import { type MoonConfig, defaultSourceRoots, maskUrlPassword } from './config.js';
 import { MoonError } from './errors.js';
 import type { Embedder } from './embed/embedder.js';
 import { createEmbedder } from './embed/index.js';
@@ -20,6 +20,8 @@ import { type ShowRequest, type ShowResult, showSession } from './browse/show.js
 import { recall } from './search/recall.js';
 import type { StoreEngine } from './store/ports.js';
 import { openSqliteEngine } from './store/sqlite/engine.js';
+import { openPostgresEngine } from './store/postgres/engine.js';
+import { readMachineId } from './archive/machine.js';
 import { removeDatabaseFiles, sealDatabase, swapDatabase } from './store/sqlite/swap.js';
 
 export { corruptIndexError, isCorruptionError } from './store/sqlite/guard.js';
@@ -27,6 +29,7 @@ import type { FailureRecord, StoreStats } from './store/types.js';
 import { type RebuildReport, rebuildIndex } from './maintain/rebuild.js';
 import { type VerifyReport, verifyHome } from './maintain/verify.js';
 import { type ForgetReport, type ForgetRequest, forgetSessions, replayTombstones } from './maintain/forget.js';
+import { type MigrateReport, migrateIndex } from './maintain/migrate.js';
 
 export interface IndexRequest {
   /** Files or folders; empty: the configured source roots, else the default locations. */
@@ -44,6 +47,9 @@ export type IndexResult = IndexReport & { embeddings: EmbedProgress | null };
 
 export interface StatusReport extends StoreStats {
   home: string;
+  /** The engine in use: the embedded SQLite file, or a shared PostgreSQL database (store.url). */
+  engine: 'sqlite' | 'postgres';
+  /** Where the index is: the SQLite file, or the database URL without its password. */
   db: string;
   sourceRoots: string[];
   timezone: string;
@@ -70,7 +76,15 @@ export interface Moon {
   rebuild(): Promise<RebuildReport>;
   /** Take sessions back: removed from the index and the archive, tombstoned so no later index re-adds them. */
   forget(request: ForgetRequest): Promise<ForgetReport>;
+  /** Copy this home's index into a PostgreSQL database (resumable); point store.url at it afterwards. */
+  migrate(request: MigrateRequest): Promise<MigrateReport>;
   close(): Promise<void>;
+}
+
+export interface MigrateRequest {
+  /** The target database: `postgres://…`. */
+  to: string;
+  onProgress?: (done: number, total: number, sessionId: string) => void;
 }
 
 export interface MoonHooks {
@@ -86,7 +100,7 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
   const paths = resolvePaths(config.home);
   const redact = createRedactor({ enabled: config.privacy.redact, extraPatterns: config.privacy.extra_patterns });
   const optOut = createOptOut(config.sources.exclude);
-  let store: StoreEngine | null = null;
+  let store: Promise<StoreEngine> | null = null;
   let embedder: Promise<Embedder | null> | null = null;
   const getEmbedder = (): Promise<Embedder | null> => {
     embedder ??= createEmbedder(config.embed);
@@ -94,12 +108,25 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
   };
   const openEngine = (path: string): StoreEngine =>
     openSqliteEngine(path, { lockTimeoutMs: config.index.lock_timeout_ms, onWait: hooks.onNotice });
-  const openStore = (mustExist: boolean): StoreEngine => {
+  const databaseUrl = config.store.url;
+  /** Whether an index exists to read: the SQLite file, or (always) a configured database. */
+  const hasIndex = (): boolean => databaseUrl !== undefined || existsSync(paths.db);
+  const openStore = (mustExist: boolean): Promise<StoreEngine> => {
     if (!store) {
-      if (mustExist && !existsSync(paths.db)) {
-        throw new MoonError('not_found', `no index at ${paths.db}`, { hint: 'run `moon index` first' });
+      if (mustExist && !hasIndex()) {
+        return Promise.reject(new MoonError('not_found', `no index at ${paths.db}`, { hint: 'run `moon index` first' }));
       }
-      store = openEngine(paths.db);
+      store = databaseUrl
+        ? openPostgresEngine(databaseUrl, {
+            machine: readMachineId(paths.home),
+            lockTimeoutMs: config.index.lock_timeout_ms,
+            onWait: hooks.onNotice,
+          })
+        : Promise.resolve().then(() => openEngine(paths.db));
+      // A failed open is not kept: the next call tries again.
+      store.catch(() => {
+        store = null;
+      });
     }
     return store;
   };
@@ -144,7 +171,7 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
     paths,
     async index(request = {}) {
       const roots = sourceRoots(request.roots);
-      const target = openStore(false);
+      const target = await openStore(false);
       // Sessions forgotten before this index existed (a rebuilt one, a new engine) stay forgotten.
       await replayTombstones(target, new Ledger(paths.ledger), clock());
       const report = await runIndex(ingestContext(request.excludeSessions), target, {
@@ -164,8 +191,8 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
     async snapshot(request = {}) {
       return redactReportMessages(runSnapshot(ingestContext(request.excludeSessions), sourceRoots(request.roots)), redact);
     },
-    recall(options) {
-      const source = openStore(true);
+    async recall(options) {
+      const source = await openStore(true);
       return recall(
         {
           search: source.search,
@@ -185,33 +212,40 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
       );
     },
     async sessions(request = {}) {
-      return listSessions(openStore(true).browse, request, config.distill.residential_timezone);
+      return listSessions((await openStore(true)).browse, request, config.distill.residential_timezone);
     },
     async show(request) {
-      return showSession(openStore(true).browse, request, {
+      return showSession((await openStore(true)).browse, request, {
         timezone: config.distill.residential_timezone,
         projectionPathFor: (sessionId) => projectionPathFor(paths, sessionId),
       });
     },
     async status() {
-      const stats = existsSync(paths.db)
-        ? await openStore(true).stats.stats()
+      const engine = hasIndex() ? await openStore(true) : null;
+      const stats = engine
+        ? await engine.stats.stats()
         : { sessions: 0, entries: 0, files: 0, anchors: 0, embeddings: 0, embeddingModel: null, bySource: {}, dbBytes: 0, lastRun: null };
       return {
         home: paths.home,
-        db: paths.db,
+        engine: databaseUrl ? 'postgres' : 'sqlite',
+        db: engine?.location ?? paths.db,
         sourceRoots: sourceRoots(undefined),
         timezone: config.distill.residential_timezone,
         ...stats,
-        failures: existsSync(paths.db) ? await openStore(true).ingest.listFailures() : [],
+        failures: engine ? await engine.ingest.listFailures() : [],
         // The whole file, not only the pages other commands happen to read (about 4 s for a 230 MB index).
-        damage: existsSync(paths.db) ? await openStore(true).stats.checkIntegrity() : null,
+        damage: engine ? await engine.stats.checkIntegrity() : null,
       };
     },
     async verify() {
-      return verifyHome(paths, () => openStore(true));
+      return verifyHome(paths, () => openStore(true), { location: databaseUrl ? maskUrlPassword(databaseUrl) : paths.db, exists: hasIndex() });
     },
     async rebuild() {
+      if (databaseUrl) {
+        throw new MoonError('bad_usage', 'moon rebuild rebuilds the embedded SQLite index; this home uses a PostgreSQL database (store.url)', {
+          hint: 'the server keeps its own data safe; `moon index --force` re-reads every transcript into it',
+        });
+      }
       // Sessions are restored as archived: nothing is excluded, whatever the current session is now.
       const context = { ...ingestContext(), excludeSessionIds: new Set<string>() };
       return rebuildIndex(
@@ -219,20 +253,41 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
         context,
         { open: openEngine, remove: removeDatabaseFiles, seal: sealDatabase, swap: swapDatabase },
         async () => {
-          await store?.close();
+          await (await store)?.close();
           store = null;
         },
       );
     },
     async forget(request) {
-      return forgetSessions(openStore(true), new Ledger(paths.ledger), request, {
+      return forgetSessions(await openStore(true), new Ledger(paths.ledger), request, {
         zone: config.distill.residential_timezone,
         nowMs: clock(),
       });
     },
+    async migrate(request) {
+      if (!/^postgres(ql)?:\/\/\S+$/.test(request.to)) {
+        throw new MoonError('bad_usage', `--to must be a PostgreSQL URL (postgres://user:pass@host:5432/db), got "${maskUrlPassword(request.to)}"`);
+      }
+      if (databaseUrl && databaseUrl === request.to) throw new MoonError('bad_usage', 'this home already uses that database');
+      const source = await openStore(true);
+      const target = await openPostgresEngine(request.to, {
+        machine: readMachineId(paths.home),
+        lockTimeoutMs: config.index.lock_timeout_ms,
+        onWait: hooks.onNotice,
+      });
+      try {
+        return await migrateIndex(source, target, { onProgress: request.onProgress, now: clock });
+      } finally {
+        await target.close();
+      }
+    },
     async close() {
-      await store?.close();
+      const open = store;
       store = null;
+      await open?.then(
+        (engine) => engine.close(),
+        () => undefined,
+      );
       // A provider that failed to start already reported its error to whoever asked for it.
       void embedder?.then(
         (active) => active?.close?.(),

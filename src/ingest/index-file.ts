@@ -88,15 +88,15 @@ async function indexFileOrThrow(
     await store.commitFile({ file: { ...previous, mtimeMs: stat.mtimeMs }, session: null, reset: false, entries: [], results: [], anchors: [], usage: [] });
     return makeOutcome(path, 'unchanged', { sessionId: previous.sessionId, source: previous.source });
   }
-  if (previous?.excluded && previous.offset === 0) {
+  if (previous?.excluded && previous.excluded !== DUPLICATE && previous.offset === 0) {
     // excluded whole (a fork): its first record decides, and it cannot change by appending
     if (previous.size <= buffer.length && sha256(buffer.subarray(0, previous.size)) === previous.prefixHash) {
       return makeOutcome(path, 'excluded', { reason: previous.excluded, sessionId: previous.sessionId });
     }
   }
-  const resume = findResumePoint(previous, buffer);
-  const { source, read, normalized, warnings } = readTranscript(context, path, buffer, resume);
-  const chunk = normalized.chunk;
+  let resume = findResumePoint(previous, buffer);
+  let { source, read, normalized, warnings } = readTranscript(context, path, buffer, resume);
+  let chunk = normalized.chunk;
   const fileBase = {
     path,
     source: source.name,
@@ -120,7 +120,29 @@ async function indexFileOrThrow(
     await excludeWhole('fork', chunk.session.id);
     return makeOutcome(path, 'excluded', { reason: 'fork session (first record is a queue-operation)', sessionId: chunk.session.id, source: source.name, warnings });
   }
-  const { sessionId, adopted } = await chooseSessionId(store, path, options.sessionId ?? chunk.session.id, options);
+  const choice = await chooseSessionId(store, path, options.sessionId ?? chunk.session.id, options);
+  let { sessionId } = choice;
+  const { adopted } = choice;
+  if (choice.contested) {
+    // Another file holds this id: compare whole contents, so a resumed read does not look like a different one.
+    if (resume !== null) {
+      resume = null;
+      ({ source, read, normalized, warnings } = readTranscript(context, path, buffer, null));
+      chunk = normalized.chunk;
+    }
+    const outcome = await settleContest(store, choice.contested, chunk.entries.map((entry) => entry.key));
+    if (outcome === 'duplicate') {
+      await excludeWhole(DUPLICATE, choice.contested.id);
+      return makeOutcome(path, 'excluded', {
+        reason: `the same transcript is indexed from ${choice.contested.path}`,
+        sessionId: choice.contested.id,
+        source: source.name,
+        warnings,
+      });
+    }
+    // 'take-over': the same id, re-read whole (resume is null), replacing what the holder's file gave.
+    if (outcome === 'different') sessionId = choice.suffixed;
+  }
   const optedOut = context.optOut.checkCwd(chunk.session.cwd);
   if (optedOut) {
     // Recorded like a fork: an unchanged transcript is not read again (after removing an opt-out, `--force`).
@@ -186,29 +208,54 @@ async function indexFileOrThrow(
   });
 }
 
+/** Why a file is recorded but not indexed: another file holding the same transcript is indexed already. */
+const DUPLICATE = 'duplicate';
+
+interface SessionChoice {
+  sessionId: string;
+  /** A rebuilt session's archive path this file takes over. */
+  adopted: string | null;
+  /** Another file (another path, or another machine's file) holds this id: settle by content. */
+  contested: StoredSession | null;
+  /** The id this file takes when its content differs from the holder's. */
+  suffixed: string;
+}
+
 /**
- * The id this file's session is stored under. Another file already owning the id (a copied or resumed
- * transcript) keeps it, and this one becomes `<id>~<hash of path>`. A session rebuilt from the raw archive is
- * owned by its archive copy only until an original transcript claims it: that file takes it over (same id, re-read
- * whole), so indexing the original transcripts after `moon rebuild` adds no duplicate. The suffixed id is
- * checked first, so the second of two files sharing an id takes back its own suffixed session.
+ * The id this file's session is stored under. A session rebuilt from the raw archive is owned by its archive
+ * copy only until an original transcript claims it: that file takes it over (same id, re-read whole), so
+ * indexing the original transcripts after `moon rebuild` adds no duplicate. When another file holds the id —
+ * a copy of the transcript, the same transcript on another machine sharing the database, or a different
+ * transcript reusing the id — the contents decide (settleContest). The suffixed id is checked first, so the
+ * second of two different files sharing an id takes back its own suffixed session.
  */
-async function chooseSessionId(
-  store: IngestTx,
-  path: string,
-  id: string,
-  options: IndexFileOptions,
-): Promise<{ sessionId: string; adopted: string | null }> {
-  if (options.sessionId !== undefined) return { sessionId: id, adopted: null };
+async function chooseSessionId(store: IngestTx, path: string, id: string, options: IndexFileOptions): Promise<SessionChoice> {
   const suffixed = `${id}~${sha256(path).slice(0, 8)}`;
+  const plain = { sessionId: id, adopted: null, contested: null, suffixed };
+  if (options.sessionId !== undefined) return plain;
+  const isMine = (session: StoredSession): boolean => session.path === path && (session.machine ?? null) === store.machine;
   const rebuilt = (owner: StoredSession | null): boolean =>
     owner !== null && options.adoptFrom !== undefined && owner.path !== path && owner.path.startsWith(options.adoptFrom);
   const mine = await store.getSession(suffixed);
-  if (mine && (mine.path === path || rebuilt(mine))) return { sessionId: suffixed, adopted: mine.path === path ? null : mine.path };
+  if (mine && (isMine(mine) || rebuilt(mine))) return { ...plain, sessionId: suffixed, adopted: isMine(mine) ? null : mine.path };
   const owner = await store.getSession(id);
-  if (!owner || owner.path === path) return { sessionId: id, adopted: null };
-  if (rebuilt(owner)) return { sessionId: id, adopted: owner.path };
-  return { sessionId: suffixed, adopted: null };
+  if (!owner || isMine(owner)) return plain;
+  if (rebuilt(owner)) return { ...plain, adopted: owner.path };
+  return { ...plain, contested: owner };
+}
+
+/**
+ * Two files with one session id, by their record keys: nothing new in this one (a copy, or the same transcript
+ * indexed on another machine) — record it, index nothing; this one holds all the other has and more (it grew
+ * further) — it takes the session over, re-read whole; each has records the other lacks — a different
+ * transcript, indexed beside it under a suffixed id.
+ */
+async function settleContest(store: IngestTx, holder: StoredSession, keys: readonly string[]): Promise<'duplicate' | 'take-over' | 'different'> {
+  const held = new Set(await store.listEntryKeys(holder.id));
+  const mine = new Set(keys);
+  if ([...mine].every((key) => held.has(key))) return 'duplicate';
+  if ([...held].every((key) => mine.has(key))) return 'take-over';
+  return 'different';
 }
 
 function isBlank(buffer: Buffer): boolean {

@@ -1,3 +1,4 @@
+import { addCount } from '../model.js';
 import type { ParsedChunk } from '../sources/source.js';
 
 /** Give a parsed chunk another session id (two files claimed the same one). */
@@ -19,7 +20,7 @@ export function mergeCounts(
 ): Record<string, number> {
   const merged: Record<string, number> = { ...previous };
   const add = (key: string, value: number): void => {
-    merged[key] = (merged[key] ?? 0) + value;
+    addCount(merged, key, value);
   };
   for (const [key, value] of Object.entries(skipped)) add(key, value);
   for (const [key, value] of Object.entries(filteredByReason)) add(`filtered:${key}`, value);

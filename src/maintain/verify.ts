@@ -27,28 +27,32 @@ const REINDEX = 're-index the original transcript (`moon index PATH --force`); t
  * every ledger pair has its raw file and an indexed session; every indexed session's raw archive exists.
  * `openStore` may throw (a file that is not a database): that is a finding, not a crash.
  */
-export async function verifyHome(paths: MoonPaths, openStore: () => StoreEngine): Promise<VerifyReport> {
+export async function verifyHome(
+  paths: MoonPaths,
+  openStore: () => Promise<StoreEngine>,
+  index: { location: string; exists: boolean } = { location: paths.db, exists: existsSync(paths.db) },
+): Promise<VerifyReport> {
   const problems: VerifyProblem[] = [];
-  const report: VerifyReport = { ok: true, db: paths.db, checked: { sessions: 0, ledgerPairs: 0, integrity: 'ok' }, problems };
+  const report: VerifyReport = { ok: true, db: index.location, checked: { sessions: 0, ledgerPairs: 0, integrity: 'ok' }, problems };
   let store: StoreEngine | null = null;
-  if (!existsSync(paths.db)) {
+  if (!index.exists) {
     report.checked.integrity = 'missing';
-    problems.push({ path: paths.db, problem: 'no index', repair: existsSync(paths.raw) ? REBUILD : 'run `moon index`' });
+    problems.push({ path: index.location, problem: 'no index', repair: existsSync(paths.raw) ? REBUILD : 'run `moon index`' });
   } else {
     try {
-      store = openStore();
+      store = await openStore();
       const found = await store.stats.checkIntegrity();
       if (found.length > 0) {
         report.checked.integrity = 'damaged';
-        problems.push({ path: paths.db, problem: `damaged: ${found.join('; ')}`, repair: REBUILD });
+        problems.push({ path: index.location, problem: `damaged: ${found.join('; ')}`, repair: REBUILD });
       }
     } catch (error) {
       report.checked.integrity = 'unreadable';
-      problems.push({ path: paths.db, problem: `unreadable: ${isMoonError(error) ? error.message : describeError(error)}`, repair: REBUILD });
+      problems.push({ path: index.location, problem: `unreadable: ${isMoonError(error) ? error.message : describeError(error)}`, repair: REBUILD });
       store = null;
     }
   }
-  const sessions = store && report.checked.integrity === 'ok' ? await readSessions(store, problems, paths.db) : null;
+  const sessions = store && report.checked.integrity === 'ok' ? await readSessions(store, problems, index.location) : null;
   const pairs = new Ledger(paths.ledger).records();
   report.checked.ledgerPairs = pairs.length;
   // A forgotten session's earlier records stay in the ledger; its raw archive is gone on purpose.

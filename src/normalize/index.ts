@@ -1,4 +1,4 @@
-import type { Entry, Session } from '../model.js';
+import { type Entry, type Session, addCount } from '../model.js';
 import type { ParsedChunk } from '../sources/source.js';
 import { cleanText } from './clean.js';
 import { findContaminated } from './contamination.js';
@@ -50,7 +50,7 @@ export function normalizeChunk(chunk: ParsedChunk, options: NormalizeOptions): N
     const reason: string | null = contaminated.has(entry) ? 'recall-contamination' : classifyNoise(entry, { minLength });
     if (reason !== null) {
       filtered++;
-      filteredByReason[reason] = (filteredByReason[reason] ?? 0) + 1;
+      addCount(filteredByReason, reason);
       continue;
     }
     entries.push(entry);

@@ -1,4 +1,4 @@
-import { type CompactionAnchor, type Entry, mergeResultInto, type Session, type ToolResult, type UsageSnapshot } from '../model.js';
+import { type CompactionAnchor, type Entry, addCount, mergeResultInto, type Session, type ToolResult, type UsageSnapshot } from '../model.js';
 import { isObject } from './json-value.js';
 import type { ParsedChunk, ResultPatch } from './source.js';
 
@@ -63,7 +63,7 @@ export abstract class ChunkBuilder<State extends ChunkCarry> {
   }
 
   skip(kind: string): void {
-    this.skipped[kind] = (this.skipped[kind] ?? 0) + 1;
+    addCount(this.skipped, kind);
   }
 
   /** Widens the session's time range, which lives in the carry so later chunks keep it. */

@@ -10,6 +10,7 @@ import type {
   LexicalQuery,
   PendingEmbedding,
   RunRecord,
+  SessionExtras,
   SessionListFilter,
   SessionSummary,
   StoreStats,
@@ -32,7 +33,11 @@ import type {
  * commit whole files.
  */
 export interface IngestTx {
+  /** The machine this engine indexes for when several share it (PostgreSQL), or null (the embedded file). */
+  readonly machine: string | null;
   getFile(path: string): Promise<FileState | null>;
+  /** The record keys a session holds: whether another copy of its transcript adds anything. */
+  listEntryKeys(sessionId: string): Promise<string[]>;
   getSession(id: string): Promise<StoredSession | null>;
   /** Whether the session was forgotten (a tombstone): its file is recorded as excluded, nothing indexed. */
   isForgotten(sessionId: string): Promise<boolean>;
@@ -119,6 +124,21 @@ export interface ForgetPort {
   listTombstones(): Promise<Tombstone[]>;
 }
 
+/**
+ * Copying a whole index to another engine (`moon migrate`) without reading transcripts again: what a FileCommit
+ * cannot carry, read from one engine and written to the other, and a record of what was copied so an
+ * interrupted copy resumes where it stopped.
+ */
+export interface CopyPort {
+  readSessionExtras(sessionId: string): Promise<SessionExtras>;
+  /** Keyword terms, vectors (by record key) and archived pairs, after the session's entries are committed. */
+  writeSessionExtras(sessionId: string, extras: Omit<SessionExtras, 'usage'>): Promise<void>;
+  listRuns(): Promise<RunRecord[]>;
+  /** Sessions copied here from `source` (an engine's location), with the content hash each had then. */
+  listCopied(source: string): Promise<Map<string, string | null>>;
+  markCopied(source: string, sessionId: string, contentHash: string | null): Promise<void>;
+}
+
 export type EngineName = 'sqlite' | 'postgres';
 
 /** One opened store: its ports, and how to close it. The composition root picks the engine; nothing else does. */
@@ -132,5 +152,6 @@ export interface StoreEngine {
   readonly browse: BrowsePort;
   readonly stats: StatsPort;
   readonly forget: ForgetPort;
+  readonly copy: CopyPort;
   close(): Promise<void>;
 }

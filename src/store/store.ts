@@ -6,7 +6,7 @@ import type { ArchiveRecord, CompactionAnchor, Entry, Role, Session, SourceName,
 import type { ResultPatch } from '../model.js';
 import type {
   Candidate, EmbeddingModel, FailureRecord, FileCommit, FileState, LexicalQuery, PendingEmbedding, RunRecord,
-  SessionListFilter, SessionSummary, ForgetSelector, ForgottenSession, Tombstone, StoreStats, StoredSession, TimeSearch, VectorQuery,
+  SessionExtras, SessionListFilter, SessionSummary, ForgetSelector, ForgottenSession, Tombstone, StoreStats, StoredSession, TimeSearch, VectorQuery,
 } from './types.js';
 
 export * from './types.js';
@@ -67,6 +67,11 @@ export interface Store {
   forgetSessions(sessionIds: readonly string[], reason: string, atMs: number): ForgottenSession[];
   listTombstones(): Tombstone[];
   isForgotten(sessionId: string): boolean;
+  readSessionExtras(sessionId: string): SessionExtras;
+  writeSessionExtras(sessionId: string, extras: Omit<SessionExtras, 'usage'>): void;
+  listRuns(): RunRecord[];
+  listCopied(source: string): Map<string, string | null>;
+  markCopied(source: string, sessionId: string, contentHash: string | null): void;
   /** SQLite's own consistency check of the file: [] when sound, else what it found (first problems only). */
   checkIntegrity(): string[];
   /** Finish work a migration left for code (e.g. refill a rebuilt FTS table); called once after opening. */

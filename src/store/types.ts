@@ -24,6 +24,8 @@ export interface FileState {
 }
 
 export interface StoredSession extends Session {
+  /** Which machine's file the session was last read from, when several share the engine (else null/absent). */
+  machine?: string | null;
   entryCount: number;
   filteredNoiseCount: number;
   skipped: Record<string, number>;
@@ -220,6 +222,15 @@ export interface StoreStats {
   bySource: Record<string, { sessions: number; entries: number }>;
   dbBytes: number;
   lastRun: RunRecord | null;
+}
+
+/** What one session holds beyond its entries and anchors, for copying it between engines. */
+export interface SessionExtras {
+  usage: UsageSnapshot[];
+  terms: string[];
+  /** Its entries' vectors, by record key (row ids differ between engines). */
+  vectors: { key: string; vector: Float32Array }[];
+  archived: { record: ArchiveRecord; ledgered: boolean }[];
 }
 
 export interface RunRecord {

@@ -20,10 +20,16 @@ afterEach(() => cleanup());
 const EXAMPLES = join(REPO, 'examples');
 
 /** 4 KB of random bytes written into the middle of the file, page-aligned, as a failing disk would. */
-function damageMiddle(path: string): void {
-  const size = statSync(path).size;
-  const offset = Math.floor(size / 2 / 4096) * 4096;
-  const noise = Buffer.alloc(4096);
+/** Overwrite the first page of the entries table with noise: every run that reads or writes entries meets it. */
+async function damageMiddle(path: string): Promise<void> {
+  const { default: Database } = await import('better-sqlite3');
+  const raw = new Database(path, { readonly: true });
+  const root = raw.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'entries'").pluck().get() as number;
+  const pageSize = raw.pragma('page_size', { simple: true }) as number;
+  raw.close();
+  expect(statSync(path).size).toBeGreaterThan(root * pageSize);
+  const offset = (root - 1) * pageSize;
+  const noise = Buffer.alloc(pageSize);
   let seed = 12345;
   for (let i = 0; i < noise.length; i += 1) {
     seed = (seed * 1103515245 + 12345) & 0x7fffffff;
@@ -50,7 +56,7 @@ describe('a damaged index is detected, and rebuilt from the raw archive', () => 
     const before = await sessionsJson();
     const recallBefore = JSON.parse((await runMoon(['recall', 'deploy', '--home', home, '--json'])).stdout) as { matches: unknown[] };
     const db = join(home, 'moon.db');
-    damageMiddle(db);
+    await damageMiddle(db);
 
     const status = await runMoon(['status', '--home', home]);
     expect(status.code).toBe(1);
@@ -99,7 +105,9 @@ describe('a damaged index is detected, and rebuilt from the raw archive', () => 
       { role: 'assistant', text: 'noted, both files are kept apart', at: '2026-01-05T10:01:00Z' },
     ];
     writeFileSync(join(corpus, 'a.jsonl'), claudeSession({ sessionId: 'shared', turns }));
-    writeFileSync(join(corpus, 'b.jsonl'), claudeSession({ sessionId: 'shared', cwd: '/elsewhere', turns }));
+    // Another transcript reusing the id (its records are its own): kept beside the first under a suffixed id.
+    const otherTurns = turns.map((turn, index) => ({ ...turn, id: `other-${index + 1}` }));
+    writeFileSync(join(corpus, 'b.jsonl'), claudeSession({ sessionId: 'shared', cwd: '/elsewhere', turns: otherTurns }));
     expect((await runMoon(['index', corpus, '--home', home])).code).toBe(0);
     const before = await sessionsJson();
     const ids = (before as { sessions: { id: string }[] }).sessions.map((session) => session.id).sort();

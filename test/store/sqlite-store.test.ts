@@ -131,7 +131,7 @@ describe('migrations', () => {
         ALTER TABLE sessions DROP COLUMN title; ALTER TABLE sessions DROP COLUMN agent_type;
         ALTER TABLE sessions DROP COLUMN agent_description; ALTER TABLE entries DROP COLUMN kind;
         ALTER TABLE entries DROP COLUMN exit_code; ALTER TABLE entries DROP COLUMN duration_ms;
-        ALTER TABLE entries DROP COLUMN status; DROP TABLE archived; DROP TABLE session_terms; DROP TABLE IF EXISTS tombstones; DROP TABLE failures;
+        ALTER TABLE entries DROP COLUMN status; DROP TABLE archived; DROP TABLE session_terms; DROP TABLE IF EXISTS tombstones; DROP TABLE failures; DROP TABLE IF EXISTS copied;
       `);
       raw.pragma('user_version = 1');
       raw.close();

@@ -5,6 +5,7 @@ import { MoonError, describeError, isMoonError } from '../../errors.js';
 import { type Moon, createMoon } from '../../moon.js';
 import { registerConfig } from './commands/config-command.js';
 import { registerForget } from './commands/forget-command.js';
+import { registerMigrate } from './commands/migrate-command.js';
 import { registerIndex } from './commands/index-command.js';
 import { registerRebuild, registerVerify } from './commands/maintain-commands.js';
 import { registerRecall } from './commands/recall-command.js';
@@ -70,6 +71,7 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
   registerVerify(program, context);
   registerRebuild(program, context);
   registerForget(program, context);
+  registerMigrate(program, context);
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {

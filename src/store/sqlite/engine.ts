@@ -23,7 +23,9 @@ export function openSqliteEngine(path: string, options: OpenStoreOptions = {}): 
           store.beginBatch();
           try {
             const result = await work({
+              machine: null,
               getFile: (file) => run(() => store.getFile(file)),
+              listEntryKeys: (id) => run(() => store.listEntries(id).map((entry) => entry.key)),
               getSession: (id) => run(() => store.getSession(id)),
               isForgotten: (id) => run(() => store.isForgotten(id)),
               commitFile: (change) => run(() => store.commitFile(change)),
@@ -81,6 +83,13 @@ export function openSqliteEngine(path: string, options: OpenStoreOptions = {}): 
       findSessions: (selector) => run(() => store.findForgettable(selector)),
       forget: (ids, reason, atMs) => run(() => store.forgetSessions(ids, reason, atMs)),
       listTombstones: () => run(() => store.listTombstones()),
+    },
+    copy: {
+      readSessionExtras: (id) => run(() => store.readSessionExtras(id)),
+      writeSessionExtras: (id, extras) => run(() => store.writeSessionExtras(id, extras)),
+      listRuns: () => run(() => store.listRuns()),
+      listCopied: (source) => run(() => store.listCopied(source)),
+      markCopied: (source, id, hash) => run(() => store.markCopied(source, id, hash)),
     },
     close: () => run(() => store.close()),
   };

@@ -181,6 +181,15 @@ const MIGRATIONS: string[] = [
     forgotten_ms INTEGER NOT NULL
   );
   `,
+  // 9: sessions copied here from another index (\`moon migrate\`), so an interrupted copy resumes.
+  `
+  CREATE TABLE copied (
+    source TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    content_hash TEXT,
+    PRIMARY KEY (source, session_id)
+  );
+  `,
 ];
 
 /** Data a migration must derive in code, run in the same transaction as the migration's SQL. */

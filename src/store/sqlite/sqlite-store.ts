@@ -18,6 +18,7 @@ import type {
   LexicalQuery,
   PendingEmbedding,
   RunRecord,
+  SessionExtras,
   SessionListFilter,
   SessionSummary,
   Store,
@@ -46,6 +47,7 @@ import { deleteFailureRow, listFailureRows, putFailureRow, quickCheck } from './
 import { guardStore, toStoreError } from './guard.js';
 import { findForgettableSessions, hasTombstone, listTombstoneRows, putTombstone } from './forget.js';
 import { migrate } from './schema.js';
+import { listCopied, listRuns, markCopied, readSessionExtras, writeSessionExtras } from './copy.js';
 import { listSessionSummaries } from './session-list.js';
 import { type WriteLockOptions, beginWrite, endWrite, runWriteTransaction } from './write-lock.js';
 
@@ -499,6 +501,26 @@ class SqliteStore implements Store {
 
   checkIntegrity(): string[] {
     return quickCheck(this.db);
+  }
+
+  readSessionExtras(sessionId: string): SessionExtras {
+    return readSessionExtras(this.db, sessionId);
+  }
+
+  writeSessionExtras(sessionId: string, extras: Omit<SessionExtras, 'usage'>): void {
+    this.write(() => writeSessionExtras(this.db, sessionId, extras));
+  }
+
+  listRuns(): RunRecord[] {
+    return listRuns(this.db);
+  }
+
+  listCopied(source: string): Map<string, string | null> {
+    return listCopied(this.db, source);
+  }
+
+  markCopied(source: string, sessionId: string, contentHash: string | null): void {
+    this.write(() => markCopied(this.db, source, sessionId, contentHash));
   }
 
   close(): void {

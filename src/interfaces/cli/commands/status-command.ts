@@ -27,7 +27,7 @@ function formatStatus(status: StatusReport): string {
   const clean = (text: string): string => escapeControl(text, { oneLine: true });
   const lines = [
     `home: ${clean(status.home)}`,
-    `index: ${clean(status.db)} (${formatBytes(status.dbBytes)})`,
+    `index: ${status.engine === 'postgres' ? 'PostgreSQL ' : ''}${clean(status.db)} (${formatBytes(status.dbBytes)})`,
     `sessions: ${status.sessions}  entries: ${status.entries}  files: ${status.files}  compaction anchors: ${status.anchors}`,
     ...Object.entries(status.bySource).map(([source, counts]) => `  ${clean(source)}: ${counts.sessions} sessions, ${counts.entries} entries`),
     `embeddings: ${status.embeddingModel ? `${status.embeddings}/${status.entries} entries (${clean(status.embeddingModel.id)})` : 'off'}`,

@@ -1,0 +1,188 @@
+import type { Entry } from '../../model.js';
+import { tokenizeFts, tokenizeFtsQueryTerm } from '../../text/fts-tokens.js';
+import { COLUMN_WEIGHTS, type IndexDocument, buildTrigramDocument } from '../index-document.js';
+import type { LexicalQuery } from '../types.js';
+
+/**
+ * The word and substring index of the PostgreSQL engine, built so recall ranks as it does on SQLite: the same
+ * tokens (tokenizeFts reproduces FTS5's porter + unicode61 tokenizer), the same columns and weights
+ * (index-document.ts), and BM25 computed by the same formula (moon.bm25 in schema.ts), with the same document
+ * lengths, document frequencies and averages as FTS5 uses.
+ *
+ * Each entry's columns go into one tsvector, told apart by weight label and by position range (a position holds
+ * one label, so the columns never share one): A text (1–8,191), B tool name (8,192–8,207) and tool target
+ * (8,209–10,239), C split identifiers (10,241–13,311), D the neighbours' text (13,313–16,383). The GIN index on it
+ * answers matches; phrase frequencies per column are read back from the positions. PostgreSQL keeps at most 256
+ * positions of a lexeme, and a column longer than its range has its later words at the range's last position,
+ * so in a very long entry a word's later occurrences count once — the only place the engines' scores can differ.
+ */
+
+/** Labels of the columns a term is matched in: with the neighbours' context, and the entry's own. */
+export const SEARCH_LABELS = 'ABCD';
+export const OWN_LABELS = 'ABC';
+/** Column weights in the order moon.phrase_freq reads them: text, tool, target, keywords, context. */
+export const LABEL_WEIGHTS = [COLUMN_WEIGHTS.text, COLUMN_WEIGHTS.tool, COLUMN_WEIGHTS.target, COLUMN_WEIGHTS.keywords, COLUMN_WEIGHTS.context];
+
+const MAX_POSITION = 16_383;
+const MAX_POSITIONS_PER_LEXEME = 256;
+/** tsvector's limits: lexemes under 2 KB, the whole value under 1 MB (kept well below). */
+const MAX_LEXEME_BYTES = 2_000;
+const MAX_TSVECTOR_BYTES = 900_000;
+/** Position ranges per column; schema.ts's moon.phrase_freq reads the tool/target split at TARGET_START. */
+const RANGES = {
+  text: [1, 8_191],
+  tool: [8_192, 8_207],
+  target: [8_209, 10_239],
+  keywords: [10_241, 13_311],
+  context: [13_313, MAX_POSITION],
+} as const;
+
+export interface WordIndexRow {
+  tv: string;
+  docLen: number;
+}
+
+/** The tsvector literal and BM25 document length of one entry's index document. */
+export function buildWordIndex(document: IndexDocument, entry: Pick<Entry, 'role' | 'toolName'>): WordIndexRow {
+  const lexemes = new Map<string, string[]>();
+  const add = (tokens: string[], label: string, start: number, end: number): void => {
+    tokens.forEach((token, index) => {
+      const position = Math.min(start + index, end);
+      let list = lexemes.get(token);
+      if (!list) {
+        list = [];
+        lexemes.set(token, list);
+      }
+      const mark = `${position}${label}`;
+      if (list.length < MAX_POSITIONS_PER_LEXEME && list[list.length - 1] !== mark) list.push(mark);
+    });
+  };
+  const text = tokenizeFts(document.text);
+  const tool = tokenizeFts(entry.toolName ?? '');
+  const target = tokenizeFts(document.target ?? '');
+  const keywords = tokenizeFts(document.keywords);
+  const context = tokenizeFts(document.context);
+  add(text, 'A', ...RANGES.text);
+  add(tool, 'B', ...RANGES.tool);
+  add(target, 'B', ...RANGES.target);
+  add(keywords, 'C', ...RANGES.keywords);
+  add(context, 'D', ...RANGES.context);
+  const docLen = text.length + tokenizeFts(entry.role).length + tool.length + target.length + keywords.length + context.length;
+  return { tv: renderTsvector(lexemes), docLen };
+}
+
+/** `'lexeme':1A,2A 'other':3C` with positions sorted, as PostgreSQL reads it; bounded to tsvector's limits. */
+function renderTsvector(lexemes: Map<string, string[]>): string {
+  const parts: string[] = [];
+  let bytes = 0;
+  for (const [lexeme, marks] of lexemes) {
+    const size = Buffer.byteLength(lexeme);
+    if (size > MAX_LEXEME_BYTES) continue;
+    bytes += size + 8 + marks.length * 2;
+    if (bytes > MAX_TSVECTOR_BYTES) break;
+    // Columns were added in range order, so the marks are already sorted by position.
+    parts.push(`'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}':${marks.join(',')}`);
+  }
+  return parts.join(' ');
+}
+
+export interface TrigramRow {
+  tri: string;
+  triLen: number;
+}
+
+/** The substring body, case-folded as FTS5's trigram tokenizer folds it, and its trigram count (BM25 length). */
+export function buildTrigramIndex(entry: Pick<Entry, 'text' | 'result' | 'toolTarget'>): TrigramRow {
+  const body = buildTrigramDocument(entry);
+  let chars = 0;
+  for (const _ of body) chars += 1;
+  return { tri: foldTrigram(body), triLen: Math.max(0, chars - 2) };
+}
+
+export function foldTrigram(text: string): string {
+  return text.toLowerCase();
+}
+
+/** One phrase of a query: its lexemes (space-joined for moon.bm25) and the labels it is matched in. */
+export interface Phrase {
+  lexemes: string[];
+  labels: string;
+}
+
+export interface RenderedLexical {
+  /** The tsquery text matching rows, or null when no positive term is left. */
+  match: string | null;
+  /** Phrases scored by BM25 (ranked and required ones), in FTS5's order. */
+  scored: Phrase[];
+}
+
+/**
+ * A structured query as a tsquery and the phrases BM25 scores, mirroring how SQLite's renderFtsQuery writes it:
+ * `any` terms (with or without the context column, OR or AND), then required `all` terms in the entry's own
+ * columns, then `none` terms that must not be in its own columns. Every term is tokenized here, never parsed
+ * by PostgreSQL, so no input is read as query syntax.
+ */
+export function renderLexicalQuery(query: Pick<LexicalQuery, 'any' | 'all' | 'none' | 'context' | 'every'>): RenderedLexical {
+  const anyLabels = query.context === false ? OWN_LABELS : SEARCH_LABELS;
+  const any = toPhrases(query.any, anyLabels);
+  const all = toPhrases(query.all, OWN_LABELS);
+  const none = toPhrases(query.none, OWN_LABELS);
+  if (any.length === 0 && all.length === 0) return { match: null, scored: [] };
+  const parts: string[] = [];
+  if (any.length > 0) parts.push(`(${any.map(renderPhrase).join(query.every ? ' & ' : ' | ')})`);
+  for (const phrase of all) parts.push(renderPhrase(phrase));
+  let match = parts.join(' & ');
+  if (none.length > 0) match = `${match} & !(${none.map(renderPhrase).join(' | ')})`;
+  return { match, scored: [...any, ...all] };
+}
+
+/** Terms joined by one operator, in the entry's own columns (--require / --exclude). */
+export function renderTermsQuery(terms: readonly string[], operator: '&' | '|'): string | null {
+  const phrases = toPhrases(terms, OWN_LABELS);
+  return phrases.length === 0 ? null : `(${phrases.map(renderPhrase).join(` ${operator} `)})`;
+}
+
+/** Distinct terms as FTS5 sees them (the same term twice is one phrase; "Deploy" and "deploy" are two). */
+function toPhrases(terms: readonly string[], labels: string): Phrase[] {
+  const phrases: Phrase[] = [];
+  for (const term of new Set(terms)) {
+    if (!/[\p{L}\p{N}]/u.test(term)) continue;
+    const lexemes = tokenizeFtsQueryTerm(term);
+    if (lexemes.length > 0) phrases.push({ lexemes, labels });
+  }
+  return phrases;
+}
+
+/**
+ * A phrase in tsquery syntax. A word of several lexemes must be consecutive within one column, so the phrase is
+ * written once per label; the B label's two columns are kept apart by the gap between their ranges.
+ */
+export function renderPhrase(phrase: Phrase): string {
+  const quoted = phrase.lexemes.map(quoteLexeme);
+  if (quoted.length === 1) return `${quoted[0]}:${phrase.labels}`;
+  return `(${[...phrase.labels].map((label) => `(${quoted.map((lexeme) => `${lexeme}:${label}`).join(' <-> ')})`).join(' | ')})`;
+}
+
+function quoteLexeme(lexeme: string): string {
+  return `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+}
+
+/** FTS5's BM25 inverse document frequency: never below a tiny positive value, so common words still count. */
+export function inverseDocumentFrequency(rows: number, hits: number): number {
+  const idf = Math.log((rows - hits + 0.5) / (hits + 0.5));
+  return idf <= 0 ? 1e-6 : idf;
+}
+
+/** A trigram query's needles: each term of three or more characters, folded, distinct as FTS5 quotes them. */
+export function toTrigramNeedles(terms: readonly string[]): string[] {
+  const needles: string[] = [];
+  for (const term of new Set(terms)) {
+    if ([...term].length < 3 || !/[\p{L}\p{N}]/u.test(term)) continue;
+    needles.push(foldTrigram(term));
+  }
+  return needles;
+}
+
+export function likePattern(needle: string): string {
+  return `%${needle.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+}

@@ -1,0 +1,275 @@
+import type { PgClient } from './client.js';
+
+/**
+ * Migrations of the PostgreSQL engine, applied in order under a transaction-level advisory lock, so of several
+ * processes opening one database at once exactly one applies each step. `moon.migrations` records them. Append
+ * only — never edit a migration that has shipped.
+ *
+ * Everything lives in the `moon` schema, so a team can point moon at a database that holds other things.
+ * Every row carries a `namespace` (the session's project, '' when it has none): the isolation rules of the
+ * memory planes filter on it.
+ */
+const MIGRATIONS: string[] = [
+  `
+  CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public;
+  CREATE EXTENSION IF NOT EXISTS vector WITH SCHEMA public;
+
+  CREATE TABLE moon.sessions (
+    id text PRIMARY KEY,
+    namespace text NOT NULL DEFAULT '',
+    machine text,
+    source text NOT NULL,
+    path text NOT NULL,
+    project text,
+    cwd text,
+    branch text,
+    parent_id text,
+    start_ms bigint,
+    end_ms bigint,
+    entry_count integer NOT NULL DEFAULT 0,
+    filtered_count integer NOT NULL DEFAULT 0,
+    skipped jsonb NOT NULL DEFAULT '{}',
+    archive_path text,
+    projection_path text,
+    content_hash text,
+    projection_stale boolean NOT NULL DEFAULT true,
+    title text,
+    agent_type text,
+    agent_description text
+  );
+  CREATE INDEX sessions_project ON moon.sessions (lower(project));
+  CREATE INDEX sessions_namespace ON moon.sessions (namespace);
+  CREATE INDEX sessions_start ON moon.sessions (start_ms);
+
+  CREATE TABLE moon.files (
+    machine text NOT NULL,
+    path text NOT NULL,
+    namespace text NOT NULL DEFAULT '',
+    session_id text,
+    source text,
+    size bigint NOT NULL,
+    mtime_ms double precision NOT NULL,
+    prefix_hash text NOT NULL,
+    content_hash text NOT NULL,
+    "offset" bigint NOT NULL,
+    line integer NOT NULL,
+    carry jsonb,
+    excluded text,
+    indexed_ms bigint NOT NULL,
+    PRIMARY KEY (machine, path)
+  );
+  CREATE INDEX files_session ON moon.files (session_id);
+
+  -- One row per entry. tv holds the word index (labels: A text, B tool and target, C identifiers, D neighbours'
+  -- text), doc_len the entry's token count over every column (BM25's document length), tri the trigram body.
+  CREATE TABLE moon.entries (
+    rowid bigserial PRIMARY KEY,
+    namespace text NOT NULL DEFAULT '',
+    session_id text NOT NULL,
+    key text NOT NULL,
+    id text NOT NULL,
+    seq bigint NOT NULL,
+    line integer NOT NULL,
+    ts bigint,
+    role text NOT NULL,
+    text text NOT NULL,
+    tool_name text,
+    tool_target text,
+    priority text,
+    result text,
+    result_id text,
+    parent_id text,
+    sidechain boolean NOT NULL DEFAULT false,
+    kind text,
+    exit_code integer,
+    duration_ms bigint,
+    status text,
+    tv tsvector NOT NULL DEFAULT ''::tsvector,
+    doc_len integer NOT NULL DEFAULT 0,
+    tri text NOT NULL DEFAULT '',
+    tri_len integer NOT NULL DEFAULT 0,
+    UNIQUE (session_id, key)
+  );
+  CREATE INDEX entries_session_seq ON moon.entries (session_id, seq);
+  CREATE INDEX entries_ts ON moon.entries (ts);
+  CREATE INDEX entries_namespace ON moon.entries (namespace);
+  CREATE INDEX entries_tv ON moon.entries USING gin (tv);
+  CREATE INDEX entries_tri ON moon.entries USING gin (tri public.gin_trgm_ops);
+
+  -- Vectors: the column's dimension is set when a model is chosen (moon.meta 'embedding_model').
+  CREATE TABLE moon.embeddings (
+    rowid bigint PRIMARY KEY REFERENCES moon.entries (rowid) ON DELETE CASCADE,
+    namespace text NOT NULL DEFAULT '',
+    vector public.vector NOT NULL
+  );
+
+  CREATE TABLE moon.meta (key text PRIMARY KEY, value text NOT NULL);
+
+  CREATE TABLE moon.anchors (
+    session_id text NOT NULL,
+    id text NOT NULL,
+    namespace text NOT NULL DEFAULT '',
+    ts bigint,
+    line integer NOT NULL,
+    note text NOT NULL,
+    origin_id text,
+    PRIMARY KEY (session_id, id)
+  );
+
+  CREATE TABLE moon.usage (
+    session_id text NOT NULL,
+    namespace text NOT NULL DEFAULT '',
+    captured_s bigint NOT NULL,
+    used_tokens bigint NOT NULL,
+    max_tokens bigint NOT NULL,
+    usage_ratio double precision NOT NULL,
+    provider text NOT NULL,
+    PRIMARY KEY (session_id, captured_s, provider)
+  );
+
+  CREATE TABLE moon.runs (
+    rowid bigserial PRIMARY KEY,
+    machine text,
+    started_ms bigint NOT NULL,
+    finished_ms bigint NOT NULL,
+    command text NOT NULL,
+    files integer NOT NULL,
+    files_changed integer NOT NULL,
+    entries integer NOT NULL,
+    warnings integer NOT NULL,
+    errors integer NOT NULL
+  );
+
+  -- Each MOON_HOME keeps its own raw archive and ledger: pairs are per machine, each line written once.
+  CREATE TABLE moon.archived (
+    seq bigserial,
+    machine text NOT NULL,
+    session_id text NOT NULL,
+    content_hash text NOT NULL,
+    namespace text NOT NULL DEFAULT '',
+    record jsonb NOT NULL,
+    ledgered boolean NOT NULL DEFAULT false,
+    PRIMARY KEY (machine, session_id, content_hash)
+  );
+
+  CREATE TABLE moon.session_terms (
+    term text NOT NULL,
+    session_id text NOT NULL,
+    namespace text NOT NULL DEFAULT '',
+    PRIMARY KEY (term, session_id)
+  );
+  CREATE INDEX session_terms_session ON moon.session_terms (session_id);
+
+  CREATE TABLE moon.failures (
+    machine text NOT NULL,
+    key text NOT NULL,
+    kind text NOT NULL,
+    path text NOT NULL,
+    fingerprint text NOT NULL,
+    reason text NOT NULL,
+    failed_ms bigint NOT NULL,
+    PRIMARY KEY (machine, key)
+  );
+
+  CREATE TABLE moon.tombstones (
+    session_id text PRIMARY KEY,
+    namespace text NOT NULL DEFAULT '',
+    project text,
+    reason text NOT NULL,
+    forgotten_ms bigint NOT NULL
+  );
+
+  -- moon migrate: which sessions of a source index were copied, so an interrupted copy resumes.
+  CREATE TABLE moon.copied (
+    source text NOT NULL,
+    session_id text NOT NULL,
+    content_hash text,
+    PRIMARY KEY (source, session_id)
+  );
+  `,
+  // 2: the BM25 scoring functions (see lexical.ts). Phrase frequency weighs each occurrence by its column.
+  `
+  CREATE FUNCTION moon.phrase_freq(tv tsvector, lexemes text[], labels text, weights float8[]) RETURNS float8
+  LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    WITH occ AS (
+      SELECT u.lexeme, x.pos::int AS pos, x.w AS w
+      FROM unnest(tv) u, unnest(u.positions, u.weights) AS x(pos, w)
+      WHERE u.lexeme = ANY (lexemes)
+    )
+    SELECT coalesce(sum(CASE o.w WHEN 'A' THEN weights[1] WHEN 'B' THEN CASE WHEN o.pos < 8208 THEN weights[2] ELSE weights[3] END
+                                 WHEN 'C' THEN weights[4] ELSE weights[5] END), 0)
+    FROM occ o
+    WHERE o.lexeme = lexemes[1] AND strpos(labels, o.w) > 0
+      AND NOT EXISTS (
+        SELECT 1 FROM generate_series(2, coalesce(array_length(lexemes, 1), 1)) j
+        WHERE NOT EXISTS (
+          SELECT 1 FROM occ n WHERE n.lexeme = lexemes[j] AND n.pos = o.pos + j - 1 AND n.w = o.w
+            
+        )
+      )
+  $$;
+
+  CREATE FUNCTION moon.bm25(tv tsvector, doc_len integer, phrases text[], labels text[], idf float8[], avgdl float8,
+                            weights float8[]) RETURNS float8
+  LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT coalesce(sum(idf[i] * (f * 2.2) / (f + 1.2 * (0.25 + 0.75 * doc_len / avgdl))), 0)
+    FROM generate_subscripts(phrases, 1) i,
+         LATERAL (SELECT moon.phrase_freq(tv, string_to_array(phrases[i], ' '), labels[i], weights) AS f) freq
+  $$;
+
+  CREATE FUNCTION moon.count_substr(hay text, needle text) RETURNS integer
+  LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+  DECLARE
+    n integer := 0;
+    start integer := 1;
+    found integer;
+  BEGIN
+    IF needle = '' THEN RETURN 0; END IF;
+    LOOP
+      found := strpos(substr(hay, start), needle);
+      EXIT WHEN found = 0;
+      n := n + 1;
+      start := start + found;
+    END LOOP;
+    RETURN n;
+  END
+  $$;
+
+  CREATE FUNCTION moon.bm25_substr(tri text, tri_len integer, needles text[], idf float8[], avgdl float8) RETURNS float8
+  LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT coalesce(sum(idf[i] * (f * 2.2) / (f + 1.2 * (0.25 + 0.75 * tri_len / avgdl))), 0)
+    FROM generate_subscripts(needles, 1) i,
+         LATERAL (SELECT moon.count_substr(tri, needles[i])::float8 AS f) freq
+  $$;
+  `,
+];
+
+/** A fixed key for pg_advisory_xact_lock: migrations of one database run one at a time. */
+const MIGRATION_LOCK = 0x6d6f6f6e01;
+
+export async function migratePostgres(client: PgClient): Promise<void> {
+  await client.query('CREATE SCHEMA IF NOT EXISTS moon');
+  await client.query('CREATE TABLE IF NOT EXISTS moon.migrations (version integer PRIMARY KEY, applied_ms bigint NOT NULL)');
+  for (;;) {
+    const done = await appliedCount(client);
+    if (done >= MIGRATIONS.length) return;
+    await client.query('BEGIN');
+    try {
+      await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      const index = await appliedCount(client);
+      if (index < MIGRATIONS.length) {
+        await client.query(MIGRATIONS[index]!);
+        await client.query('INSERT INTO moon.migrations (version, applied_ms) VALUES ($1, $2)', [index + 1, Date.now()]);
+      }
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  }
+}
+
+async function appliedCount(client: PgClient): Promise<number> {
+  const result = await client.query<{ n: string | null }>('SELECT max(version) AS n FROM moon.migrations');
+  return Number(result.rows[0]?.n ?? 0);
+}

@@ -1,0 +1,145 @@
+import type { Candidate, LexicalQuery, TimeSearch, VectorQuery } from '../types.js';
+import type { PgClient } from './client.js';
+import { Params, andClauses, joinSessions, renderFilters } from './filters.js';
+import {
+  LABEL_WEIGHTS,
+  inverseDocumentFrequency,
+  likePattern,
+  renderLexicalQuery,
+  renderPhrase,
+  renderTermsQuery,
+  toTrigramNeedles,
+} from './lexical.js';
+import { ENTRY_COLUMNS, type EntryRow, toEntry } from './rows.js';
+
+/**
+ * The candidate lists of recall. Word and substring matches are scored by BM25 exactly as FTS5 scores them
+ * (lexical.ts), so the fused ranking above — the same code for every engine — sees the same lists.
+ */
+export async function searchLexical(db: PgClient, query: LexicalQuery): Promise<Candidate[]> {
+  const rendered = renderLexicalQuery(query);
+  if (rendered.match === null) return [];
+  const { rows, tokens } = await readCorpus(db, 'doc_len');
+  if (rows === 0) return [];
+  const hits = await countHits(
+    db,
+    rendered.scored.map((phrase) => ({ sql: 'e.tv @@ $::tsquery', value: renderPhrase(phrase) })),
+  );
+  const params = new Params();
+  const match = params.add(rendered.match);
+  const phrases = params.add(rendered.scored.map((phrase) => phrase.lexemes.join(' ')));
+  const labels = params.add(rendered.scored.map((phrase) => phrase.labels));
+  const idf = params.add(hits.map((count) => inverseDocumentFrequency(rows, count)));
+  const avgdl = params.add(tokens / rows);
+  const weights = params.add(LABEL_WEIGHTS);
+  const filters = renderFilters(query.filters, params);
+  return rank(
+    db,
+    `SELECT ${ENTRY_COLUMNS}, moon.bm25(e.tv, e.doc_len, ${phrases}::text[], ${labels}::text[], ${idf}::float8[], ${avgdl}::float8,
+       ${weights}::float8[]) AS score
+     FROM moon.entries e ${joinSessions(filters)}
+     WHERE e.tv @@ ${match}::tsquery ${andClauses(filters)}
+     ORDER BY score DESC, e.ts DESC NULLS LAST, e.rowid LIMIT ${params.add(query.limit)}`,
+    params.values,
+  );
+}
+
+export async function hasLexicalMatch(db: PgClient, term: string): Promise<boolean> {
+  const match = renderTermsQuery([term], '|');
+  if (match === null) return false;
+  const result = await db.query('SELECT 1 FROM moon.entries WHERE tv @@ $1::tsquery LIMIT 1', [match]);
+  return result.rows.length > 0;
+}
+
+export async function searchTrigram(db: PgClient, query: LexicalQuery): Promise<Candidate[]> {
+  const needles = toTrigramNeedles(query.any);
+  if (needles.length === 0) return [];
+  const { rows, tokens } = await readCorpus(db, 'tri_len');
+  if (rows === 0) return [];
+  const hits = await countHits(
+    db,
+    needles.map((needle) => ({ sql: "e.tri LIKE $ ESCAPE '\\'", value: likePattern(needle) })),
+  );
+  const params = new Params();
+  const any = needles.map((needle) => `e.tri LIKE ${params.add(likePattern(needle))} ESCAPE '\\'`).join(' OR ');
+  const list = params.add(needles);
+  const idf = params.add(hits.map((count) => inverseDocumentFrequency(rows, count)));
+  // An index with no trigram at all (only short texts) scores every match alike.
+  const avgdl = params.add(tokens > 0 ? tokens / rows : 1);
+  const filters = renderFilters(query.filters, params, query);
+  return rank(
+    db,
+    `SELECT ${ENTRY_COLUMNS}, moon.bm25_substr(e.tri, e.tri_len, ${list}::text[], ${idf}::float8[], ${avgdl}::float8) AS score
+     FROM moon.entries e ${joinSessions(filters)}
+     WHERE (${any}) ${andClauses(filters)}
+     ORDER BY score DESC, e.ts DESC NULLS LAST, e.rowid LIMIT ${params.add(query.limit)}`,
+    params.values,
+  );
+}
+
+export async function searchTime(db: PgClient, query: TimeSearch): Promise<Candidate[]> {
+  const params = new Params();
+  const center = query.centerMs === null ? null : params.add(query.centerMs);
+  const filters = renderFilters(query.filters, params, query);
+  return rank(
+    db,
+    `SELECT ${ENTRY_COLUMNS}, ${center === null ? '0' : `-abs(e.ts - ${center}::bigint)`}::float8 AS score
+     FROM moon.entries e ${joinSessions(filters)}
+     WHERE e.ts IS NOT NULL ${andClauses(filters)}
+     ORDER BY score DESC, e.ts ${center === null ? 'DESC' : 'ASC'}, e.rowid LIMIT ${params.add(query.limit)}`,
+    params.values,
+  );
+}
+
+/**
+ * Nearest entries by cosine distance. Unfiltered, the HNSW index answers; with filters, pgvector's iterative scan
+ * keeps reading the graph until enough rows pass them, and when that still falls short (a very narrow filter) an
+ * exact scan over the filtered rows does — so filters always apply before the top-k.
+ */
+export async function searchVector(db: PgClient, query: VectorQuery, exact = false): Promise<Candidate[]> {
+  const params = new Params();
+  const vector = params.add(toVectorLiteral(query.vector));
+  const filters = renderFilters(query.filters, params, query);
+  // `+ 0` hides the ordering from the planner, so it cannot use the approximate index: an exact scan.
+  const distance = `(v.vector <=> ${vector}::public.vector)${exact ? ' + 0' : ''}`;
+  const found = await rank(
+    db,
+    `SELECT ${ENTRY_COLUMNS}, (1 - (v.vector <=> ${vector}::public.vector))::float8 AS score
+     FROM moon.embeddings v JOIN moon.entries e ON e.rowid = v.rowid ${joinSessions(filters)}
+     WHERE true ${andClauses(filters)}
+     ORDER BY ${distance} LIMIT ${params.add(query.limit)}`,
+    params.values,
+  );
+  if (!exact && filters.where.length > 0 && found.length < query.limit) return searchVector(db, query, true);
+  // Equal distances in the same order as the SQLite engine: newest first, then by id.
+  return found.sort((a, b) => b.score - a.score || (b.entry.ts ?? -Infinity) - (a.entry.ts ?? -Infinity) || a.rowid - b.rowid);
+}
+
+export function toVectorLiteral(vector: Float32Array): string {
+  return `[${Array.from(vector, (value) => (Number.isFinite(value) ? value : 0)).join(',')}]`;
+}
+
+async function rank(db: PgClient, sql: string, params: unknown[]): Promise<Candidate[]> {
+  const result = await db.query<EntryRow & { score: number }>(sql, params);
+  return result.rows.map((row) => ({ rowid: row.rowid, entry: toEntry(row), score: Number(row.score) }));
+}
+
+/** Rows in the index and their total length (words or trigrams): BM25's N and average document length. */
+async function readCorpus(db: PgClient, column: 'doc_len' | 'tri_len'): Promise<{ rows: number; tokens: number }> {
+  const result = await db.query<{ rows: number; tokens: number }>(`SELECT count(*) AS rows, coalesce(sum(${column}), 0) AS tokens FROM moon.entries`);
+  return { rows: Number(result.rows[0]?.rows ?? 0), tokens: Number(result.rows[0]?.tokens ?? 0) };
+}
+
+/** How many rows each condition matches (BM25's document frequency), in one scan over their union. */
+async function countHits(db: PgClient, conditions: { sql: string; value: string }[]): Promise<number[]> {
+  const params: unknown[] = [];
+  const clause = (condition: { sql: string; value: string }): string => {
+    params.push(condition.value);
+    return condition.sql.replace('$', `$${params.length}`);
+  };
+  const each = conditions.map((condition) => `count(*) FILTER (WHERE ${clause(condition)}) AS c${params.length}`);
+  const union = conditions.map((condition) => `(${clause(condition)})`).join(' OR ');
+  const result = await db.query<Record<string, number>>(`SELECT ${each.join(', ')} FROM moon.entries e WHERE ${union}`, params);
+  const row = result.rows[0] ?? {};
+  return Object.keys(row).map((key) => Number(row[key] ?? 0));
+}

@@ -28,7 +28,7 @@ export { corruptIndexError, isCorruptionError } from './store/sqlite/guard.js';
 import type { FailureRecord, StoreStats } from './store/types.js';
 import { type RebuildReport, rebuildIndex } from './maintain/rebuild.js';
 import { type VerifyReport, verifyHome } from './maintain/verify.js';
-import { type ForgetReport, type ForgetRequest, forgetSessions, replayTombstones } from './maintain/forget.js';
+import { type ForgetReport, type ForgetRequest, forgetSessions, syncTombstones } from './maintain/forget.js';
 import { type MigrateReport, migrateIndex } from './maintain/migrate.js';
 
 export interface IndexRequest {
@@ -172,8 +172,9 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
     async index(request = {}) {
       const roots = sourceRoots(request.roots);
       const target = await openStore(false);
-      // Sessions forgotten before this index existed (a rebuilt one, a new engine) stay forgotten.
-      await replayTombstones(target, new Ledger(paths.ledger), clock());
+      // Sessions forgotten before this index existed (a rebuilt one, a new engine) stay forgotten, and sessions
+      // another machine forgot leave this home's archive too.
+      await syncTombstones(target, new Ledger(paths.ledger), (sessionId) => projectionPathFor(paths, sessionId), clock());
       const report = await runIndex(ingestContext(request.excludeSessions), target, {
         roots,
         force: request.force,

@@ -72,19 +72,45 @@ export async function forgetSessions(
 }
 
 /**
- * Tombstones the ledger holds but the index does not (a rebuilt index, a new engine): put them in, so the run
- * that follows refuses those sessions too.
+ * Bring the ledger's and the engine's tombstones together before a run. Tombstones the ledger holds but the
+ * index does not (a rebuilt index, a new engine) go into the index, so the run refuses those sessions too.
+ * Tombstones the engine holds but this home's ledger does not were left by another machine sharing the
+ * database: what this home keeps of those sessions — raw archive copies and projections — is removed, and the
+ * ledger records the tombstone. Returns how many tombstones moved each way.
  */
-export async function replayTombstones(engine: StoreEngine, ledger: Ledger, nowMs: number): Promise<number> {
-  const known = new Set((await engine.forget.listTombstones()).map((tombstone) => tombstone.sessionId));
-  const missing = ledger.tombstones().filter((tombstone) => !known.has(tombstone.session_id));
-  if (missing.length === 0) return 0;
-  await engine.forget.forget(
-    missing.map((tombstone) => tombstone.session_id),
-    'ledger tombstone',
-    nowMs,
-  );
-  return missing.length;
+export async function syncTombstones(
+  engine: StoreEngine,
+  ledger: Ledger,
+  projectionPathOf: (sessionId: string) => string,
+  nowMs: number,
+): Promise<{ toEngine: number; toHome: number }> {
+  const inEngine = await engine.forget.listTombstones();
+  const known = new Set(inEngine.map((tombstone) => tombstone.sessionId));
+  const inLedger = ledger.tombstones();
+  const missing = inLedger.filter((tombstone) => !known.has(tombstone.session_id));
+  if (missing.length > 0) {
+    await engine.forget.forget(
+      missing.map((tombstone) => tombstone.session_id),
+      'ledger tombstone',
+      nowMs,
+    );
+  }
+  const local = new Set(inLedger.map((tombstone) => tombstone.session_id));
+  const fromElsewhere = inEngine.filter((tombstone) => !local.has(tombstone.sessionId));
+  if (fromElsewhere.length > 0) {
+    const archived = ledger.records();
+    for (const tombstone of fromElsewhere) {
+      for (const record of archived) if (record.session_id === tombstone.sessionId) rmSync(record.archive_path, { force: true });
+      rmSync(projectionPathOf(tombstone.sessionId), { force: true });
+      ledger.appendTombstone({
+        session_id: tombstone.sessionId,
+        tombstone: true,
+        reason: tombstone.reason,
+        forgotten_at_epoch_secs: Math.floor(tombstone.forgottenAtMs / 1000),
+      });
+    }
+  }
+  return { toEngine: missing.length, toHome: fromElsewhere.length };
 }
 
 function describeSelector(request: ForgetRequest): string {

@@ -5,7 +5,8 @@ import { MoonError } from '../errors.js';
 import type { IngestContext } from '../ingest/context.js';
 import { type IndexReport, runIndex } from '../ingest/run-index.js';
 import type { StoreEngine } from '../store/ports.js';
-import { replayTombstones } from './forget.js';
+import { projectionPathFor } from '../archive/paths.js';
+import { syncTombstones } from './forget.js';
 
 /** How the engine builds a store beside the live one and swaps it in (for SQLite: files renamed). */
 export interface AsideStore {
@@ -51,7 +52,7 @@ export async function rebuildIndex(
   let entries = 0;
   const store = aside.open(asidePath);
   try {
-    await replayTombstones(store, context.ledger, context.now());
+    await syncTombstones(store, context.ledger, (sessionId) => projectionPathFor(paths, sessionId), context.now());
     report = await runIndex(context, store, { roots: [paths.raw], force: true, sessionIds: sessionIdsByArchive(paths, context), fromArchive: true });
     const stats = await store.stats.stats();
     sessions = stats.sessions;

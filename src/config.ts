@@ -4,7 +4,10 @@ import { delimiter, join, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 import { MoonError } from './errors.js';
+import { maskUrlPassword } from './text/mask-url.js';
 import { isValidTimezone, systemTimezone } from './time/zone.js';
+
+export { maskUrlPassword };
 
 /**
  * One schema, three layers: $MOON_HOME/moon.toml, then MOON_* environment variables, then flags.
@@ -274,15 +277,4 @@ export function describeConfig(config: MoonConfig): Record<string, unknown> {
   const embed = { ...rest.embed, api_key: rest.embed.api_key ? '[set]' : undefined };
   const store = { ...rest.store, url: rest.store.url ? maskUrlPassword(rest.store.url) : undefined };
   return { ...rest, embed, store, origin };
-}
-
-/** A URL with its password replaced, for messages and `moon config --show`. */
-export function maskUrlPassword(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return url.replace(/:\/\/([^:@/]*):[^@/]*@/, '://$1:***@');
-  }
 }

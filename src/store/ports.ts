@@ -114,8 +114,9 @@ export interface StatsPort {
 }
 
 /**
- * Taking things back. Forgetting removes a session's entries, index rows, vectors, anchors and file states and
- * leaves a tombstone in the engine, so no machine sharing it indexes the session again.
+ * Taking things back. Forgetting removes a session's entries, index rows, vectors and anchors, marks its file
+ * states excluded ('forgotten', no parse state), and leaves a tombstone in the engine, so no machine sharing it
+ * indexes the session again.
  */
 export interface ForgetPort {
   /** Ids of the sessions a selector names (a named id that does not exist is not returned). */

@@ -1,5 +1,7 @@
 import { MoonError, describeError } from '../../errors.js';
 
+export { maskUrlPassword as redactUrl } from '../../text/mask-url.js';
+
 /** The little of node-postgres the engine uses: a query, on a pooled client or a pool. */
 export interface PgClient {
   query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>;
@@ -46,17 +48,6 @@ export async function createPool(url: string): Promise<PgPool> {
   // process. The next query reports the failure instead.
   pool.on('error', () => undefined);
   return pool as unknown as PgPool;
-}
-
-/** A URL fit for messages: the password removed. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'postgres://…';
-  }
 }
 
 /** A failure talking to the server as a MoonError naming the database (never its password). */

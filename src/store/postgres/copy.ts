@@ -1,4 +1,5 @@
 import type { ArchiveRecord, UsageSnapshot } from '../../model.js';
+import { runFromColumns } from '../row-mapping.js';
 import type { RunRecord, SessionExtras } from '../types.js';
 import type { PgClient } from './client.js';
 import { toJsonParam } from './clean.js';
@@ -67,16 +68,7 @@ export async function writeSessionExtras(db: PgClient, machine: string, sessionI
 
 export async function listRuns(db: PgClient, machine: string): Promise<RunRecord[]> {
   const rows = await db.query<Record<string, number | string>>('SELECT * FROM moon.runs WHERE machine = $1 ORDER BY rowid', [machine]);
-  return rows.rows.map((run) => ({
-    startedAtMs: Number(run.started_ms),
-    finishedAtMs: Number(run.finished_ms),
-    command: String(run.command),
-    files: Number(run.files),
-    filesChanged: Number(run.files_changed),
-    entries: Number(run.entries),
-    warnings: Number(run.warnings),
-    errors: Number(run.errors),
-  }));
+  return rows.rows.map(runFromColumns);
 }
 
 export async function listCopied(db: PgClient, source: string): Promise<Map<string, string | null>> {

@@ -2,6 +2,7 @@ import type { Entry } from '../../model.js';
 import { tokenizeFts, tokenizeFtsQueryTerm } from '../../text/fts-tokens.js';
 import { COLUMN_WEIGHTS, type IndexDocument, buildTrigramDocument } from '../index-document.js';
 import type { LexicalQuery } from '../types.js';
+import { cleanText } from './clean.js';
 
 /**
  * The word and substring index of the PostgreSQL engine, built so recall ranks as it does on SQLite: the same
@@ -148,6 +149,9 @@ function toPhrases(terms: readonly string[], labels: string): Phrase[] {
   for (const term of new Set(terms)) {
     if (!/[\p{L}\p{N}]/u.test(term)) continue;
     const lexemes = tokenizeFtsQueryTerm(term);
+    // A word longer than a tsvector lexeme may be is not in the index (buildWordIndex leaves it out): it
+    // matches nothing here, where FTS5 would find it — the one query the engines answer differently.
+    if (lexemes.some((lexeme) => Buffer.byteLength(lexeme) > MAX_LEXEME_BYTES)) continue;
     if (lexemes.length > 0) phrases.push({ lexemes, labels });
   }
   return phrases;
@@ -178,7 +182,7 @@ export function toTrigramNeedles(terms: readonly string[]): string[] {
   const needles: string[] = [];
   for (const term of new Set(terms)) {
     if ([...term].length < 3 || !/[\p{L}\p{N}]/u.test(term)) continue;
-    needles.push(foldTrigram(term));
+    needles.push(foldTrigram(cleanText(term)));
   }
   return needles;
 }

@@ -1,3 +1,4 @@
+import { failureFromColumns, runFromColumns } from '../row-mapping.js';
 import type { EmbeddingModel, FailureRecord, RunRecord, StoreStats } from '../types.js';
 import type { PgClient } from './client.js';
 
@@ -26,18 +27,7 @@ export async function readStats(db: PgClient, model: EmbeddingModel | null): Pro
     embeddingModel: model,
     bySource,
     dbBytes: Number(row.bytes ?? 0),
-    lastRun: run
-      ? {
-          startedAtMs: Number(run.started_ms),
-          finishedAtMs: Number(run.finished_ms),
-          command: String(run.command),
-          files: Number(run.files),
-          filesChanged: Number(run.files_changed),
-          entries: Number(run.entries),
-          warnings: Number(run.warnings),
-          errors: Number(run.errors),
-        }
-      : null,
+    lastRun: run ? runFromColumns(run) : null,
   };
 }
 
@@ -71,14 +61,7 @@ export async function listFailures(db: PgClient, machine: string): Promise<Failu
     'SELECT key, kind, path, fingerprint, reason, failed_ms FROM moon.failures WHERE machine = $1 ORDER BY path, key',
     [machine],
   );
-  return result.rows.map((row) => ({
-    key: row.key,
-    kind: row.kind === 'projection' ? 'projection' : 'file',
-    path: row.path,
-    fingerprint: row.fingerprint,
-    reason: row.reason,
-    failedAtMs: row.failed_ms,
-  }));
+  return result.rows.map(failureFromColumns);
 }
 
 export async function putFailure(db: PgClient, machine: string, failure: FailureRecord): Promise<void> {

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { ArchiveRecord, UsageSnapshot } from '../../model.js';
+import { runFromColumns } from '../row-mapping.js';
 import type { RunRecord, SessionExtras } from '../store.js';
 
 /** The SQLite side of CopyPort (ports.ts): what `moon migrate` reads of a session beyond its entries, and writes back. */
@@ -51,16 +52,7 @@ export function listRuns(db: Database.Database): RunRecord[] {
   return db
     .prepare<[], Record<string, number | string>>('SELECT * FROM runs ORDER BY rowid')
     .all()
-    .map((run) => ({
-      startedAtMs: Number(run.started_ms),
-      finishedAtMs: Number(run.finished_ms),
-      command: String(run.command),
-      files: Number(run.files),
-      filesChanged: Number(run.files_changed),
-      entries: Number(run.entries),
-      warnings: Number(run.warnings),
-      errors: Number(run.errors),
-    }));
+    .map(runFromColumns);
 }
 
 export function listCopied(db: Database.Database, source: string): Map<string, string | null> {

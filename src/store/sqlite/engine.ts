@@ -21,6 +21,9 @@ export function openSqliteEngine(path: string, options: OpenStoreOptions = {}): 
       transaction: <T>(work: (tx: IngestTx) => Promise<T>) => {
         const next = queue.then(async () => {
           store.beginBatch();
+          // A file whose commit failed may have left rows (no savepoint per file inside a batch: FTS5 would
+          // flush at each one). Whatever \`work\` does after that, the transaction is rolled back.
+          let failed: unknown = null;
           try {
             const result = await work({
               machine: null,
@@ -28,8 +31,16 @@ export function openSqliteEngine(path: string, options: OpenStoreOptions = {}): 
               listEntryKeys: (id) => run(() => store.listEntries(id).map((entry) => entry.key)),
               getSession: (id) => run(() => store.getSession(id)),
               isForgotten: (id) => run(() => store.isForgotten(id)),
-              commitFile: (change) => run(() => store.commitFile(change)),
+              commitFile: async (change) => {
+                try {
+                  store.commitFile(change);
+                } catch (error) {
+                  failed ??= error;
+                  throw error;
+                }
+              },
             });
+            if (failed !== null) throw failed;
             store.endBatch('commit');
             return result;
           } catch (error) {

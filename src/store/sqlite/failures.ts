@@ -1,27 +1,14 @@
 import type Database from 'better-sqlite3';
+import { type FailureColumns, failureFromColumns } from '../row-mapping.js';
 import type { FailureRecord } from '../store.js';
 
-interface FailureRow {
-  key: string;
-  kind: string;
-  path: string;
-  fingerprint: string;
-  reason: string;
-  failed_ms: number;
-}
+type FailureRow = FailureColumns;
 
 export function listFailureRows(db: Database.Database): FailureRecord[] {
   return db
     .prepare<[], FailureRow>('SELECT * FROM failures ORDER BY path, key')
     .all()
-    .map((row) => ({
-      key: row.key,
-      kind: row.kind === 'projection' ? 'projection' : 'file',
-      path: row.path,
-      fingerprint: row.fingerprint,
-      reason: row.reason,
-      failedAtMs: row.failed_ms,
-    }));
+    .map(failureFromColumns);
 }
 
 export function putFailureRow(db: Database.Database, failure: FailureRecord): void {

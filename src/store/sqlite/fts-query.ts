@@ -48,7 +48,10 @@ function quoteAll(terms: readonly string[]): string[] {
 function quoteTerm(term: string): string | null {
   // Tokenizer separators alone would make an empty phrase, which FTS5 rejects.
   if (!/[\p{L}\p{N}]/u.test(term)) return null;
-  return `"${term.replace(/"/g, '""')}"`;
+  // FTS5 reads the expression as a C string: a NUL would end it mid-term. To the tokenizers NUL separates
+  // tokens like a space does.
+  const safe = term.includes('\0') ? term.replace(/\0/g, ' ') : term;
+  return `"${safe.replace(/"/g, '""')}"`;
 }
 
 function isPresent<T>(value: T | null): value is T {

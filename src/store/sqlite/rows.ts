@@ -1,51 +1,22 @@
-import type { CompactionAnchor, Entry, EntryKind, Priority, Role, SourceName } from '../../model.js';
+import type { Entry } from '../../model.js';
+import {
+  type AnchorColumns,
+  type EntryColumns,
+  type FileColumns,
+  type SessionColumns,
+  anchorFromColumns,
+  entryFromColumns,
+  fileFromColumns,
+  sessionFromColumns,
+} from '../row-mapping.js';
 import type { FileState, StoredSession } from '../store.js';
 
-export interface EntryRow {
-  rowid: number;
-  session_id: string;
-  key: string;
-  id: string;
-  seq: number;
-  line: number;
-  ts: number | null;
-  role: string;
-  text: string;
-  tool_name: string | null;
-  tool_target: string | null;
-  priority: string | null;
-  result: string | null;
-  result_id: string | null;
-  parent_id: string | null;
+export interface EntryRow extends EntryColumns {
   sidechain: number;
-  kind: string | null;
-  exit_code: number | null;
-  duration_ms: number | null;
-  status: string | null;
 }
 
 export function toEntry(row: EntryRow): Entry {
-  return {
-    id: row.id,
-    key: row.key,
-    sessionId: row.session_id,
-    seq: row.seq,
-    line: row.line,
-    ts: row.ts,
-    role: row.role as Role,
-    text: row.text,
-    toolName: row.tool_name,
-    toolTarget: row.tool_target,
-    priority: row.priority as Priority | null,
-    result: row.result,
-    resultId: row.result_id,
-    parentId: row.parent_id,
-    sidechain: row.sidechain === 1,
-    kind: row.kind as EntryKind | null,
-    exitCode: row.exit_code,
-    durationMs: row.duration_ms,
-    status: row.status,
-  };
+  return entryFromColumns(row, row.sidechain === 1);
 }
 
 export function entryParams(entry: Entry): Record<string, unknown> {
@@ -72,50 +43,13 @@ export function entryParams(entry: Entry): Record<string, unknown> {
   };
 }
 
-export interface SessionRow {
-  id: string;
-  source: string;
-  path: string;
-  project: string | null;
-  cwd: string | null;
-  branch: string | null;
-  parent_id: string | null;
-  start_ms: number | null;
-  end_ms: number | null;
-  entry_count: number;
-  filtered_count: number;
+export interface SessionRow extends SessionColumns {
   skipped: string;
-  archive_path: string | null;
-  projection_path: string | null;
-  content_hash: string | null;
   projection_stale: number;
-  title: string | null;
-  agent_type: string | null;
-  agent_description: string | null;
 }
 
 export function toSession(row: SessionRow): StoredSession {
-  return {
-    id: row.id,
-    source: row.source as SourceName,
-    path: row.path,
-    project: row.project,
-    cwd: row.cwd,
-    branch: row.branch,
-    parentSessionId: row.parent_id,
-    startMs: row.start_ms,
-    endMs: row.end_ms,
-    entryCount: row.entry_count,
-    filteredNoiseCount: row.filtered_count,
-    skipped: JSON.parse(row.skipped) as Record<string, number>,
-    archivePath: row.archive_path,
-    projectionPath: row.projection_path,
-    contentHash: row.content_hash,
-    projectionStale: row.projection_stale === 1,
-    title: row.title,
-    agentType: row.agent_type,
-    agentDescription: row.agent_description,
-  };
+  return sessionFromColumns(row, { skipped: JSON.parse(row.skipped) as Record<string, number>, projectionStale: row.projection_stale === 1 });
 }
 
 export function sessionParams(session: StoredSession): Record<string, unknown> {
@@ -140,36 +74,12 @@ export function sessionParams(session: StoredSession): Record<string, unknown> {
   };
 }
 
-export interface FileRow {
-  path: string;
-  session_id: string | null;
-  source: string | null;
-  size: number;
-  mtime_ms: number;
-  prefix_hash: string;
-  content_hash: string;
-  offset: number;
-  line: number;
+export interface FileRow extends FileColumns {
   carry: string | null;
-  excluded: string | null;
-  indexed_ms: number;
 }
 
 export function toFileState(row: FileRow): FileState {
-  return {
-    path: row.path,
-    sessionId: row.session_id,
-    source: row.source as SourceName | null,
-    size: row.size,
-    mtimeMs: row.mtime_ms,
-    prefixHash: row.prefix_hash,
-    contentHash: row.content_hash,
-    offset: row.offset,
-    line: row.line,
-    carry: row.carry === null ? null : JSON.parse(row.carry),
-    excluded: row.excluded,
-    indexedAtMs: row.indexed_ms,
-  };
+  return fileFromColumns(row, row.carry === null ? null : JSON.parse(row.carry));
 }
 
 export function fileParams(file: FileState): Record<string, unknown> {
@@ -189,15 +99,6 @@ export function fileParams(file: FileState): Record<string, unknown> {
   };
 }
 
-export interface AnchorRow {
-  session_id: string;
-  id: string;
-  ts: number | null;
-  line: number;
-  note: string;
-  origin_id: string | null;
-}
+export type AnchorRow = AnchorColumns;
 
-export function toAnchor(row: AnchorRow): CompactionAnchor {
-  return { id: row.id, sessionId: row.session_id, ts: row.ts, line: row.line, note: row.note, originId: row.origin_id };
-}
+export const toAnchor = anchorFromColumns;

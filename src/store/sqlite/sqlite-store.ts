@@ -47,6 +47,7 @@ import { deleteFailureRow, listFailureRows, putFailureRow, quickCheck } from './
 import { guardStore, toStoreError } from './guard.js';
 import { findForgettableSessions, hasTombstone, listTombstoneRows, putTombstone } from './forget.js';
 import { migrate } from './schema.js';
+import { runFromColumns } from '../row-mapping.js';
 import { listCopied, listRuns, markCopied, readSessionExtras, writeSessionExtras } from './copy.js';
 import { listSessionSummaries } from './session-list.js';
 import { type WriteLockOptions, beginWrite, endWrite, runWriteTransaction } from './write-lock.js';
@@ -468,18 +469,7 @@ class SqliteStore implements Store {
       embeddingModel: this.getEmbeddingModel(),
       bySource,
       dbBytes: ['', '-wal', '-shm'].reduce((sum, suffix) => sum + fileSize(this.path + suffix), 0),
-      lastRun: last
-        ? {
-            startedAtMs: Number(last.started_ms),
-            finishedAtMs: Number(last.finished_ms),
-            command: String(last.command),
-            files: Number(last.files),
-            filesChanged: Number(last.files_changed),
-            entries: Number(last.entries),
-            warnings: Number(last.warnings),
-            errors: Number(last.errors),
-          }
-        : null,
+      lastRun: last ? runFromColumns(last) : null,
     };
   }
 

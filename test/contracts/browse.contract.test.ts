@@ -1,0 +1,158 @@
+import { describe, expect, test } from 'vitest';
+import type { SessionListFilter } from '../../src/store/types.js';
+import { describeEachEngine, useFreshEngine, useSeededEngine } from './engines.js';
+import { CORPUS, FEED, at, commitCorpus, fileCommit, storedSession, turn } from './fixtures.js';
+
+describeEachEngine('BrowsePort', (factory) => {
+  describe('session summaries over the corpus', () => {
+    const ctx = useSeededEngine(factory, commitCorpus);
+    const list = async (filter: SessionListFilter) => (await ctx.engine.browse.listSessionSummaries(filter)).map((summary) => summary.id);
+
+    test('newest first, each with its stored session', async () => {
+      const summaries = await ctx.engine.browse.listSessionSummaries({});
+      expect(summaries.map((summary) => summary.id)).toEqual(['shop-release', 'blog-images', 'blog-feed', 'shop-flaky-test', 'shop-checkout']);
+      for (const summary of summaries) {
+        const { messages: _messages, tools: _tools, firstPrompt: _firstPrompt, ...session } = summary;
+        expect(session).toEqual(await ctx.engine.browse.getSession(summary.id));
+      }
+    });
+
+    test('messages count user and assistant entries, not tool calls or reasoning', async () => {
+      const summaries = await ctx.engine.browse.listSessionSummaries({});
+      expect(Object.fromEntries(summaries.map((summary) => [summary.id, summary.messages]))).toEqual({
+        'shop-checkout': 4,
+        'shop-flaky-test': 4,
+        'blog-feed': 4,
+        'blog-images': 2,
+        'shop-release': 2,
+      });
+    });
+
+    test('tools with their call counts, most used first', async () => {
+      const summaries = await ctx.engine.browse.listSessionSummaries({});
+      expect(Object.fromEntries(summaries.map((summary) => [summary.id, summary.tools]))).toEqual({
+        'shop-checkout': [
+          { name: 'Bash', count: 2 },
+          { name: 'Read', count: 1 },
+        ],
+        'shop-flaky-test': [
+          { name: 'Bash', count: 2 },
+          { name: 'Edit', count: 1 },
+        ],
+        'blog-feed': [{ name: 'exec_command', count: 2 }],
+        'blog-images': [{ name: 'Bash', count: 1 }],
+        'shop-release': [{ name: 'exec_command', count: 2 }],
+      });
+    });
+
+    test('firstPrompt is the start of the first user entry', async () => {
+      const summaries = await ctx.engine.browse.listSessionSummaries({});
+      expect(Object.fromEntries(summaries.map((summary) => [summary.id, summary.firstPrompt]))).toEqual(
+        Object.fromEntries(CORPUS.map((item) => [item.session.id, item.entries.find((entry) => entry.role === 'user')!.text])),
+      );
+    });
+
+    test('projects by name (any case) or by part of the cwd', async () => {
+      expect(await list({ projects: ['SHOP'] })).toEqual(['shop-release', 'shop-flaky-test', 'shop-checkout']);
+      expect(await list({ projects: ['dev/blo'] })).toEqual(['blog-images', 'blog-feed']);
+      expect(await list({ projects: ['blog', 'shop'] })).toEqual(['shop-release', 'blog-images', 'blog-feed', 'shop-flaky-test', 'shop-checkout']);
+      expect(await list({ projects: ['sho'] })).toEqual([]);
+      expect(await list({ projects: ['dev/%'] })).toEqual([]);
+    });
+
+    test('sources, and a time range a session overlaps', async () => {
+      expect(await list({ sources: ['codex'] })).toEqual(['shop-release', 'blog-feed']);
+      expect(await list({ sources: ['openclaw'] })).toEqual([]);
+      // the flaky-test session began on the 3rd and ran into the 4th
+      expect(await list({ sinceMs: at(4, 1, 0) })).toEqual(['shop-release', 'blog-images', 'blog-feed', 'shop-flaky-test']);
+      expect(await list({ sinceMs: at(4, 1, 31) })).toEqual(['shop-release', 'blog-images', 'blog-feed']);
+      // until is exclusive: a session starting at it is not listed
+      expect(await list({ untilMs: at(3, 22, 30) })).toEqual(['shop-checkout']);
+      expect(await list({ sinceMs: at(4, 0), untilMs: at(7, 7, 1) })).toEqual(['blog-images', 'blog-feed', 'shop-flaky-test']);
+      expect(await list({ sinceMs: at(6, 0), untilMs: at(7, 0) })).toEqual([]);
+    });
+
+    test('limit, and filters together', async () => {
+      expect(await list({ limit: 2 })).toEqual(['shop-release', 'blog-images']);
+      expect(await list({ projects: ['shop'], sources: ['claude-code'], limit: 1 })).toEqual(['shop-flaky-test']);
+      expect(await list({ projects: ['shop'], sources: ['codex'], sinceMs: at(9, 0) })).toEqual([]);
+    });
+
+    test('getSession and listEntries', async () => {
+      expect(await ctx.engine.browse.getSession('blog-feed')).toMatchObject({ id: 'blog-feed', entryCount: 6, source: 'codex', cwd: '/home/dev/blog' });
+      expect(await ctx.engine.browse.getSession('blog')).toBeNull();
+      expect(await ctx.engine.browse.listEntries('blog-feed')).toEqual(FEED.entries);
+    });
+  });
+
+  describe('small stores', () => {
+    const ctx = useFreshEngine(factory);
+
+    test('a session without user entries has no first prompt, no messages; a long prompt is cut at its start', async () => {
+      const quiet = storedSession({ id: 'quiet', source: 'codex', project: 'shop', cwd: '/home/dev/shop', startMs: at(2, 8), endMs: at(2, 8, 5) });
+      const long = storedSession({ id: 'long', source: 'claude-code', project: 'shop', cwd: '/home/dev/shop', startMs: at(2, 7), endMs: at(2, 7, 5) });
+      const prompt = `Please review ${'the checkout flow and the payment retries '.repeat(30)}`.trim();
+      await ctx.engine.ingest.transaction(async (tx) => {
+        await tx.commitFile(fileCommit(quiet, [turn('quiet', 1, { ts: at(2, 8), role: 'tool', tool: 'exec_command', target: 'ls', text: 'ls', result: 'src' })]));
+        await tx.commitFile(
+          fileCommit(long, [
+            turn('long', 2, { ts: at(2, 7, 1), role: 'user', text: 'a later question' }),
+            turn('long', 1, { ts: at(2, 7), role: 'user', text: prompt }),
+            turn('long', 3, { ts: at(2, 7, 2), role: 'assistant', kind: 'reasoning', text: 'thinking about retries' }),
+            turn('long', 4, { ts: at(2, 7, 3), role: 'system', text: 'a system note' }),
+          ]),
+        );
+      });
+      const summaries = await ctx.engine.browse.listSessionSummaries({});
+      expect(summaries.map((summary) => summary.id)).toEqual(['quiet', 'long']);
+      expect(summaries[0]).toMatchObject({ messages: 0, firstPrompt: null, tools: [{ name: 'exec_command', count: 1 }] });
+      expect(summaries[1]).toMatchObject({ messages: 2, tools: [] });
+      const first = summaries[1]!.firstPrompt!;
+      expect(first.length).toBeGreaterThanOrEqual(100);
+      expect(first.length).toBeLessThan(prompt.length);
+      expect(prompt.startsWith(first)).toBe(true);
+    });
+
+    test('an empty store lists nothing', async () => {
+      expect(await ctx.engine.browse.listSessionSummaries({})).toEqual([]);
+      expect(await ctx.engine.browse.findSessionIds('a', 10)).toEqual([]);
+    });
+
+    describe('findSessionIds', () => {
+      const names = ['a1b2c3d4-0000-4000-8000-000000000001', 'a1b2c3d4-0000-4000-8000-000000000002', 'a1b2', 'a1b2_x', 'a1b2%y', 'a1b3', 'b1'];
+      const seed = async () =>
+        ctx.engine.ingest.transaction(async (tx) => {
+          for (const [index, id] of names.entries()) {
+            const session = storedSession({ id, source: 'claude-code', project: 'shop', cwd: '/home/dev/shop', startMs: at(2, index), endMs: at(2, index, 5) });
+            await tx.commitFile(fileCommit(session, [turn(id, 1, { ts: at(2, index), role: 'user', text: `question ${index}` })]));
+          }
+        });
+
+      test('ids equal to or starting with the prefix, the exact one first, at most limit', async () => {
+        await seed();
+        const found = await ctx.engine.browse.findSessionIds('a1b2', 10);
+        expect(found[0]).toBe('a1b2');
+        expect([...found].sort()).toEqual(['a1b2', 'a1b2%y', 'a1b2_x', 'a1b2c3d4-0000-4000-8000-000000000001', 'a1b2c3d4-0000-4000-8000-000000000002'].sort());
+        expect(await ctx.engine.browse.findSessionIds('a1b2', 1)).toEqual(['a1b2']);
+        expect(await ctx.engine.browse.findSessionIds('a1b2', 3)).toHaveLength(3);
+        expect((await ctx.engine.browse.findSessionIds('a1b2', 3))[0]).toBe('a1b2');
+        expect([...(await ctx.engine.browse.findSessionIds('a1b2c3d4-', 10))].sort()).toEqual([
+          'a1b2c3d4-0000-4000-8000-000000000001',
+          'a1b2c3d4-0000-4000-8000-000000000002',
+        ]);
+        expect(await ctx.engine.browse.findSessionIds('a1b2c3d4-0000-4000-8000-000000000002', 10)).toEqual(['a1b2c3d4-0000-4000-8000-000000000002']);
+        expect(await ctx.engine.browse.findSessionIds('c', 10)).toEqual([]);
+      });
+
+      test('% and _ in the prefix are literal characters', async () => {
+        await seed();
+        expect(await ctx.engine.browse.findSessionIds('a1b2_', 10)).toEqual(['a1b2_x']);
+        expect(await ctx.engine.browse.findSessionIds('a1b2%', 10)).toEqual(['a1b2%y']);
+        expect(await ctx.engine.browse.findSessionIds('a1b_', 10)).toEqual([]);
+        expect(await ctx.engine.browse.findSessionIds('%', 10)).toEqual([]);
+        expect(await ctx.engine.browse.findSessionIds('_', 10)).toEqual([]);
+        expect(await ctx.engine.browse.findSessionIds('a1b2\\', 10)).toEqual([]);
+      });
+    });
+  });
+});

@@ -13,7 +13,7 @@ export { MoonError } from './errors.js';
 export type { MoonErrorCode } from './errors.js';
 export type * from './model.js';
 export type { RecallOptions, RecallGroup } from './search/options.js';
-export { type FatalError, type IndexReport, describeFatal, emptyReport } from './ingest/run-index.js';
+export { type FatalError, type IndexReport, describeFatal, emptyReport } from './ingest/report.js';
 export type { Explanation } from './search/fusion.js';
 export { validateGroup, validateRole, validateSource, validateStrategy } from './search/options.js';
 export { isValidTimezone } from './time/zone.js';

@@ -4,32 +4,24 @@ import { type MoonPaths, projectionPathFor, resolvePaths } from './archive/paths
 import { type MoonConfig, defaultSourceRoots, maskUrlPassword } from './config.js';
 import { MoonError } from './errors.js';
 import type { Embedder } from './embed/embedder.js';
-import { createEmbedder } from './embed/index.js';
-import { type EmbedProgress, embedPending } from './embed/pipeline.js';
+import type { EmbedProgress } from './embed/pipeline.js';
 import type { IngestContext } from './ingest/context.js';
-import { createOptOut } from './ingest/opt-out.js';
-import { type IndexReport, runIndex } from './ingest/run-index.js';
-import { type SnapshotReport, runSnapshot } from './ingest/run-snapshot.js';
+import type { IndexReport } from './ingest/run-index.js';
+import type { SnapshotReport } from './ingest/run-snapshot.js';
 import type { RecallResult } from './model.js';
-import { normalizeChunk } from './normalize/index.js';
-import { createRedactor } from './normalize/redact.js';
-import { redactReportMessages } from './normalize/redact/report.js';
 import type { RecallOptions } from './search/options.js';
-import { type SessionListing, type SessionsRequest, listSessions } from './browse/sessions.js';
-import { type ShowRequest, type ShowResult, showSession } from './browse/show.js';
-import { recall } from './search/recall.js';
+import type { SessionListing, SessionsRequest } from './browse/sessions.js';
+import type { ShowRequest, ShowResult } from './browse/show.js';
 import type { StoreEngine } from './store/ports.js';
-import { openSqliteEngine } from './store/sqlite/engine.js';
-import { openPostgresEngine } from './store/postgres/engine.js';
 import { readMachineId } from './archive/machine.js';
-import { removeDatabaseFiles, sealDatabase, swapDatabase } from './store/sqlite/swap.js';
 
 export { corruptIndexError, isCorruptionError } from './store/sqlite/guard.js';
 import type { FailureRecord, StoreStats } from './store/types.js';
-import { type RebuildReport, rebuildIndex } from './maintain/rebuild.js';
-import { type VerifyReport, verifyHome } from './maintain/verify.js';
-import { type ForgetReport, type ForgetRequest, forgetSessions, syncTombstones } from './maintain/forget.js';
-import { type MigrateReport, migrateIndex } from './maintain/migrate.js';
+import type { RebuildReport } from './maintain/rebuild.js';
+import type { VerifyReport } from './maintain/verify.js';
+import type { ForgetReport, ForgetRequest } from './maintain/forget.js';
+import type { MigrateReport } from './maintain/migrate.js';
+import type { Redactor } from './normalize/redact.js';
 
 export interface IndexRequest {
   /** Files or folders; empty: the configured source roots, else the default locations. */
@@ -98,16 +90,25 @@ export interface MoonHooks {
  */
 export function createMoon(config: MoonConfig, clock: () => number = Date.now, hooks: MoonHooks = {}): Moon {
   const paths = resolvePaths(config.home);
-  const redact = createRedactor({ enabled: config.privacy.redact, extraPatterns: config.privacy.extra_patterns });
-  const optOut = createOptOut(config.sources.exclude);
   let store: Promise<StoreEngine> | null = null;
   let embedder: Promise<Embedder | null> | null = null;
+  // Each stage is loaded when a command first needs it: a `moon recall` from a hook never loads ingest,
+  // projection, redaction rules, embedding providers or the other engine (cold start, docs/benchmarks.md).
+  const getRedact = once(async (): Promise<Redactor> =>
+    (await import('./normalize/redact.js')).createRedactor({ enabled: config.privacy.redact, extraPatterns: config.privacy.extra_patterns }),
+  );
   const getEmbedder = (): Promise<Embedder | null> => {
-    embedder ??= createEmbedder(config.embed);
+    embedder ??= import('./embed/index.js').then((module) => module.createEmbedder(config.embed));
     return embedder;
   };
-  const openEngine = (path: string): StoreEngine =>
-    openSqliteEngine(path, { lockTimeoutMs: config.index.lock_timeout_ms, onWait: hooks.onNotice });
+  const openEngine = async (path: string): Promise<StoreEngine> =>
+    (await import('./store/sqlite/engine.js')).openSqliteEngine(path, { lockTimeoutMs: config.index.lock_timeout_ms, onWait: hooks.onNotice });
+  const openDatabase = async (url: string): Promise<StoreEngine> =>
+    (await import('./store/postgres/engine.js')).openPostgresEngine(url, {
+      machine: readMachineId(paths.home),
+      lockTimeoutMs: config.index.lock_timeout_ms,
+      onWait: hooks.onNotice,
+    });
   const databaseUrl = config.store.url;
   /** Whether an index exists to read: the SQLite file, or (always) a configured database. */
   const hasIndex = (): boolean => databaseUrl !== undefined || existsSync(paths.db);
@@ -116,13 +117,7 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
       if (mustExist && !hasIndex()) {
         return Promise.reject(new MoonError('not_found', `no index at ${paths.db}`, { hint: 'run `moon index` first' }));
       }
-      store = databaseUrl
-        ? openPostgresEngine(databaseUrl, {
-            machine: readMachineId(paths.home),
-            lockTimeoutMs: config.index.lock_timeout_ms,
-            onWait: hooks.onNotice,
-          })
-        : Promise.resolve().then(() => openEngine(paths.db));
+      store = databaseUrl ? openDatabase(databaseUrl) : openEngine(paths.db);
       // A failed open is not kept: the next call tries again.
       store.catch(() => {
         store = null;
@@ -130,17 +125,26 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
     }
     return store;
   };
-  const ingestContext = (excludeSessions: string[] = []): IngestContext => ({
-    paths,
-    ledger: new Ledger(paths.ledger),
-    normalize: (chunk) => normalizeChunk(chunk, { redact, minLength: config.index.min_message_chars }),
-    timezone: config.distill.residential_timezone,
-    maxLineBytes: config.index.max_line_bytes,
-    excludeSessionIds: new Set(excluded(excludeSessions)),
-    optOut,
-    redact,
-    now: clock,
-  });
+  const ingestContext = async (excludeSessions: string[] = []): Promise<IngestContext> => {
+    const [{ normalizeChunk }, { createOptOut }, redact] = await Promise.all([
+      import('./normalize/index.js'),
+      import('./ingest/opt-out.js'),
+      getRedact(),
+    ]);
+    return {
+      paths,
+      ledger: new Ledger(paths.ledger),
+      normalize: (chunk) => normalizeChunk(chunk, { redact, minLength: config.index.min_message_chars }),
+      timezone: config.distill.residential_timezone,
+      maxLineBytes: config.index.max_line_bytes,
+      excludeSessionIds: new Set(excluded(excludeSessions)),
+      optOut: createOptOut(config.sources.exclude),
+      redact,
+      now: clock,
+    };
+  };
+  const redactReport = async <T extends IndexReport | SnapshotReport>(report: T): Promise<T> =>
+    (await import('./normalize/redact/report.js')).redactReportMessages(report, await getRedact());
   const sourceRoots = (roots: string[] | undefined): string[] => {
     if (roots && roots.length > 0) {
       // A path the caller named that does not exist is a mistake to report, not an empty run to succeed with.
@@ -172,10 +176,15 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
     async index(request = {}) {
       const roots = sourceRoots(request.roots);
       const target = await openStore(false);
+      const [{ syncTombstones }, { runIndex }, context] = await Promise.all([
+        import('./maintain/forget.js'),
+        import('./ingest/run-index.js'),
+        ingestContext(request.excludeSessions),
+      ]);
       // Sessions forgotten before this index existed (a rebuilt one, a new engine) stay forgotten, and sessions
       // another machine forgot leave this home's archive too.
       await syncTombstones(target, new Ledger(paths.ledger), (sessionId) => projectionPathFor(paths, sessionId), clock());
-      const report = await runIndex(ingestContext(request.excludeSessions), target, {
+      const report = await runIndex(context, target, {
         roots,
         force: request.force,
         reproject: request.reproject,
@@ -185,15 +194,19 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
       if (report.fatal) return { ...report, embeddings: null };
       const active = request.noEmbed ? null : await getEmbedder();
       const embeddings = active
-        ? await embedPending(target, active, { batchSize: config.embed.batch_size, onProgress: request.onEmbedProgress })
+        ? await (await import('./embed/pipeline.js')).embedPending(target, active, {
+            batchSize: config.embed.batch_size,
+            onProgress: request.onEmbedProgress,
+          })
         : null;
-      return { ...redactReportMessages(report, redact), embeddings };
+      return { ...(await redactReport(report)), embeddings };
     },
     async snapshot(request = {}) {
-      return redactReportMessages(runSnapshot(ingestContext(request.excludeSessions), sourceRoots(request.roots)), redact);
+      const { runSnapshot } = await import('./ingest/run-snapshot.js');
+      return redactReport(runSnapshot(await ingestContext(request.excludeSessions), sourceRoots(request.roots)));
     },
     async recall(options) {
-      const source = await openStore(true);
+      const [source, { recall }] = await Promise.all([openStore(true), import('./search/recall.js')]);
       return recall(
         {
           search: source.search,
@@ -213,9 +226,11 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
       );
     },
     async sessions(request = {}) {
+      const { listSessions } = await import('./browse/sessions.js');
       return listSessions((await openStore(true)).browse, request, config.distill.residential_timezone);
     },
     async show(request) {
+      const { showSession } = await import('./browse/show.js');
       return showSession((await openStore(true)).browse, request, {
         timezone: config.distill.residential_timezone,
         projectionPathFor: (sessionId) => projectionPathFor(paths, sessionId),
@@ -239,6 +254,7 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
       };
     },
     async verify() {
+      const { verifyHome } = await import('./maintain/verify.js');
       return verifyHome(paths, () => openStore(true), { location: databaseUrl ? maskUrlPassword(databaseUrl) : paths.db, exists: hasIndex() });
     },
     async rebuild() {
@@ -248,11 +264,18 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
         });
       }
       // Sessions are restored as archived: nothing is excluded, whatever the current session is now.
-      const context = { ...ingestContext(), excludeSessionIds: new Set<string>() };
+      const context = { ...(await ingestContext()), excludeSessionIds: new Set<string>() };
+      const [{ rebuildIndex }, { openSqliteEngine }, { removeDatabaseFiles, sealDatabase, swapDatabase }] = await Promise.all([
+        import('./maintain/rebuild.js'),
+        import('./store/sqlite/engine.js'),
+        import('./store/sqlite/swap.js'),
+      ]);
+      const open = (path: string): StoreEngine =>
+        openSqliteEngine(path, { lockTimeoutMs: config.index.lock_timeout_ms, onWait: hooks.onNotice });
       return rebuildIndex(
         paths,
         context,
-        { open: openEngine, remove: removeDatabaseFiles, seal: sealDatabase, swap: swapDatabase },
+        { open, remove: removeDatabaseFiles, seal: sealDatabase, swap: swapDatabase },
         async () => {
           await (await store)?.close();
           store = null;
@@ -260,6 +283,7 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
       );
     },
     async forget(request) {
+      const { forgetSessions } = await import('./maintain/forget.js');
       return forgetSessions(await openStore(true), new Ledger(paths.ledger), request, {
         zone: config.distill.residential_timezone,
         nowMs: clock(),
@@ -271,12 +295,9 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
       }
       if (databaseUrl && databaseUrl === request.to) throw new MoonError('bad_usage', 'this home already uses that database');
       const source = await openStore(true);
-      const target = await openPostgresEngine(request.to, {
-        machine: readMachineId(paths.home),
-        lockTimeoutMs: config.index.lock_timeout_ms,
-        onWait: hooks.onNotice,
-      });
+      const target = await openDatabase(request.to);
       try {
+        const { migrateIndex } = await import('./maintain/migrate.js');
         return await migrateIndex(source, target, { onProgress: request.onProgress, now: clock });
       } finally {
         await target.close();
@@ -297,4 +318,10 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
       embedder = null;
     },
   };
+}
+
+/** A function run once, its promise shared by every caller. */
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | null = null;
+  return () => (made ??= make());
 }

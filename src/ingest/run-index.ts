@@ -1,6 +1,9 @@
 import { existsSync, statSync } from 'node:fs';
 import { sep } from 'node:path';
 import { describeError, isMoonError } from '../errors.js';
+import { type FatalError, type IndexReport, describeFatal, emptyReport } from './report.js';
+
+export { type FatalError, type IndexReport, describeFatal, emptyReport };
 import type { IngestPort, StoreEngine } from '../store/ports.js';
 import { BatchAbortedError, type FailureRecord } from '../store/types.js';
 import { type FileOutcome, type IngestContext, makeOutcome } from './context.js';
@@ -22,76 +25,6 @@ export interface IndexOptions {
   fromArchive?: boolean;
 }
 
-/** A failure that stopped the run: the report up to that point is still printed, with this in it. */
-export interface FatalError {
-  code: string;
-  message: string;
-  hint: string | null;
-  exitCode: number;
-}
-
-export interface IndexReport {
-  files: number;
-  indexed: number;
-  unchanged: number;
-  excluded: number;
-  /** Files with no record yet (nothing to index; not an error). */
-  empty: number;
-  /** Files that failed in this run. */
-  failed: number;
-  /** Files skipped because they failed before and have not changed since (listed in `knownFailures`). */
-  failedBefore: number;
-  resumed: number;
-  entries: number;
-  filtered: number;
-  bytes: number;
-  projections: number;
-  /** Projections that could not be written (after one retry); named in `errors`. */
-  projectionsFailed: number;
-  sessions: string[];
-  warnings: string[];
-  errors: { path: string; reason: string }[];
-  knownFailures: { path: string; reason: string; failedAtMs: number }[];
-  excludedFiles: { path: string; reason: string }[];
-  durationMs: number;
-  fatal: FatalError | null;
-}
-
-export function emptyReport(): IndexReport {
-  return {
-    files: 0,
-    indexed: 0,
-    unchanged: 0,
-    excluded: 0,
-    empty: 0,
-    failed: 0,
-    failedBefore: 0,
-    resumed: 0,
-    entries: 0,
-    filtered: 0,
-    bytes: 0,
-    projections: 0,
-    projectionsFailed: 0,
-    sessions: [],
-    warnings: [],
-    errors: [],
-    knownFailures: [],
-    excludedFiles: [],
-    durationMs: 0,
-    fatal: null,
-  };
-}
-
-export function describeFatal(error: unknown): FatalError {
-  if (isMoonError(error)) return { code: error.code, message: error.message, hint: error.hint ?? null, exitCode: error.exitCode };
-  return { code: 'internal', message: describeError(error), hint: null, exitCode: 1 };
-}
-
-/**
- * Index every transcript under the roots. One bad file loses only itself: its error is reported and
- * remembered, and the file is skipped until it changes. A fatal error (damaged index, full disk, lock timeout)
- * ends the run early, but the report of what was done is returned with the error in `fatal`.
- */
 export async function runIndex(context: IngestContext, engine: Pick<StoreEngine, 'ingest' | 'stats'>, options: IndexOptions): Promise<IndexReport> {
   const startedAtMs = context.now();
   const report = emptyReport();

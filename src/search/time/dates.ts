@@ -1,4 +1,4 @@
-import * as chrono from 'chrono-node';
+import * as chrono from 'chrono-node/en';
 import type { ParsedComponents } from 'chrono-node';
 import { compareDates, isValidDate } from './calendar.js';
 import { isGluedToCode, type CasualContext } from './casual.js';

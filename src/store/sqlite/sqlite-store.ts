@@ -265,12 +265,18 @@ class SqliteStore implements Store {
         if (change.reset) this.deleteSessionContent(session.id);
         this.statements.putSession.run(sessionParams(session));
         const changed = new Set<number>();
-        for (const entry of change.entries) changed.add(this.upsertEntry(entry));
+        // Rows inserted by this commit have no index rows yet: nothing to delete before inserting theirs.
+        const fresh = new Set<number>();
+        for (const entry of change.entries) {
+          const { rowid, inserted } = this.upsertEntry(entry);
+          changed.add(rowid);
+          if (inserted) fresh.add(rowid);
+        }
         for (const patch of change.results) {
           const rowid = this.attachResult(session.id, patch);
           if (rowid !== null) changed.add(rowid);
         }
-        this.refreshIndex(session.id, changed);
+        this.refreshIndex(session.id, changed, { fresh });
         for (const anchor of change.anchors) this.statements.putAnchor.run(anchorParams(anchor));
         for (const usage of change.usage) this.statements.putUsage.run(usage);
         this.statements.countEntries.run(session.id, session.id);
@@ -558,13 +564,13 @@ class SqliteStore implements Store {
   }
 
   /** Entries sharing a key continue one logical message (streamed blocks): the later text is appended. */
-  private upsertEntry(entry: Entry): number {
+  private upsertEntry(entry: Entry): { rowid: number; inserted: boolean } {
     const existing = this.statements.findEntry.get(entry.sessionId, entry.key);
-    if (!existing) return Number(this.statements.insertEntry.run(entryParams(entry)).lastInsertRowid);
+    if (!existing) return { rowid: Number(this.statements.insertEntry.run(entryParams(entry)).lastInsertRowid), inserted: true };
     const merged = toEntry(existing);
     mergeEntryInto(merged, entry);
     this.updateEntry(existing.rowid, merged);
-    return existing.rowid;
+    return { rowid: existing.rowid, inserted: false };
   }
 
   private attachResult(sessionId: string, patch: ResultPatch): number | null {
@@ -604,7 +610,12 @@ class SqliteStore implements Store {
    * the question before it ("what did you research?" → "adoption agencies"). On the LoCoMo dev split this
    * document expansion lifts turn-level Recall@5 of plain BM25 by about 10 points (docs/benchmarks.md).
    */
-  private refreshIndex(sessionId: string, changed: ReadonlySet<number>, options: { ftsOnly?: boolean } = {}): void {
+  private refreshIndex(
+    sessionId: string,
+    changed: ReadonlySet<number>,
+    options: { ftsOnly?: boolean; fresh?: ReadonlySet<number> } = {},
+  ): void {
+    const fresh = options.fresh ?? new Set<number>();
     if (changed.size === 0) return;
     const rows = this.statements.listEntries.all(sessionId);
     const touched = new Set<number>();
@@ -627,11 +638,13 @@ class SqliteStore implements Store {
         if (next) after.push(next.text);
       }
       const document = buildIndexDocument(entry, { before, after });
-      this.statements.deleteFts.run(row.rowid);
+      if (!fresh.has(row.rowid)) this.statements.deleteFts.run(row.rowid);
       this.statements.insertFts.run(row.rowid, document.text, entry.role, entry.toolName, document.target, document.keywords, document.context);
       if (changed.has(row.rowid) && !options.ftsOnly) {
-        this.statements.deleteTrigram.run(row.rowid);
-        this.statements.deleteEmbedding.run(row.rowid);
+        if (!fresh.has(row.rowid)) {
+          this.statements.deleteTrigram.run(row.rowid);
+          this.statements.deleteEmbedding.run(row.rowid);
+        }
         this.statements.insertTrigram.run(row.rowid, buildTrigramDocument(entry));
       }
     });

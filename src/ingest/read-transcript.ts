@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { MoonError } from '../errors.js';
 import { type JsonlRead, parseHead, parseJsonlBuffer } from '../sources/jsonl.js';
-import { detectSource, sourceByName } from '../sources/index.js';
+import { DETECT_WINDOW, detectSource, sourceByName } from '../sources/index.js';
 import type { Source } from '../sources/source.js';
 import type { IngestContext, NormalizedChunk } from './context.js';
 import { looksBinary, mostlyBinary } from './hash.js';
@@ -35,7 +35,8 @@ export function readTranscript(
   resume: ResumePoint | null,
 ): TranscriptRead {
   if (!resume && mostlyBinary(buffer)) throw new MoonError('bad_input', `${path}: binary file, not a JSONL transcript`);
-  const source = resume ? sourceByName(resume.source) : detectSource(parseHead(buffer));
+  // The first few records decide almost every file; more are parsed only when they fit no format.
+  const source = resume ? sourceByName(resume.source) : (detectSource(parseHead(buffer, DETECT_WINDOW)) ?? detectSource(parseHead(buffer)));
   if (!source) {
     // NUL bytes alone do not make a file binary (a crash can zero one block of a transcript); a file with NULs
     // in which no record is recognisable does.

@@ -8,7 +8,7 @@ import type { Source } from './source.js';
 export const SOURCES: readonly Source[] = [claudeCodeSource, codexSource, openclawSource];
 
 /** Records each detector sees at once: the head a well-formed transcript starts with. */
-const DETECT_WINDOW = 8;
+export const DETECT_WINDOW = 8;
 
 /**
  * The format of a file, judged by its first parsed records (never by its path), or null when none fits. The

@@ -1,6 +1,7 @@
 import { MoonError } from '../errors.js';
 import type { Entry, RecallMatch, RecallResult } from '../model.js';
 import type { SearchPort, VectorPort } from '../store/ports.js';
+import { isTechnical } from '../text/technical.js';
 import type { Candidate, SearchFilters, StoredSession } from '../store/types.js';
 import { selectIndexedText } from '../text/limits.js';
 import { isValidTimezone } from '../time/zone.js';
@@ -211,10 +212,23 @@ async function rankCandidates(environment: RecallEnvironment, plan: RecallPlan):
   const lists: SignalList[] = [{ signal: 'lexical', weight: SIGNAL_WEIGHTS.lexical, candidates: lexical }];
   const known = new Set<string>();
   for (const term of any) if (await store.hasLexicalMatch(term)) known.add(term);
-  const substrings = selectTrigramTerms(any, (term) => known.has(term));
+  const { substrings, prefixes } = selectPartialTerms(any, (term) => known.has(term));
   if (substrings.length > 0) {
     const trigram = await store.searchTrigram({ any: substrings, all: plan.required, none: plan.excluded, filters: plan.filters, limit: plan.pool });
     lists.push({ signal: 'trigram', weight: SIGNAL_WEIGHTS.trigram, candidates: trigram });
+  }
+  if (prefixes.length > 0) {
+    // A plain word the index does not know is likely cut short ("wrangl"): words that start with it.
+    const prefix = await store.searchLexical({
+      any: prefixes,
+      all: plan.required,
+      none: plan.excluded,
+      filters: plan.filters,
+      limit: plan.pool,
+      context: false,
+      prefix: true,
+    });
+    lists.push({ signal: 'trigram', weight: SIGNAL_WEIGHTS.trigram, candidates: prefix });
   }
   if (environment.vectors && environment.embedQuery && plan.text.trim() !== '' && plan.terms.length > 0) {
     const vector = await environment.embedQuery(plan.text);
@@ -232,16 +246,19 @@ async function rankCandidates(environment: RecallEnvironment, plan: RecallPlan):
   return fuseSignals(lists, plan.boosts);
 }
 
-const TECHNICAL = /[._/\\:@#-]|\d|[a-z][A-Z]|[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
-
 /**
- * Terms worth a substring search: identifiers, paths, versions and CJK (which the word tokenizer cannot split),
- * and any word the word index does not know — a partial word like "wrangl". Plain English words that the word
- * index matches are left to it: substring matches of "support" or "group" only add noise (measured on LoCoMo:
- * -4 points turn-level Recall@5 when every term went to the trigram list).
+ * Terms the word index cannot answer whole. Technical ones — identifiers, paths, versions, CJK, which the word
+ * tokenizer splits or cannot split — go to the substring (trigram) list, whose body holds only such tokens.
+ * Plain words the word index does not know are likely cut short ("wrangl"): they are looked up as word
+ * prefixes. Plain words the index knows are left to it: substring matches of "support" or "group" only add
+ * noise (measured on LoCoMo: -4 points turn-level Recall@5 when every term went to the trigram list).
  */
-export function selectTrigramTerms(terms: readonly string[], isKnownWord: (term: string) => boolean): string[] {
-  return terms.filter((term) => [...term].length >= 3 && (TECHNICAL.test(term) || !isKnownWord(term)));
+export function selectPartialTerms(terms: readonly string[], isKnownWord: (term: string) => boolean): { substrings: string[]; prefixes: string[] } {
+  const long = terms.filter((term) => [...term].length >= 3);
+  return {
+    substrings: long.filter((term) => isTechnical(term)),
+    prefixes: long.filter((term) => !isTechnical(term) && !isKnownWord(term)),
+  };
 }
 
 /**

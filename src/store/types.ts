@@ -174,6 +174,8 @@ export interface LexicalQuery {
   context?: boolean;
   /** Require every `any` term (AND) instead of at least one (OR); ranking is unchanged. */
   every?: boolean;
+  /** Match each `any` term's last word as a prefix ("wrangl" finds "wrangler"), after the same stemming. */
+  prefix?: boolean;
 }
 
 export interface Candidate {

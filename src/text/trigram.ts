@@ -1,11 +1,12 @@
 import { TRIGRAM_BODY_CHARS, TRIGRAM_SCAN_CHARS, sliceHead } from './limits.js';
+import { isTechnical, trimProse } from './technical.js';
 
 /**
- * What the trigram index holds for an entry: the tool target, then each distinct whitespace-separated token of
- * the text and result once, in order of first appearance, capped. Trigrams serve identifiers, paths, partial
- * words and CJK — for which one occurrence of a token is enough — so repeats and the tail of long tool output
- * are left out: on the synthetic benchmark corpus this halves trigram indexing time and size against indexing
- * the first 1,500 characters verbatim.
+ * What the trigram index holds for an entry: the tool target, then each distinct technical token of the text
+ * and result (identifiers, paths, versions, numbers, CJK — technical.ts) once, in order of first appearance,
+ * capped. Trigrams serve exactly those, for which one occurrence is enough; plain words are the word index's
+ * (a partial plain word is found there as a prefix), so they, repeats and the tail of long tool output are
+ * left out (docs/benchmarks.md, "Index less, find as much").
  */
 export { TRIGRAM_BODY_CHARS };
 
@@ -23,8 +24,8 @@ export function buildTrigramBody(text: string, target: string | null, result: st
       const match = whitespace.exec(source);
       const end = match ? match.index : source.length;
       if (end - from > TRIGRAM_BODY_CHARS) return body;
-      const token = source.slice(from, end);
-      if (token.length >= 3 && !seen.has(token)) {
+      const token = trimProse(source.slice(from, end));
+      if (token.length >= 3 && !seen.has(token) && isTechnical(token)) {
         if (body.length + token.length + 1 > TRIGRAM_BODY_CHARS) return body;
         seen.add(token);
         body = body === '' ? token : `${body} ${token}`;

@@ -86,6 +86,11 @@ const LEXICAL: { name: string; query: LexicalQuery }[] = [
   { name: 'unicode café', query: lexical(['café'], { context: false }) },
   { name: 'unicode cafe', query: lexical(['cafe'], { context: false }) },
   { name: 'number 1600', query: lexical(['1600']) },
+  ...['paym', 'deploy', 'rollb', 'cach', 'kub', 'stag', 'deploy/paym'].map((term) => ({
+    name: `prefix ${term}`,
+    query: lexical([term], { prefix: true, context: false }),
+  })),
+  { name: 'prefixes with context', query: lexical(['paym', 'datab'], { prefix: true }) },
   { name: 'all', query: lexical(['payment'], { all: ['secret'] }) },
   { name: 'all only', query: lexical([], { all: ['deploy'] }) },
   { name: 'none', query: lexical(['deploy'], { none: ['staging'] }) },
@@ -112,13 +117,13 @@ const LEXICAL: { name: string; query: LexicalQuery }[] = [
 ];
 
 const TRIGRAM: { name: string; query: LexicalQuery }[] = [
-  ...['SystemTi', 'ymen', 'cart-tot', '東京タ', 'build_feed', 'DATABASE', 'deploy', 'test', 'images', 'valid', 'bin/', '.sh --env'].map((term) => ({
+  ...['SystemTi', 'ymen', 'cart-tot', '東京タ', 'build_feed', 'DATABASE', 'deploy', 'test', 'v2.4', 'payment-serv', 'bin/', '.sh --env'].map((term) => ({
     name: term,
     query: lexical([term]),
   })),
   { name: 'several terms', query: lexical(['deploy', 'test', 'cache']) },
-  { name: 'short terms dropped', query: lexical(['db', 'rollback']) },
-  { name: 'filters', query: { ...lexical(['deploy', 'cache']), filters: { projects: ['ops'], roles: ['tool'] } } },
+  { name: 'short terms dropped', query: lexical(['db', 'cart-tot']) },
+  { name: 'filters', query: { ...lexical(['deploy', 'cart-totals']), filters: { projects: ['shop'], roles: ['tool'] } } },
   { name: 'all and none', query: lexical(['cart-totals', 'deploy'], { none: ['PASS'], all: ['test'] }) },
   { name: 'limit 2', query: lexical(['cache', 'deploy'], { limit: 2 }) },
 ];

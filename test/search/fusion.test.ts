@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { Entry } from '../../src/model.js';
 import { BOOSTS, type BoostContext, FUSION, fuseSignals } from '../../src/search/fusion.js';
-import { selectTrigramTerms } from '../../src/search/recall.js';
+import { selectPartialTerms } from '../../src/search/recall.js';
 import type { Candidate } from '../../src/store/store.js';
 import { makeEntry } from '../project/fixture.js';
 
@@ -62,14 +62,10 @@ describe('weighted reciprocal-rank fusion', () => {
   });
 });
 
-describe('trigram term selection', () => {
-  test('identifiers, paths, versions, CJK and unknown words go to the substring index; known words do not', () => {
+describe('partial term selection', () => {
+  test('identifiers, paths, versions and CJK go to the substring index; unknown plain words are prefixes; known words neither', () => {
     const known = new Set(['support', 'group', 'deploy']);
-    expect(selectTrigramTerms(['support', 'group', 'wrangl', 'renderProj', 'src/app.ts', 'v1.2', '部署', 'go'], (term) => known.has(term))).toEqual([
-      'wrangl',
-      'renderProj',
-      'src/app.ts',
-      'v1.2',
-    ]);
+    const picked = selectPartialTerms(['support', 'group', 'wrangl', 'renderProj', 'src/app.ts', 'v1.2', '部署中', 'go'], (term) => known.has(term));
+    expect(picked).toEqual({ substrings: ['renderProj', 'src/app.ts', 'v1.2', '部署中'], prefixes: ['wrangl'] });
   });
 });

@@ -119,7 +119,7 @@ describe('migrations', () => {
     try {
       const path = join(temp.path, 'moon.db');
       const first = openSqliteStore(path);
-      first.commitFile(commit('m', ['what have you been researching', 'adoption agencies, mostly', 'thanks for sharing that']));
+      first.commitFile(commit('m', ['what have you been researching', 'adoption agencies, mostly: see agency_list.md', 'thanks for sharing that']));
       first.close();
       // Rewind to schema 1: its FTS table had no context column, and there was no trigram table or meta.
       const { default: Database } = await import('better-sqlite3');
@@ -139,7 +139,7 @@ describe('migrations', () => {
       try {
         const words = reopened.searchLexical({ any: ['researching'], all: [], none: [], filters: {}, limit: 10 });
         expect(words.map((candidate) => candidate.entry.id).sort()).toEqual(['m-1', 'm-2', 'm-3']);
-        const partial = reopened.searchTrigram({ any: ['adopt'], all: [], none: [], filters: {}, limit: 10 });
+        const partial = reopened.searchTrigram({ any: ['agency_li'], all: [], none: [], filters: {}, limit: 10 });
         expect(partial.map((candidate) => candidate.entry.id)).toEqual(['m-2']);
       } finally {
         reopened.close();

@@ -108,6 +108,8 @@ export function foldTrigram(text: string): string {
 export interface Phrase {
   lexemes: string[];
   labels: string;
+  /** The last lexeme matches every word it starts. */
+  prefix?: boolean;
 }
 
 export interface RenderedLexical {
@@ -123,9 +125,9 @@ export interface RenderedLexical {
  * columns, then `none` terms that must not be in its own columns. Every term is tokenized here, never parsed
  * by PostgreSQL, so no input is read as query syntax.
  */
-export function renderLexicalQuery(query: Pick<LexicalQuery, 'any' | 'all' | 'none' | 'context' | 'every'>): RenderedLexical {
+export function renderLexicalQuery(query: Pick<LexicalQuery, 'any' | 'all' | 'none' | 'context' | 'every' | 'prefix'>): RenderedLexical {
   const anyLabels = query.context === false ? OWN_LABELS : SEARCH_LABELS;
-  const any = toPhrases(query.any, anyLabels);
+  const any = toPhrases(query.any, anyLabels).map((phrase) => ({ ...phrase, prefix: query.prefix === true }));
   const all = toPhrases(query.all, OWN_LABELS);
   const none = toPhrases(query.none, OWN_LABELS);
   if (any.length === 0 && all.length === 0) return { match: null, scored: [] };
@@ -163,8 +165,15 @@ function toPhrases(terms: readonly string[], labels: string): Phrase[] {
  */
 export function renderPhrase(phrase: Phrase): string {
   const quoted = phrase.lexemes.map(quoteLexeme);
-  if (quoted.length === 1) return `${quoted[0]}:${phrase.labels}`;
-  return `(${[...phrase.labels].map((label) => `(${quoted.map((lexeme) => `${lexeme}:${label}`).join(' <-> ')})`).join(' | ')})`;
+  const last = quoted.length - 1;
+  const mark = (index: number, labels: string): string => `${quoted[index]}:${phrase.prefix && index === last ? '*' : ''}${labels}`;
+  if (quoted.length === 1) return mark(0, phrase.labels);
+  return `(${[...phrase.labels].map((label) => `(${quoted.map((_, index) => mark(index, label)).join(' <-> ')})`).join(' | ')})`;
+}
+
+/** A phrase as moon.bm25 reads it: lexemes joined by spaces, a prefix's last one marked with `*`. */
+export function phraseText(phrase: Phrase): string {
+  return `${phrase.lexemes.join(' ')}${phrase.prefix ? '*' : ''}`;
 }
 
 function quoteLexeme(lexeme: string): string {

@@ -242,6 +242,32 @@ const MIGRATIONS: string[] = [
          LATERAL (SELECT moon.count_substr(tri, needles[i])::float8 AS f) freq
   $$;
   `,
+  // 3: prefix phrases ("wrangl*" finds "wrangler": a last lexeme ending in * matches every lexeme it starts),
+  // and phrases counted by one grouping on (position - index, label) instead of a scan per occurrence.
+  `
+  CREATE OR REPLACE FUNCTION moon.phrase_freq(tv tsvector, lexemes text[], labels text, weights float8[]) RETURNS float8
+  LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    WITH wanted AS (
+      SELECT j, CASE WHEN right(lexemes[j], 1) = '*' THEN left(lexemes[j], -1) ELSE lexemes[j] END AS lexeme,
+             right(lexemes[j], 1) = '*' AS prefix
+      FROM generate_subscripts(lexemes, 1) j
+    ),
+    matched AS (
+      SELECT w.j, u.positions, u.weights FROM unnest(tv) u
+      JOIN wanted w ON CASE WHEN w.prefix THEN starts_with(u.lexeme, w.lexeme) ELSE u.lexeme = w.lexeme END
+    ),
+    -- A phrase occurrence is a start position holding lexeme j at start + j for every j, under one label.
+    starts AS (
+      SELECT x.pos::int - m.j AS start, x.w AS w FROM matched m, unnest(m.positions, m.weights) AS x(pos, w)
+      WHERE strpos(labels, x.w) > 0
+      GROUP BY 1, 2
+      HAVING count(DISTINCT m.j) = cardinality(lexemes)
+    )
+    SELECT coalesce(sum(CASE s.w WHEN 'A' THEN weights[1] WHEN 'B' THEN CASE WHEN s.start + 1 < 8208 THEN weights[2] ELSE weights[3] END
+                                 WHEN 'C' THEN weights[4] ELSE weights[5] END), 0)
+    FROM starts s
+  $$;
+  `,
 ];
 
 /** A fixed key for pg_advisory_xact_lock: migrations of one database run one at a time. */

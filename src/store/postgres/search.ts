@@ -6,6 +6,7 @@ import {
   inverseDocumentFrequency,
   likePattern,
   renderLexicalQuery,
+  phraseText,
   renderPhrase,
   renderTermsQuery,
   toTrigramNeedles,
@@ -27,7 +28,7 @@ export async function searchLexical(db: PgClient, query: LexicalQuery): Promise<
   );
   const params = new Params();
   const match = params.add(rendered.match);
-  const phrases = params.add(rendered.scored.map((phrase) => phrase.lexemes.join(' ')));
+  const phrases = params.add(rendered.scored.map(phraseText));
   const labels = params.add(rendered.scored.map((phrase) => phrase.labels));
   const idf = params.add(hits.map((count) => inverseDocumentFrequency(rows, count)));
   const avgdl = params.add(tokens / rows);

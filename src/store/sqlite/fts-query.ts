@@ -10,8 +10,9 @@ const OWN_COLUMNS = '{text tool target keywords}';
  * so no user input — `NEAR`, `*`, `:`, unbalanced brackets — can be read as FTS5 syntax.
  * Returns null when there is no positive term (FTS5 cannot evaluate a bare NOT).
  */
-export function renderFtsQuery(query: Pick<LexicalQuery, 'any' | 'all' | 'none' | 'context' | 'every'>): string | null {
-  const any = quoteAll(query.any);
+export function renderFtsQuery(query: Pick<LexicalQuery, 'any' | 'all' | 'none' | 'context' | 'every' | 'prefix'>): string | null {
+  // A prefix query marks each term's last token as a prefix (FTS5 stems it first, as any query word).
+  const any = quoteAll(query.any).map((quoted) => (query.prefix ? `${quoted}*` : quoted));
   const all = quoteAll(query.all);
   const none = quoteAll(query.none);
   if (any.length === 0 && all.length === 0) return null;

@@ -190,6 +190,10 @@ const MIGRATIONS: string[] = [
     PRIMARY KEY (source, session_id)
   );
   `,
+  // 10: the trigram body holds technical tokens only (text/trigram.ts): rebuilt by the backfill below.
+  `
+  DELETE FROM entries_tri;
+  `,
 ];
 
 /** Data a migration must derive in code, run in the same transaction as the migration's SQL. */
@@ -205,7 +209,23 @@ const BACKFILLS: Record<number, (db: Database.Database) => void> = {
     }[];
     for (const row of rows) insert.run(row.rowid, buildTrigramBody(row.text, row.tool_target, row.result));
   },
+  9: (db) => fillTrigrams(db),
 };
+
+/** Every entry's trigram row, built a page at a time (a large index is never read into memory at once). */
+function fillTrigrams(db: Database.Database): void {
+  const insert = db.prepare('INSERT INTO entries_tri (rowid, body) VALUES (?, ?)');
+  const page = db.prepare<[number], { rowid: number; text: string; tool_target: string | null; result: string | null }>(
+    'SELECT rowid, text, tool_target, result FROM entries WHERE rowid > ? ORDER BY rowid LIMIT 500',
+  );
+  let after = 0;
+  for (;;) {
+    const rows = page.all(after);
+    if (rows.length === 0) return;
+    for (const row of rows) insert.run(row.rowid, buildTrigramBody(row.text, row.tool_target, row.result));
+    after = rows[rows.length - 1]!.rowid;
+  }
+}
 
 /**
  * Apply pending migrations. Another process may be migrating the same file: each step takes the write lock

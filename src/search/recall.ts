@@ -30,6 +30,13 @@ export interface RecallEnvironment {
 export const SESSION_DECAY = [1, 0.5, 0.25, 0.125, 0.0625];
 
 /** Signal weights for weighted reciprocal-rank fusion. */
+/**
+ * Matches scored per list at most: the newest ones (by index order, filters and time windows applied first).
+ * A word in most of a million entries is not worth scoring a million times; below this many matches the
+ * ranking is exactly the uncapped one (docs/benchmarks.md, "Recall at scale").
+ */
+export const SCORE_CAP = 20_000;
+
 export const SIGNAL_WEIGHTS = { lexical: 1.0, trigram: 0.4, vector: 0.8, temporalWithText: 0.3, temporalOnly: 1.0 };
 
 export async function recall(environment: RecallEnvironment, options: RecallOptions): Promise<RecallResult> {
@@ -214,7 +221,14 @@ async function rankCandidates(environment: RecallEnvironment, plan: RecallPlan):
   for (const term of any) if (await store.hasLexicalMatch(term)) known.add(term);
   const { substrings, prefixes } = selectPartialTerms(any, (term) => known.has(term));
   if (substrings.length > 0) {
-    const trigram = await store.searchTrigram({ any: substrings, all: plan.required, none: plan.excluded, filters: plan.filters, limit: plan.pool });
+    const trigram = await store.searchTrigram({
+      any: substrings,
+      all: plan.required,
+      none: plan.excluded,
+      filters: plan.filters,
+      limit: plan.pool,
+      scoreCap: SCORE_CAP,
+    });
     lists.push({ signal: 'trigram', weight: SIGNAL_WEIGHTS.trigram, candidates: trigram });
   }
   if (prefixes.length > 0) {
@@ -227,6 +241,7 @@ async function rankCandidates(environment: RecallEnvironment, plan: RecallPlan):
       limit: plan.pool,
       context: false,
       prefix: true,
+      scoreCap: SCORE_CAP,
     });
     lists.push({ signal: 'trigram', weight: SIGNAL_WEIGHTS.trigram, candidates: prefix });
   }
@@ -268,7 +283,7 @@ export function selectPartialTerms(terms: readonly string[], isKnownWord: (term:
  */
 async function searchWords(store: SearchPort, plan: RecallPlan, any: string[], context: boolean): Promise<Candidate[]> {
   if (any.length === 0) return [];
-  const query = { any, all: plan.required, none: plan.excluded, filters: plan.filters, limit: plan.pool, context };
+  const query = { any, all: plan.required, none: plan.excluded, filters: plan.filters, limit: plan.pool, context, scoreCap: SCORE_CAP };
   if (any.length > 1) {
     const every = await store.searchLexical({ ...query, every: true });
     if (every.length >= plan.pool) return every;

@@ -91,6 +91,8 @@ const LEXICAL: { name: string; query: LexicalQuery }[] = [
     query: lexical([term], { prefix: true, context: false }),
   })),
   { name: 'prefixes with context', query: lexical(['paym', 'datab'], { prefix: true }) },
+  { name: 'score cap binding', query: lexical(['deploy', 'test'], { scoreCap: 4 }) },
+  { name: 'score cap with filters', query: { ...lexical(['deploy'], { scoreCap: 2 }), filters: { projects: ['shop'] } } },
   { name: 'all', query: lexical(['payment'], { all: ['secret'] }) },
   { name: 'all only', query: lexical([], { all: ['deploy'] }) },
   { name: 'none', query: lexical(['deploy'], { none: ['staging'] }) },
@@ -126,6 +128,7 @@ const TRIGRAM: { name: string; query: LexicalQuery }[] = [
   { name: 'filters', query: { ...lexical(['deploy', 'cart-totals']), filters: { projects: ['shop'], roles: ['tool'] } } },
   { name: 'all and none', query: lexical(['cart-totals', 'deploy'], { none: ['PASS'], all: ['test'] }) },
   { name: 'limit 2', query: lexical(['cache', 'deploy'], { limit: 2 }) },
+  { name: 'score cap', query: lexical(['cart-totals', 'DATABASE_URL', 'deploy'], { scoreCap: 3 }) },
 ];
 
 const TIME: { name: string; query: TimeSearch }[] = [

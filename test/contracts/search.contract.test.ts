@@ -176,6 +176,37 @@ describeEachEngine('SearchPort', (factory) => {
     });
   });
 
+  describe('a score cap: only the newest matches are scored', () => {
+    const capped = (query: LexicalQuery, scoreCap: number) => search().searchLexical({ ...query, scoreCap });
+    const deploy = lexical(['deploy'], { context: false });
+
+    test('where it does not bind, the ranking is exactly the uncapped one', async () => {
+      const full = await lex(deploy);
+      expect(full.length).toBeGreaterThan(3);
+      expect(await capped(deploy, full.length)).toEqual(full);
+      expect(await capped(deploy, 1000)).toEqual(full);
+      const tri = await search().searchTrigram(lexical(['cart-totals', 'DATABASE_URL']));
+      expect(await search().searchTrigram({ ...lexical(['cart-totals', 'DATABASE_URL']), scoreCap: tri.length })).toEqual(tri);
+    });
+
+    test('where it binds, the newest matches are ranked as before, the older ones left out', async () => {
+      const full = await lex(deploy);
+      const newest = [...full].sort((a, b) => b.rowid - a.rowid).slice(0, 3);
+      const three = await capped(deploy, 3);
+      expect(idSet(three)).toEqual(idSet(newest));
+      // Their order and scores are those of the full ranking (IDF still counts every match).
+      expect(three.map((hit) => hit.entry.id)).toEqual(full.filter((hit) => newest.includes(hit)).map((hit) => hit.entry.id));
+      for (const hit of three) expect(hit.score).toBeCloseTo(full.find((item) => item.rowid === hit.rowid)!.score, 9);
+    });
+
+    test('filters come first: the cap counts only the matches they keep', async () => {
+      const inShop = { ...deploy, filters: { projects: ['shop'] } };
+      const kept = await lex(inShop);
+      const newest = [...kept].sort((a, b) => b.rowid - a.rowid).slice(0, 2);
+      expect(idSet(await capped(inShop, 2))).toEqual(idSet(newest));
+    });
+  });
+
   describe('lexical: filters are applied before the limit', () => {
     // `deploy` is in the own text of 8 entries across three sessions; each filter below keeps only entries that the
     // unfiltered ranking puts below at least one entry it drops, so a filter applied after the top-k would miss them.

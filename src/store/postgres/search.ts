@@ -34,15 +34,40 @@ export async function searchLexical(db: PgClient, query: LexicalQuery): Promise<
   const avgdl = params.add(tokens / rows);
   const weights = params.add(LABEL_WEIGHTS);
   const filters = renderFilters(query.filters, params);
+  const newest = await newestOnly(db, (p) => `e.tv @@ ${p.add(rendered.match)}::tsquery`, query, {}, query.scoreCap);
   return rank(
     db,
     `SELECT ${ENTRY_COLUMNS}, moon.bm25(e.tv, e.doc_len, ${phrases}::text[], ${labels}::text[], ${idf}::float8[], ${avgdl}::float8,
        ${weights}::float8[]) AS score
      FROM moon.entries e ${joinSessions(filters)}
-     WHERE e.tv @@ ${match}::tsquery ${andClauses(filters)}
+     WHERE e.tv @@ ${match}::tsquery ${andClauses(filters)} ${newest}
      ORDER BY score DESC, e.ts DESC NULLS LAST, e.rowid LIMIT ${params.add(query.limit)}`,
     params.values,
   );
+}
+
+/**
+ * `AND e.rowid > floor` when more than `cap` rows match (filters applied): only the newest `cap` are scored, as
+ * on SQLite. Finding the floor sorts row ids, which costs a fraction of scoring every match.
+ */
+async function newestOnly(
+  db: PgClient,
+  renderMatch: (params: Params) => string,
+  query: Pick<LexicalQuery, 'filters'>,
+  terms: { all?: string[]; none?: string[] },
+  cap: number | undefined,
+): Promise<string> {
+  if (cap === undefined) return '';
+  const params = new Params();
+  const match = renderMatch(params);
+  const filters = renderFilters(query.filters, params, terms);
+  const found = await db.query<{ rowid: number }>(
+    `SELECT e.rowid FROM moon.entries e ${joinSessions(filters)} WHERE ${match} ${andClauses(filters)}
+     ORDER BY e.rowid DESC OFFSET ${Math.max(0, Math.trunc(cap))} LIMIT 1`,
+    params.values,
+  );
+  const floor = found.rows[0]?.rowid;
+  return floor === undefined ? '' : `AND e.rowid > ${Number(floor)}`;
 }
 
 export async function hasLexicalMatch(db: PgClient, term: string): Promise<boolean> {
@@ -68,11 +93,18 @@ export async function searchTrigram(db: PgClient, query: LexicalQuery): Promise<
   // An index with no trigram at all (only short texts) scores every match alike.
   const avgdl = params.add(tokens > 0 ? tokens / rows : 1);
   const filters = renderFilters(query.filters, params, query);
+  const newest = await newestOnly(
+    db,
+    (p) => `(${needles.map((needle) => `e.tri LIKE ${p.add(likePattern(needle))} ESCAPE '\\'`).join(' OR ')})`,
+    query,
+    query,
+    query.scoreCap,
+  );
   return rank(
     db,
     `SELECT ${ENTRY_COLUMNS}, moon.bm25_substr(e.tri, e.tri_len, ${list}::text[], ${idf}::float8[], ${avgdl}::float8) AS score
      FROM moon.entries e ${joinSessions(filters)}
-     WHERE (${any}) ${andClauses(filters)}
+     WHERE (${any}) ${andClauses(filters)} ${newest}
      ORDER BY score DESC, e.ts DESC NULLS LAST, e.rowid LIMIT ${params.add(query.limit)}`,
     params.values,
   );

@@ -338,7 +338,9 @@ class SqliteStore implements Store {
 
   searchLexical(query: LexicalQuery): Candidate[] {
     const match = renderFtsQuery(query);
-    return match === null ? [] : this.rankFts('entries_fts', `bm25(entries_fts, ${BM25_WEIGHTS})`, match, renderFilters(query.filters), query.limit);
+    return match === null
+      ? []
+      : this.rankFts('entries_fts', `bm25(entries_fts, ${BM25_WEIGHTS})`, match, renderFilters(query.filters), query.limit, query.scoreCap);
   }
 
   hasLexicalMatch(term: string): boolean {
@@ -349,7 +351,7 @@ class SqliteStore implements Store {
 
   searchTrigram(query: LexicalQuery): Candidate[] {
     const match = renderTrigramQuery(query.any);
-    return match === null ? [] : this.rankFts('entries_tri', 'bm25(entries_tri)', match, renderFilters(query.filters, query), query.limit);
+    return match === null ? [] : this.rankFts('entries_tri', 'bm25(entries_tri)', match, renderFilters(query.filters, query), query.limit, query.scoreCap);
   }
 
   /**
@@ -357,10 +359,12 @@ class SqliteStore implements Store {
    * entries before the sort would read an entries row for every match — 3–4× slower for common words on a
    * 100k-entry index. With filters, the join applies them before the top-k is taken.
    */
-  private rankFts(table: string, rankExpression: string, match: string, filters: RenderedFilters, limit: number): Candidate[] {
+  private rankFts(table: string, rankExpression: string, match: string, filters: RenderedFilters, limit: number, cap?: number): Candidate[] {
+    const floor = cap === undefined ? null : this.findScoreFloor(table, match, filters, cap);
+    const newest = floor === null ? '' : `AND ${table}.rowid > ${floor}`;
     if (filters.where.length === 0) {
       return this.rank(
-        `WITH hits AS (SELECT rowid, ${rankExpression} AS rank FROM ${table} WHERE ${table} MATCH ? ORDER BY rank LIMIT ?)
+        `WITH hits AS (SELECT rowid, ${rankExpression} AS rank FROM ${table} WHERE ${table} MATCH ? ${newest} ORDER BY rank LIMIT ?)
          SELECT e.*, hits.rank FROM hits JOIN entries e ON e.rowid = hits.rowid
          ORDER BY hits.rank, e.ts DESC, e.rowid`,
         [match, limit],
@@ -370,11 +374,26 @@ class SqliteStore implements Store {
     return this.rank(
       `SELECT e.*, ${rankExpression} AS rank
        FROM ${table} JOIN entries e ON e.rowid = ${table}.rowid ${joinSessions(filters)}
-       WHERE ${table} MATCH ? ${andClauses(filters)}
+       WHERE ${table} MATCH ? ${andClauses(filters)} ${newest}
        ORDER BY rank, e.ts DESC, e.rowid LIMIT ?`,
       [match, ...filters.params, limit],
       (rank) => -rank,
     );
+  }
+
+  /**
+   * The row id just below the newest `cap` matches (filters applied), or null when no more than `cap` match:
+   * FTS5 walks a doclist backwards without scoring it, so finding it costs a fraction of ranking them.
+   */
+  private findScoreFloor(table: string, match: string, filters: RenderedFilters, cap: number): number | null {
+    const join = filters.where.length === 0 ? '' : `JOIN entries e ON e.rowid = ${table}.rowid ${joinSessions(filters)}`;
+    const row = this.db
+      .prepare<unknown[], { rowid: number }>(
+        `SELECT ${table}.rowid AS rowid FROM ${table} ${join} WHERE ${table} MATCH ? ${andClauses(filters)}
+         ORDER BY ${table}.rowid DESC LIMIT 1 OFFSET ?`,
+      )
+      .get(match, ...filters.params, cap);
+    return row ? row.rowid : null;
   }
 
   searchVector(query: VectorQuery): Candidate[] {

@@ -1,11 +1,13 @@
-import { type Stats, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { describeError, errnoOf, isEnvironmentError, isMoonError, toIoError } from '../errors.js';
 import type { IngestTx } from '../store/ports.js';
 import { BatchAbortedError, type FailureRecord, type FileState, type StoredSession } from '../store/types.js';
 import { copyRawArchive, describeArchive } from './archive-raw.js';
-import { type FileOutcome, type IngestContext, fingerprintOf, makeOutcome } from './context.js';
+import { type FileOutcome, type IngestContext, type NormalizedChunk, fingerprintOf, makeOutcome } from './context.js';
 import { sha256 } from './hash.js';
-import { type ResumePoint, readTranscript } from './read-transcript.js';
+import { type ResumePoint, type TranscriptRead, readTranscript } from './read-transcript.js';
+import { type SerializedError, reviveError, serializeError } from './errors-across.js';
+import type { SourceName } from '../model.js';
 import { checkRegularFile, readRegularFile } from './read-file.js';
 import { mergeCounts, renameSession } from './session-merge.js';
 
@@ -41,73 +43,169 @@ export function isFatalError(error: unknown): boolean {
  * that grew is read from its last committed byte offset when its committed prefix is byte-identical; anything
  * else is re-read from the start. Everything the file contributes is committed in one transaction together
  * with the new offset, so a crash (even SIGKILL) leaves either the old state or the new one.
+ *
+ * Two halves: `prepareFile` reads, hashes, parses and normalizes — pure work on the file, no store, so it can
+ * run on a worker thread — and `commitPrepared` decides the session and commits, on the writer's thread.
  */
 export async function indexFile(context: IngestContext, store: IngestTx, path: string, options: IndexFileOptions = {}): Promise<FileOutcome> {
-  const seen: { stat: Stats | null } = { stat: null };
+  return indexPrepared(context, store, path, options, async () => {
+    const previous = options.force ? null : await store.getFile(path);
+    return { previous, prepared: prepareFile(context, path, previous, options) };
+  });
+}
+
+/**
+ * Commit a file prepared elsewhere (a worker) against `previous`, the file state it was prepared from. If the
+ * store's state changed since (another process indexed the file meanwhile), it is prepared again here.
+ */
+export async function indexPreparedFile(
+  context: IngestContext,
+  store: IngestTx,
+  path: string,
+  options: IndexFileOptions,
+  previous: FileState | null,
+  prepared: PreparedFile,
+): Promise<FileOutcome> {
+  return indexPrepared(context, store, path, options, async () => {
+    const current = options.force ? null : await store.getFile(path);
+    if (sameFileState(current, previous)) return { previous, prepared };
+    return { previous: current, prepared: prepareFile(context, path, current, options) };
+  });
+}
+
+async function indexPrepared(
+  context: IngestContext,
+  store: IngestTx,
+  path: string,
+  options: IndexFileOptions,
+  prepare: () => Promise<{ previous: FileState | null; prepared: PreparedFile }>,
+): Promise<FileOutcome> {
+  let fingerprint: string | null = null;
   try {
-    return await indexFileOrThrow(context, store, path, options, seen);
+    const { previous, prepared } = await prepare();
+    if (prepared.kind === 'failed') {
+      fingerprint = prepared.fingerprint;
+      throw reviveError(prepared.error);
+    }
+    fingerprint = prepared.fingerprint;
+    return await commitPrepared(context, store, path, options, previous, prepared);
   } catch (error) {
     if (error instanceof BatchAbortedError) throw error;
     if (isFatalError(error)) throw isMoonError(error) ? error : toIoError(path, error);
     const reason = isMoonError(error) ? error.message : `${path}: ${describeError(error)}`;
     // An errno (EACCES, a file removed mid-run) may clear without the file changing: retried next run. A
     // complaint about the content (not a transcript, a parser failure) stays until the file changes.
-    const remember = seen.stat !== null && errnoOf(error) === undefined;
-    return makeOutcome(path, 'error', { reason, remember, fingerprint: seen.stat ? fingerprintOf(seen.stat) : null });
+    const remember = fingerprint !== null && errnoOf(error) === undefined;
+    return makeOutcome(path, 'error', { reason, remember, fingerprint });
   }
 }
 
-async function indexFileOrThrow(
+/** A file's work before the store: the outcome when there is nothing to commit, else what was read. */
+export type PreparedFile =
+  | { kind: 'done'; fingerprint: string | null; outcome: FileOutcome }
+  /** The same bytes under a new mtime: only the file state's mtime is committed. */
+  | { kind: 'touched'; fingerprint: string; outcome: FileOutcome; mtimeMs: number }
+  | {
+      kind: 'read';
+      fingerprint: string;
+      mtimeMs: number;
+      buffer: Buffer;
+      contentHash: string;
+      /** sha256 of the bytes up to the read's end offset. */
+      endHash: string;
+      resume: ResumePoint | null;
+      transcript: PreparedTranscript;
+    }
+  | { kind: 'failed'; fingerprint: string | null; error: SerializedError };
+
+/** A TranscriptRead that can cross a thread: the source by name, the raw records left behind. */
+export interface PreparedTranscript {
+  source: SourceName;
+  endOffset: number;
+  endLine: number;
+  normalized: NormalizedChunk;
+  warnings: string[];
+}
+
+/** Read, hash, parse and normalize one file against its last known state. Touches no store; never throws. */
+export function prepareFile(context: IngestContext, path: string, previous: FileState | null, options: IndexFileOptions): PreparedFile {
+  let fingerprint: string | null = null;
+  try {
+    const fsPath = options.fsPath ?? path;
+    const stat = statSync(fsPath);
+    fingerprint = fingerprintOf(stat);
+    const known = options.force ? null : options.knownFailure;
+    if (known && known.fingerprint === fingerprint) {
+      return { kind: 'done', fingerprint, outcome: makeOutcome(path, 'failed-before', { reason: known.reason, failedAtMs: known.failedAtMs, fingerprint }) };
+    }
+    checkRegularFile(stat, path);
+    const excludedPath = context.optOut.checkPath(path);
+    if (excludedPath) return { kind: 'done', fingerprint, outcome: makeOutcome(path, 'excluded', { reason: excludedPath }) };
+    if (previous && previous.size === stat.size && previous.mtimeMs === stat.mtimeMs) {
+      const status = previous.excluded ? 'excluded' : 'unchanged';
+      return { kind: 'done', fingerprint, outcome: makeOutcome(path, status, { sessionId: previous.sessionId, source: previous.source, reason: previous.excluded }) };
+    }
+    const { buffer } = readRegularFile(fsPath, path);
+    // A transcript is created before its first record is written: nothing to index yet, and not an error. It is
+    // not remembered either, so the run that finds content in it indexes it.
+    if (isBlank(buffer)) return { kind: 'done', fingerprint, outcome: makeOutcome(path, 'empty', { reason: 'nothing to index yet (empty file)' }) };
+    const contentHash = sha256(buffer);
+    if (previous && previous.contentHash === contentHash) {
+      return { kind: 'touched', fingerprint, mtimeMs: stat.mtimeMs, outcome: makeOutcome(path, 'unchanged', { sessionId: previous.sessionId, source: previous.source }) };
+    }
+    if (previous?.excluded && previous.excluded !== DUPLICATE && previous.offset === 0) {
+      // excluded whole (a fork): its first record decides, and it cannot change by appending
+      if (previous.size <= buffer.length && sha256(buffer.subarray(0, previous.size)) === previous.prefixHash) {
+        return { kind: 'done', fingerprint, outcome: makeOutcome(path, 'excluded', { reason: previous.excluded, sessionId: previous.sessionId }) };
+      }
+    }
+    const resume = findResumePoint(previous, buffer);
+    const transcript = toPrepared(readTranscript(context, path, buffer, resume));
+    const endHash = transcript.endOffset === buffer.length ? contentHash : sha256(buffer.subarray(0, transcript.endOffset));
+    return { kind: 'read', fingerprint, mtimeMs: stat.mtimeMs, buffer, contentHash, endHash, resume, transcript };
+  } catch (error) {
+    return { kind: 'failed', fingerprint, error: serializeError(error) };
+  }
+}
+
+function toPrepared(read: TranscriptRead): PreparedTranscript {
+  return { source: read.source.name, endOffset: read.read.endOffset, endLine: read.read.endLine, normalized: read.normalized, warnings: read.warnings };
+}
+
+function sameFileState(a: FileState | null, b: FileState | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.offset === b.offset && a.prefixHash === b.prefixHash && a.contentHash === b.contentHash && a.excluded === b.excluded;
+}
+
+async function commitPrepared(
   context: IngestContext,
   store: IngestTx,
   path: string,
   options: IndexFileOptions,
-  seen: { stat: Stats | null },
+  previous: FileState | null,
+  prepared: Exclude<PreparedFile, { kind: 'failed' }>,
 ): Promise<FileOutcome> {
-  const fsPath = options.fsPath ?? path;
-  const stat = statSync(fsPath);
-  seen.stat = stat;
-  const known = options.force ? null : options.knownFailure;
-  if (known && known.fingerprint === fingerprintOf(stat)) {
-    return makeOutcome(path, 'failed-before', { reason: known.reason, failedAtMs: known.failedAtMs, fingerprint: known.fingerprint });
+  if (prepared.kind === 'done') return prepared.outcome;
+  if (prepared.kind === 'touched') {
+    await store.commitFile({ file: { ...previous!, mtimeMs: prepared.mtimeMs }, session: null, reset: false, entries: [], results: [], anchors: [], usage: [] });
+    return prepared.outcome;
   }
-  checkRegularFile(stat, path);
-  const excludedPath = context.optOut.checkPath(path);
-  if (excludedPath) return makeOutcome(path, 'excluded', { reason: excludedPath });
-  const previous = options.force ? null : await store.getFile(path);
-  if (previous && previous.size === stat.size && previous.mtimeMs === stat.mtimeMs) {
-    const status = previous.excluded ? 'excluded' : 'unchanged';
-    return makeOutcome(path, status, { sessionId: previous.sessionId, source: previous.source, reason: previous.excluded });
-  }
-  const { buffer } = readRegularFile(fsPath, path);
-  // A transcript is created before its first record is written: nothing to index yet, and not an error. It is
-  // not remembered either, so the run that finds content in it indexes it.
-  if (isBlank(buffer)) return makeOutcome(path, 'empty', { reason: 'nothing to index yet (empty file)' });
-  const contentHash = sha256(buffer);
-  if (previous && previous.contentHash === contentHash) {
-    await store.commitFile({ file: { ...previous, mtimeMs: stat.mtimeMs }, session: null, reset: false, entries: [], results: [], anchors: [], usage: [] });
-    return makeOutcome(path, 'unchanged', { sessionId: previous.sessionId, source: previous.source });
-  }
-  if (previous?.excluded && previous.excluded !== DUPLICATE && previous.offset === 0) {
-    // excluded whole (a fork): its first record decides, and it cannot change by appending
-    if (previous.size <= buffer.length && sha256(buffer.subarray(0, previous.size)) === previous.prefixHash) {
-      return makeOutcome(path, 'excluded', { reason: previous.excluded, sessionId: previous.sessionId });
-    }
-  }
-  let resume = findResumePoint(previous, buffer);
-  let { source, read, normalized, warnings } = readTranscript(context, path, buffer, resume);
+  const { buffer, contentHash } = prepared;
+  let { resume } = prepared;
+  let { source, endOffset, endLine, normalized, warnings } = prepared.transcript;
+  let endHash = prepared.endHash;
   let chunk = normalized.chunk;
   const fileBase = {
     path,
-    source: source.name,
+    source,
     size: buffer.length,
-    mtimeMs: stat.mtimeMs,
+    mtimeMs: prepared.mtimeMs,
     contentHash,
     indexedAtMs: context.now(),
   };
   const excludeWhole = async (excluded: string, sessionId: string): Promise<void> => {
     await store.commitFile({
-      file: { ...fileBase, sessionId, prefixHash: sha256(buffer), offset: 0, line: 0, carry: null, excluded },
+      file: { ...fileBase, sessionId, prefixHash: contentHash, offset: 0, line: 0, carry: null, excluded },
       session: null,
       reset: false,
       entries: [],
@@ -118,7 +216,7 @@ async function indexFileOrThrow(
   };
   if (chunk.fork) {
     await excludeWhole('fork', chunk.session.id);
-    return makeOutcome(path, 'excluded', { reason: 'fork session (first record is a queue-operation)', sessionId: chunk.session.id, source: source.name, warnings });
+    return makeOutcome(path, 'excluded', { reason: 'fork session (first record is a queue-operation)', sessionId: chunk.session.id, source, warnings });
   }
   const choice = await chooseSessionId(store, path, options.sessionId ?? chunk.session.id, options);
   let { sessionId } = choice;
@@ -127,7 +225,8 @@ async function indexFileOrThrow(
     // Another file holds this id: compare whole contents, so a resumed read does not look like a different one.
     if (resume !== null) {
       resume = null;
-      ({ source, read, normalized, warnings } = readTranscript(context, path, buffer, null));
+      ({ source, endOffset, endLine, normalized, warnings } = toPrepared(readTranscript(context, path, buffer, null)));
+      endHash = endOffset === buffer.length ? contentHash : sha256(buffer.subarray(0, endOffset));
       chunk = normalized.chunk;
     }
     const outcome = await settleContest(store, choice.contested, chunk.entries.map((entry) => entry.key));
@@ -136,7 +235,7 @@ async function indexFileOrThrow(
       return makeOutcome(path, 'excluded', {
         reason: `the same transcript is indexed from ${choice.contested.path}`,
         sessionId: choice.contested.id,
-        source: source.name,
+        source,
         warnings,
       });
     }
@@ -147,22 +246,22 @@ async function indexFileOrThrow(
   if (optedOut) {
     // Recorded like a fork: an unchanged transcript is not read again (after removing an opt-out, `--force`).
     await excludeWhole('opted-out', sessionId);
-    return makeOutcome(path, 'excluded', { reason: optedOut, sessionId, source: source.name, warnings });
+    return makeOutcome(path, 'excluded', { reason: optedOut, sessionId, source, warnings });
   }
   if ((await store.isForgotten(chunk.session.id)) || (await store.isForgotten(sessionId))) {
     // `moon forget` left a tombstone: this machine (or another one sharing the index) must not bring it back.
     await excludeWhole('forgotten', sessionId);
-    return makeOutcome(path, 'excluded', { reason: 'forgotten (moon forget)', sessionId, source: source.name, warnings });
+    return makeOutcome(path, 'excluded', { reason: 'forgotten (moon forget)', sessionId, source, warnings });
   }
   if (context.excludeSessionIds.has(chunk.session.id) || context.excludeSessionIds.has(sessionId)) {
     // Not recorded: once it is no longer the current session, the next run indexes it.
-    return makeOutcome(path, 'excluded', { reason: 'current session', sessionId, source: source.name, warnings });
+    return makeOutcome(path, 'excluded', { reason: 'current session', sessionId, source, warnings });
   }
   const renamed = sessionId === chunk.session.id ? chunk : renameSession(chunk, sessionId);
   const reset = resume === null || adopted !== null;
   const prior = reset ? null : await store.getSession(sessionId);
   const filteredNoiseCount = (prior?.filteredNoiseCount ?? 0) + normalized.filtered;
-  const archiveInput = { source: source.name, sessionId, buffer, contentHash, filteredNoiseCount };
+  const archiveInput = { source, sessionId, buffer, contentHash, filteredNoiseCount };
   const { archivePath, record: archived } = options.selfArchived
     ? { archivePath: path, record: describeArchive(context, path, archiveInput) }
     : copyRawArchive(context, archiveInput);
@@ -182,9 +281,9 @@ async function indexFileOrThrow(
     file: {
       ...fileBase,
       sessionId,
-      prefixHash: sha256(buffer.subarray(0, read.endOffset)),
-      offset: read.endOffset,
-      line: read.endLine,
+      prefixHash: endHash,
+      offset: endOffset,
+      line: endLine,
       carry: renamed.carry,
       excluded: null,
     },
@@ -199,7 +298,7 @@ async function indexFileOrThrow(
   });
   return makeOutcome(path, 'indexed', {
     sessionId,
-    source: source.name,
+    source,
     entries: renamed.entries.length,
     filtered: normalized.filtered,
     warnings,

@@ -62,6 +62,8 @@ const schema = z
         min_message_chars: z.number().int().min(0).default(10),
         /** How long a writer waits for another moon process holding the index's write lock before giving up. */
         lock_timeout_ms: z.number().int().positive().default(5 * 60 * 1000),
+        /** Worker threads that read, parse and project beside the writer; unset: one per core (0: none). */
+        workers: z.number().int().min(0).max(64).optional(),
       })
       .strict()
       .default({ max_line_bytes: 32 * 1024 * 1024, min_message_chars: 10, lock_timeout_ms: 5 * 60 * 1000 }),
@@ -124,6 +126,7 @@ export const ENV_KEYS: Record<string, { key: string; kind: EnvKind }> = {
   MOON_CURRENT_SESSION_ID: { key: 'session.current_id', kind: 'string' },
   MOON_MAX_LINE_BYTES: { key: 'index.max_line_bytes', kind: 'int' },
   MOON_LOCK_TIMEOUT_MS: { key: 'index.lock_timeout_ms', kind: 'int' },
+  MOON_INDEX_WORKERS: { key: 'index.workers', kind: 'int' },
   MOON_RECALL_LIMIT: { key: 'recall.limit', kind: 'int' },
   MOON_RECALL_STRATEGY: { key: 'recall.strategy', kind: 'string' },
   MOON_DATABASE_URL: { key: 'store.url', kind: 'string' },

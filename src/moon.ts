@@ -6,6 +6,7 @@ import { MoonError } from './errors.js';
 import type { Embedder } from './embed/embedder.js';
 import type { EmbedProgress } from './embed/pipeline.js';
 import type { IngestContext } from './ingest/context.js';
+import type { IngestSettings } from './ingest/settings.js';
 import type { IndexReport } from './ingest/run-index.js';
 import type { SnapshotReport } from './ingest/run-snapshot.js';
 import type { RecallResult } from './model.js';
@@ -125,24 +126,17 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
     }
     return store;
   };
-  const ingestContext = async (excludeSessions: string[] = []): Promise<IngestContext> => {
-    const [{ normalizeChunk }, { createOptOut }, redact] = await Promise.all([
-      import('./normalize/index.js'),
-      import('./ingest/opt-out.js'),
-      getRedact(),
-    ]);
-    return {
-      paths,
-      ledger: new Ledger(paths.ledger),
-      normalize: (chunk) => normalizeChunk(chunk, { redact, minLength: config.index.min_message_chars }),
-      timezone: config.distill.residential_timezone,
-      maxLineBytes: config.index.max_line_bytes,
-      excludeSessionIds: new Set(excluded(excludeSessions)),
-      optOut: createOptOut(config.sources.exclude),
-      redact,
-      now: clock,
-    };
-  };
+  const ingestSettings = (excludeSessions: string[] = []): IngestSettings => ({
+    home: paths.home,
+    redact: { enabled: config.privacy.redact, extraPatterns: config.privacy.extra_patterns },
+    minMessageChars: config.index.min_message_chars,
+    timezone: config.distill.residential_timezone,
+    maxLineBytes: config.index.max_line_bytes,
+    exclude: config.sources.exclude,
+    excludeSessionIds: excluded(excludeSessions),
+  });
+  const ingestContext = async (excludeSessions: string[] = []): Promise<IngestContext> =>
+    (await import('./ingest/settings.js')).createIngestContext(ingestSettings(excludeSessions), clock);
   const redactReport = async <T extends IndexReport | SnapshotReport>(report: T): Promise<T> =>
     (await import('./normalize/redact/report.js')).redactReportMessages(report, await getRedact());
   const sourceRoots = (roots: string[] | undefined): string[] => {
@@ -176,20 +170,28 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
     async index(request = {}) {
       const roots = sourceRoots(request.roots);
       const target = await openStore(false);
-      const [{ syncTombstones }, { runIndex }, context] = await Promise.all([
+      const [{ syncTombstones }, { runIndex }, { IngestPool, chooseWorkerCount }, context] = await Promise.all([
         import('./maintain/forget.js'),
         import('./ingest/run-index.js'),
+        import('./ingest/pool.js'),
         ingestContext(request.excludeSessions),
       ]);
+      const workerCount = chooseWorkerCount(config.index.workers);
+      const workers = workerCount > 0 ? new IngestPool(ingestSettings(request.excludeSessions), workerCount) : null;
       // Sessions forgotten before this index existed (a rebuilt one, a new engine) stay forgotten, and sessions
       // another machine forgot leave this home's archive too.
       await syncTombstones(target, new Ledger(paths.ledger), (sessionId) => projectionPathFor(paths, sessionId), clock());
-      const report = await runIndex(context, target, {
-        roots,
-        force: request.force,
-        reproject: request.reproject,
-        onProgress: request.onProgress,
-      });
+      let report: IndexReport;
+      try {
+        report = await runIndex({ ...context, workers }, target, {
+          roots,
+          force: request.force,
+          reproject: request.reproject,
+          onProgress: request.onProgress,
+        });
+      } finally {
+        await workers?.close();
+      }
       // After a fatal error the report says what was done; embedding would only meet the same failure.
       if (report.fatal) return { ...report, embeddings: null };
       const active = request.noEmbed ? null : await getEmbedder();

@@ -1,5 +1,6 @@
 import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { threadId } from 'node:worker_threads';
 import { isEnvironmentError, toIoError } from '../errors.js';
 
 /** Archives hold verbatim transcripts, secrets included: owner-only folders and files. */
@@ -14,7 +15,8 @@ export function ensurePrivateDir(path: string): void {
  * machine (disk full, read-only file system) becomes a MoonError naming the file.
  */
 export function writeFileAtomic(path: string, data: string | Buffer, mode = 0o600): void {
-  const temporary = `${path}.tmp-${process.pid}`;
+  // Threads of one process (ingest workers) may write at once: the thread id keeps their temporaries apart.
+  const temporary = `${path}.tmp-${process.pid}-${threadId}`;
   try {
     ensurePrivateDir(dirname(path));
     writeFileSync(temporary, data, { mode });

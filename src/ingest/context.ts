@@ -2,6 +2,7 @@ import type { Ledger } from '../archive/ledger.js';
 import type { OptOut } from './opt-out.js';
 import type { MoonPaths } from '../archive/paths.js';
 import type { ParsedChunk } from '../sources/source.js';
+import type { IngestPool } from './pool.js';
 
 /** What a failure is remembered by: a file that keeps its size and mtime is the same file. */
 export function fingerprintOf(stat: { size: number; mtimeMs: number }): string {
@@ -28,6 +29,8 @@ export interface IngestContext {
   /** The redactor, for text the index keeps about files rather than transcripts (a failed file's path). */
   redact: (text: string) => string;
   now: () => number;
+  /** Worker threads for the per-file work, when the run has them (src/ingest/pool.ts); else all on this one. */
+  workers?: IngestPool | null;
 }
 
 /**

@@ -10,24 +10,55 @@ import type { IngestContext } from './context.js';
 
 /** Render a session's v2 projection from the index and write it to archives/mlib/<session>.md. */
 export async function projectStoredSession(context: IngestContext, store: IngestPort, sessionId: string): Promise<string | null> {
-  const session = await store.getSession(sessionId);
-  if (!session) return null;
-  const entries = await store.listEntries(sessionId);
-  // The session's terms go in first, so the corpus counts it like every other session.
-  const terms = listSessionTerms(entries);
-  await store.putSessionTerms(sessionId, terms);
-  const { sessionCount, counts } = await store.countSessionTerms(terms);
-  const path = writeProjection(context, {
-    session,
-    corpus: { sessionCount, countSessionsWith: (term) => counts.get(term) ?? 0 },
-    entries,
-    anchors: await store.listAnchors(sessionId),
-    filteredNoiseCount: session.filteredNoiseCount,
-    archivePath: session.archivePath ?? '',
-    contentHash: session.contentHash ?? '',
-    timezone: context.timezone,
-  });
-  await store.markProjected(sessionId, path);
+  const [collected] = await collectProjections(context, store, [sessionId]);
+  return collected ? renderCollected(context, store, collected) : null;
+}
+
+/** What a projection is rendered from, read from the index, with the session's candidate keyword terms. */
+export interface CollectedProjection {
+  doc: Omit<SessionDoc, 'corpus'>;
+  terms: string[];
+}
+
+/**
+ * Read the sessions to project and record their keyword terms, all of them before any is rendered: each
+ * projection then ranks its keywords against the same corpus, whether the sessions render one after the other
+ * or side by side on workers. Sessions that no longer exist are left out.
+ */
+export async function collectProjections(context: IngestContext, store: IngestPort, sessionIds: readonly string[]): Promise<CollectedProjection[]> {
+  const workers = context.workers ?? null;
+  const collected = await Promise.all(
+    sessionIds.map(async (sessionId): Promise<CollectedProjection | null> => {
+      const session = await store.getSession(sessionId);
+      if (!session) return null;
+      const entries = await store.listEntries(sessionId);
+      const terms = workers ? await workers.listTerms(entries) : listSessionTerms(entries);
+      const doc = {
+        session,
+        entries,
+        anchors: await store.listAnchors(sessionId),
+        filteredNoiseCount: session.filteredNoiseCount,
+        archivePath: session.archivePath ?? '',
+        contentHash: session.contentHash ?? '',
+        timezone: context.timezone,
+      };
+      return { doc, terms };
+    }),
+  );
+  const present = collected.filter((item): item is CollectedProjection => item !== null);
+  // The sessions' terms go in first, so the corpus counts each like every other session.
+  for (const item of present) await store.putSessionTerms(item.doc.session.id, item.terms);
+  return present;
+}
+
+/** Rank keywords against the corpus, render, write and mark the session projected. */
+export async function renderCollected(context: IngestContext, store: IngestPort, collected: CollectedProjection): Promise<string> {
+  const { sessionCount, counts } = await store.countSessionTerms(collected.terms);
+  const workers = context.workers ?? null;
+  const path = workers
+    ? await workers.render(collected.doc, { sessionCount, counts })
+    : writeProjection(context, { ...collected.doc, corpus: { sessionCount, countSessionsWith: (term) => counts.get(term) ?? 0 } });
+  await store.markProjected(collected.doc.session.id, path);
   return path;
 }
 

@@ -4,13 +4,14 @@ import { describeError, isMoonError } from '../errors.js';
 import { type FatalError, type IndexReport, describeFatal, emptyReport } from './report.js';
 
 export { type FatalError, type IndexReport, describeFatal, emptyReport };
-import type { IngestPort, StoreEngine } from '../store/ports.js';
-import { BatchAbortedError, type FailureRecord } from '../store/types.js';
+import type { IngestPort, IngestTx, StoreEngine } from '../store/ports.js';
+import { BatchAbortedError, type FailureRecord, type FileState } from '../store/types.js';
 import { type FileOutcome, type IngestContext, makeOutcome } from './context.js';
 import { sha256 } from './hash.js';
 import { discoverFiles } from './discover.js';
-import { indexFile } from './index-file.js';
-import { projectSafely } from './project-safely.js';
+import { type IndexFileOptions, type PreparedFile, indexFile, indexPreparedFile } from './index-file.js';
+import { serializeError } from './errors-across.js';
+import { projectSessionsSafely } from './project-safely.js';
 import { reprojectLegacy } from './reproject.js';
 
 export interface IndexOptions {
@@ -60,28 +61,36 @@ async function indexAll(context: IngestContext, store: IngestPort, options: Inde
   let done = 0;
   // Ledger lines of pairs an earlier run committed but did not get to write (it crashed in between).
   await flushLedger(context, store);
-  for (const group of groupFiles(discovery.files, discovery.fsPaths)) {
-    const outcomes = await indexGroup(context, store, group, (path) => ({
-      force: options.force ?? false,
-      fsPath: discovery.fsPaths.get(path),
-      knownFailure: failures.get(fileFailureKey(path)) ?? null,
-      sessionId: options.sessionIds?.get(path),
-      adoptFrom,
-      selfArchived: options.fromArchive ?? false,
-    }));
+  const optionsFor = (path: string): IndexFileOptions => ({
+    force: options.force ?? false,
+    fsPath: discovery.fsPaths.get(path),
+    knownFailure: failures.get(fileFailureKey(path)) ?? null,
+    sessionId: options.sessionIds?.get(path),
+    adoptFrom,
+    selfArchived: options.fromArchive ?? false,
+  });
+  const groups = groupFiles(discovery.files, discovery.fsPaths);
+  // With workers, the next group is read and parsed while this one commits (one group ahead).
+  let ahead = groups.length > 0 ? await prepareGroup(context, store, groups[0]!, optionsFor) : null;
+  for (const [index, group] of groups.entries()) {
+    const prepared = ahead;
+    ahead = index + 1 < groups.length ? await prepareGroup(context, store, groups[index + 1]!, optionsFor) : null;
+    const outcomes = await indexGroup(context, store, group, optionsFor, prepared);
     await flushLedger(context, store);
+    const projecting: string[] = [];
     for (const outcome of outcomes) {
       tally(report, outcome);
       await rememberOutcome(context, store, failures, outcome);
       // Projections are written after their batch commits; a crash in between leaves them stale, and the
-      // next run (below) finishes them.
+      // next run (below) finishes them. With workers, a group's projections render side by side.
       if (outcome.status === 'indexed' && outcome.sessionId) {
         touched.add(outcome.sessionId);
-        await project(context, store, failures, outcome.sessionId, report, options.force ?? false);
+        projecting.push(outcome.sessionId);
       }
       done += 1;
       options.onProgress?.(done, discovery.files.length, outcome.path);
     }
+    await projectAll(context, store, failures, projecting, report, options.force ?? false);
   }
   // A crash between a commit and its projection leaves the session stale; finish that work now.
   for (const session of await store.listSessions()) {
@@ -105,13 +114,31 @@ async function project(
   report: IndexReport,
   force: boolean,
 ): Promise<void> {
-  const result = await projectSafely(context, store, sessionId, force ? null : (failures.get(`projection:${sessionId}`) ?? null));
-  if (result.status === 'written') report.projections += 1;
-  else if (result.status === 'failed-before') {
-    report.knownFailures.push({ path: result.path, reason: result.reason, failedAtMs: result.failedAtMs });
-  } else if (result.status === 'failed') {
-    report.projectionsFailed += 1;
-    report.errors.push({ path: result.path, reason: result.reason });
+  await projectAll(context, store, failures, [sessionId], report, force);
+}
+
+async function projectAll(
+  context: IngestContext,
+  store: IngestPort,
+  failures: Map<string, FailureRecord>,
+  sessionIds: readonly string[],
+  report: IndexReport,
+  force: boolean,
+): Promise<void> {
+  if (sessionIds.length === 0) return;
+  const results = await projectSessionsSafely(
+    context,
+    store,
+    sessionIds.map((sessionId) => ({ sessionId, known: force ? null : (failures.get(`projection:${sessionId}`) ?? null) })),
+  );
+  for (const result of results) {
+    if (result.status === 'written') report.projections += 1;
+    else if (result.status === 'failed-before') {
+      report.knownFailures.push({ path: result.path, reason: result.reason, failedAtMs: result.failedAtMs });
+    } else if (result.status === 'failed') {
+      report.projectionsFailed += 1;
+      report.errors.push({ path: result.path, reason: result.reason });
+    }
   }
 }
 
@@ -179,6 +206,30 @@ function groupFiles(files: string[], fsPaths: ReadonlyMap<string, Buffer>): stri
   return groups;
 }
 
+/** A group's files handed to the workers: each file's state as the store has it now, and its prepared read. */
+type PreparedGroup = Map<string, { previous: FileState | null; prepared: Promise<PreparedFile> }>;
+
+async function prepareGroup(
+  context: IngestContext,
+  store: IngestPort,
+  paths: string[],
+  optionsFor: (path: string) => IndexFileOptions,
+): Promise<PreparedGroup | null> {
+  const workers = context.workers;
+  if (!workers) return null;
+  const group: PreparedGroup = new Map();
+  for (const path of paths) {
+    const { adoptFrom: _adoptFrom, sessionId: _sessionId, ...options } = optionsFor(path);
+    const previous = options.force ? null : await store.getFile(path);
+    const prepared = workers.prepare(path, previous, options).catch(
+      // A worker that died on this file fails this file alone.
+      (error: unknown): PreparedFile => ({ kind: 'failed', fingerprint: null, error: serializeError(error) }),
+    );
+    group.set(path, { previous, prepared });
+  }
+  return group;
+}
+
 /**
  * One transaction for the group; if a commit fails inside it, the group rolls back and is redone file by file,
  * each in its own transaction, so a file whose commit fails loses only itself.
@@ -187,12 +238,18 @@ async function indexGroup(
   context: IngestContext,
   store: IngestPort,
   paths: string[],
-  optionsFor: (path: string) => Parameters<typeof indexFile>[3],
+  optionsFor: (path: string) => IndexFileOptions,
+  prepared: PreparedGroup | null,
 ): Promise<FileOutcome[]> {
+  const indexOne = async (tx: IngestTx, path: string): Promise<FileOutcome> => {
+    const ready = prepared?.get(path);
+    if (!ready) return indexFile(context, tx, path, optionsFor(path));
+    return indexPreparedFile(context, tx, path, optionsFor(path), ready.previous, await ready.prepared);
+  };
   try {
     return await store.transaction(async (tx) => {
       const outcomes: FileOutcome[] = [];
-      for (const path of paths) outcomes.push(await indexFile(context, tx, path, optionsFor(path)));
+      for (const path of paths) outcomes.push(await indexOne(tx, path));
       return outcomes;
     });
   } catch (error) {
@@ -201,7 +258,7 @@ async function indexGroup(
   const outcomes: FileOutcome[] = [];
   for (const path of paths) {
     try {
-      outcomes.push(await store.transaction((tx) => indexFile(context, tx, path, optionsFor(path))));
+      outcomes.push(await store.transaction((tx) => indexOne(tx, path)));
     } catch (error) {
       if (!(error instanceof BatchAbortedError)) throw error;
       outcomes.push(makeOutcome(path, 'error', { reason: `${path}: ${describeError(error.cause)}` }));

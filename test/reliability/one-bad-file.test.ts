@@ -182,16 +182,16 @@ describe('one bad thing loses only itself', () => {
     writeGood();
     await index(corpus);
     writeGood('second.jsonl', 'second');
-    // The raw copy is written to `<path>.tmp-<pid>`: pointed at /dev/full, the kernel answers ENOSPC for real.
+    // The raw copy is written to `<path>.tmp-<pid>-<thread>` (the main thread: 0): pointed at /dev/full, the kernel answers ENOSPC for real.
     const rawDir = join(home, 'archives', 'raw', 'claude-code');
     const target = join(rawDir, 'second.jsonl');
-    symlinkSync('/dev/full', `${target}.tmp-${process.pid}`);
+    symlinkSync('/dev/full', `${target}.tmp-${process.pid}-0`);
     const full = await index(corpus);
     expect(full.code).toBe(1);
     expect(full.report.fatal?.code).toBe('io');
     expect(full.report.fatal?.message).toBe(`cannot write ${target}: no space left on the device (ENOSPC)`);
     expect(full.stderr).toContain(target);
-    expect(existsSync(`${target}.tmp-${process.pid}`)).toBe(false);
+    expect(existsSync(`${target}.tmp-${process.pid}-0`)).toBe(false);
 
     const next = await index(corpus);
     expect(next.code, next.stderr).toBe(0);

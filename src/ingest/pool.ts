@@ -1,0 +1,114 @@
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { Entry } from '../model.js';
+import type { SessionDoc } from '../project/doc.js';
+import type { FileState } from '../store/types.js';
+import { type SerializedError, reviveError } from './errors-across.js';
+import type { IndexFileOptions, PreparedFile } from './index-file.js';
+import type { IngestSettings } from './settings.js';
+import type { WorkerJob } from './worker.js';
+
+/**
+ * Ingest workers, one per core: the store's single writer stays on the main thread while files are read,
+ * parsed, redacted and projected beside it. A job goes to the least busy worker. A worker that dies (a crash,
+ * memory) fails only the jobs it held — each reported as that file's error — and is replaced; `close()` ends
+ * them all, and the process's own exit ends them on SIGINT/SIGTERM.
+ */
+export class IngestPool {
+  private readonly workers: Slot[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(
+    private readonly settings: IngestSettings,
+    readonly size: number,
+    /** Per-worker heap limits (a test makes a worker run out of memory on purpose). */
+    private readonly limits: { maxOldGenerationSizeMb?: number } = {},
+  ) {
+    for (let index = 0; index < size; index += 1) this.workers.push(this.spawn());
+  }
+
+  prepare(path: string, previous: FileState | null, options: Omit<IndexFileOptions, 'adoptFrom' | 'sessionId'>): Promise<PreparedFile> {
+    return this.run<PreparedFile>({ kind: 'prepare', input: { path, previous, options } }).then((prepared) =>
+      // A Buffer crosses as a Uint8Array: give it back its Buffer methods.
+      prepared.kind === 'read' ? { ...prepared, buffer: Buffer.from(prepared.buffer.buffer, prepared.buffer.byteOffset, prepared.buffer.byteLength) } : prepared,
+    );
+  }
+
+  listTerms(entries: Entry[]): Promise<string[]> {
+    return this.run({ kind: 'terms', input: { entries } });
+  }
+
+  /** Render and write a projection; `corpus` holds the index-wide counts of the session's own terms. */
+  render(doc: Omit<SessionDoc, 'corpus'>, corpus: { sessionCount: number; counts: ReadonlyMap<string, number> } | null): Promise<string> {
+    return this.run({ kind: 'render', input: { doc, corpus: corpus ? { sessionCount: corpus.sessionCount, counts: [...corpus.counts] } : null } });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.workers.map((slot) => slot.worker.terminate()));
+  }
+
+  private run<T>(job: WorkerJob): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('the ingest workers are closed'));
+    const slot = this.workers.reduce((best, candidate) => (candidate.pending.size < best.pending.size ? candidate : best));
+    const id = this.nextId;
+    this.nextId += 1;
+    return new Promise<T>((resolve, reject) => {
+      slot.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      slot.worker.postMessage({ id, ...job });
+    });
+  }
+
+  private spawn(): Slot {
+    const worker = new Worker(WORKER_URL, { workerData: this.settings, resourceLimits: this.limits });
+    const slot: Slot = { worker, pending: new Map(), dead: false };
+    worker.unref();
+    worker.on('message', (message: { id: number; result?: unknown; error?: SerializedError }) => {
+      const job = slot.pending.get(message.id);
+      if (!job) return;
+      slot.pending.delete(message.id);
+      if (message.error) job.reject(reviveError(message.error));
+      else job.resolve(message.result);
+    });
+    const fail = (reason: string): void => {
+      if (slot.dead) return;
+      slot.dead = true;
+      const failed = [...slot.pending.values()];
+      slot.pending.clear();
+      for (const job of failed) job.reject(new Error(`an ingest worker stopped (${reason}) while working on it`));
+      if (this.closed) return;
+      const index = this.workers.indexOf(slot);
+      if (index !== -1) this.workers[index] = this.spawn();
+    };
+    worker.on('error', (error) => fail(error.message));
+    worker.on('exit', (code) => {
+      if (!this.closed) fail(`exit code ${code}`);
+    });
+    return slot;
+  }
+}
+
+interface Slot {
+  worker: Worker;
+  dead: boolean;
+  pending: Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>;
+}
+
+/**
+ * The worker's compiled module. Under a TypeScript test runner this file is the .ts source and there is no
+ * compiled worker beside it: `workersAvailable()` says so and ingest runs on one thread.
+ */
+const WORKER_URL = new URL('./worker.js', import.meta.url);
+
+export function workersAvailable(): boolean {
+  return import.meta.url.endsWith('.js');
+}
+
+/** Workers for a run: `index.workers`, or one per core (none on a single core: the main thread does it all). */
+export function chooseWorkerCount(configured: number | undefined): number {
+  if (!workersAvailable()) return 0;
+  if (configured !== undefined) return configured;
+  const cores = availableParallelism();
+  return cores > 1 ? Math.min(cores, 8) : 0;
+}

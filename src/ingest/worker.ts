@@ -1,0 +1,52 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import type { Entry } from '../model.js';
+import { listSessionTerms } from '../normalize/keywords.js';
+import type { SessionDoc } from '../project/doc.js';
+import type { FileState } from '../store/types.js';
+import { serializeError } from './errors-across.js';
+import { type IndexFileOptions, prepareFile } from './index-file.js';
+import { writeProjection } from './project-session.js';
+import { type IngestSettings, createIngestContext } from './settings.js';
+
+/**
+ * An ingest worker: the per-file work that needs no store — reading, hashing, parsing, cleaning and redacting
+ * a transcript; a session's keyword terms; rendering and writing its projection — so the main thread is left
+ * with the store's writes. Jobs arrive as `{ id, kind, input }` and are answered `{ id, result }` or
+ * `{ id, error }`; a file's bytes travel back without a copy.
+ */
+export type WorkerJob =
+  | { kind: 'prepare'; input: { path: string; previous: FileState | null; options: Omit<IndexFileOptions, 'adoptFrom' | 'sessionId'> } }
+  | { kind: 'terms'; input: { entries: Entry[] } }
+  | { kind: 'render'; input: { doc: Omit<SessionDoc, 'corpus'>; corpus: { sessionCount: number; counts: [string, number][] } | null } };
+
+const port = parentPort;
+if (port) {
+  const context = createIngestContext(workerData as IngestSettings);
+  port.on('message', (message: { id: number } & WorkerJob) => {
+    try {
+      if (message.kind === 'prepare') {
+        const { path, previous, options } = message.input;
+        const prepared = prepareFile(context, path, previous, options);
+        const transfer = prepared.kind === 'read' ? [prepared.buffer.buffer as ArrayBuffer] : [];
+        // A small file's bytes may share Node's pooled ArrayBuffer: copy those rather than transfer the pool.
+        if (prepared.kind === 'read' && prepared.buffer.byteLength !== prepared.buffer.buffer.byteLength) {
+          prepared.buffer = Buffer.from(prepared.buffer);
+          transfer[0] = prepared.buffer.buffer as ArrayBuffer;
+        }
+        port.postMessage({ id: message.id, result: prepared }, transfer);
+      } else if (message.kind === 'terms') {
+        port.postMessage({ id: message.id, result: listSessionTerms(message.input.entries) });
+      } else {
+        const { doc, corpus } = message.input;
+        const counts = new Map(corpus?.counts ?? []);
+        const path = writeProjection(context, {
+          ...doc,
+          ...(corpus ? { corpus: { sessionCount: corpus.sessionCount, countSessionsWith: (term: string) => counts.get(term) ?? 0 } } : {}),
+        });
+        port.postMessage({ id: message.id, result: path });
+      }
+    } catch (error) {
+      port.postMessage({ id: message.id, error: serializeError(error) });
+    }
+  });
+}

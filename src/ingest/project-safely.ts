@@ -37,50 +37,89 @@ export async function projectSessionsSafely(
   store: IngestPort,
   sessions: readonly { sessionId: string; known: FailureRecord | null }[],
 ): Promise<ProjectionResult[]> {
+  return finishProjections(context, store, await startProjections(context, store, sessions));
+}
+
+/** Projections under way: rendering (on workers) while the caller goes on; `finishProjections` completes them. */
+export interface PendingProjections {
+  order: string[];
+  settled: Map<string, ProjectionResult>;
+  rendering: { item: CollectedProjection & { counts: { sessionCount: number; counts: Map<string, number> } }; known: FailureRecord | null; first: Promise<unknown> }[];
+}
+
+/**
+ * Everything that reads or writes the store before rendering — sessions, entries, keyword terms, corpus counts —
+ * then the renders are started. With workers they run while the caller commits the next batch.
+ */
+export async function startProjections(
+  context: IngestContext,
+  store: IngestPort,
+  sessions: readonly { sessionId: string; known: FailureRecord | null }[],
+): Promise<PendingProjections> {
   const due: { sessionId: string; known: FailureRecord | null }[] = [];
-  const results = new Map<string, ProjectionResult>();
+  const settled = new Map<string, ProjectionResult>();
   for (const { sessionId, known } of sessions) {
     const session = await store.getSession(sessionId);
     if (!session) {
-      results.set(sessionId, { status: 'gone' });
+      settled.set(sessionId, { status: 'gone' });
       continue;
     }
     if (known && known.fingerprint === (session.contentHash ?? '')) {
-      results.set(sessionId, { status: 'failed-before', path: projectionPathFor(context.paths, sessionId), reason: known.reason, failedAtMs: known.failedAtMs });
+      settled.set(sessionId, { status: 'failed-before', path: projectionPathFor(context.paths, sessionId), reason: known.reason, failedAtMs: known.failedAtMs });
       continue;
     }
     due.push({ sessionId, known });
   }
   const collected = new Map((await collectProjections(context, store, due.map((item) => item.sessionId))).map((item) => [item.doc.session.id, item]));
-  await Promise.all(
-    due.map(async ({ sessionId, known }) => {
-      const item = collected.get(sessionId);
-      results.set(sessionId, item ? await renderSafely(context, store, item, known) : { status: 'gone' });
-    }),
-  );
-  return sessions.map(({ sessionId }) => results.get(sessionId) ?? { status: 'gone' });
+  const rendering: PendingProjections['rendering'] = [];
+  for (const { sessionId, known } of due) {
+    const item = collected.get(sessionId);
+    if (!item) {
+      settled.set(sessionId, { status: 'gone' });
+      continue;
+    }
+    const counts = await store.countSessionTerms(item.terms);
+    const withCounts = { ...item, counts };
+    // A rendering failure is caught here and judged in finishProjections.
+    const first = renderCollected(context, withCounts).then(
+      () => null,
+      (error: unknown) => ({ error }),
+    );
+    rendering.push({ item: withCounts, known, first });
+  }
+  return { order: sessions.map((item) => item.sessionId), settled, rendering };
 }
 
-async function renderSafely(context: IngestContext, store: IngestPort, item: CollectedProjection, known: FailureRecord | null): Promise<ProjectionResult> {
-  const sessionId = item.doc.session.id;
-  const key = `projection:${sessionId}`;
-  const path = projectionPathFor(context.paths, sessionId);
-  let last: unknown = null;
-  for (let attempt = 0; attempt < 2; attempt += 1) {
-    try {
-      await renderCollected(context, store, item);
-      if (known) await store.clearFailure(key);
-      return { status: 'written' };
-    } catch (error) {
-      if (isFatalError(error)) throw error;
-      last = error;
+/** Wait for the renders, retry a failed one once, mark the written ones projected, remember failures. */
+export async function finishProjections(context: IngestContext, store: IngestPort, pending: PendingProjections): Promise<ProjectionResult[]> {
+  for (const { item, known, first } of pending.rendering) {
+    const sessionId = item.doc.session.id;
+    const key = `projection:${sessionId}`;
+    const path = projectionPathFor(context.paths, sessionId);
+    let outcome = (await first) as { error: unknown } | null;
+    if (outcome && isFatalError(outcome.error)) throw outcome.error;
+    if (outcome) {
+      outcome = await renderCollected(context, item).then(
+        () => null,
+        (error: unknown) => ({ error }),
+      );
+      if (outcome && isFatalError(outcome.error)) throw outcome.error;
     }
+    if (!outcome) {
+      await store.markProjected(sessionId, path);
+      if (known) await store.clearFailure(key);
+      pending.settled.set(sessionId, { status: 'written' });
+      continue;
+    }
+    const last = outcome.error;
+    const message = isMoonError(last) ? last.message : describeError(last);
+    const reason = `${path}: cannot write the projection of session ${sessionId} (${message}); the session is indexed`;
+    // An errno (a folder where the file should be, a permission) can be fixed without the session changing:
+    // retried next run. Anything else (a rendering failure) would fail the same way again.
+    if (errnoOf(last) === undefined) {
+      await store.putFailure({ key, kind: 'projection', path, fingerprint: item.doc.contentHash, reason, failedAtMs: context.now() });
+    }
+    pending.settled.set(sessionId, { status: 'failed', path, reason });
   }
-  const message = isMoonError(last) ? last.message : describeError(last);
-  const reason = `${path}: cannot write the projection of session ${sessionId} (${message}); the session is indexed`;
-  // An errno (a folder where the file should be, a permission) can be fixed without the session changing:
-  // retried next run. Anything else (a rendering failure) would fail the same way again.
-  const fingerprint = item.doc.contentHash;
-  if (errnoOf(last) === undefined) await store.putFailure({ key, kind: 'projection', path, fingerprint, reason, failedAtMs: context.now() });
-  return { status: 'failed', path, reason };
+  return pending.order.map((sessionId) => pending.settled.get(sessionId) ?? { status: 'gone' });
 }

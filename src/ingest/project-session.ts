@@ -11,7 +11,10 @@ import type { IngestContext } from './context.js';
 /** Render a session's v2 projection from the index and write it to archives/mlib/<session>.md. */
 export async function projectStoredSession(context: IngestContext, store: IngestPort, sessionId: string): Promise<string | null> {
   const [collected] = await collectProjections(context, store, [sessionId]);
-  return collected ? renderCollected(context, store, collected) : null;
+  if (!collected) return null;
+  const path = await renderCollected(context, { ...collected, counts: await store.countSessionTerms(collected.terms) });
+  await store.markProjected(sessionId, path);
+  return path;
 }
 
 /** What a projection is rendered from, read from the index, with the session's candidate keyword terms. */
@@ -51,15 +54,15 @@ export async function collectProjections(context: IngestContext, store: IngestPo
   return present;
 }
 
-/** Rank keywords against the corpus, render, write and mark the session projected. */
-export async function renderCollected(context: IngestContext, store: IngestPort, collected: CollectedProjection): Promise<string> {
-  const { sessionCount, counts } = await store.countSessionTerms(collected.terms);
+/** Render and write a collected projection, its keywords ranked against the corpus counts read for it. */
+export async function renderCollected(
+  context: IngestContext,
+  collected: CollectedProjection & { counts: { sessionCount: number; counts: Map<string, number> } },
+): Promise<string> {
+  const { sessionCount, counts } = collected.counts;
   const workers = context.workers ?? null;
-  const path = workers
-    ? await workers.render(collected.doc, { sessionCount, counts })
-    : writeProjection(context, { ...collected.doc, corpus: { sessionCount, countSessionsWith: (term) => counts.get(term) ?? 0 } });
-  await store.markProjected(collected.doc.session.id, path);
-  return path;
+  if (workers) return workers.render(collected.doc, { sessionCount, counts });
+  return writeProjection(context, { ...collected.doc, corpus: { sessionCount, countSessionsWith: (term) => counts.get(term) ?? 0 } });
 }
 
 export function writeProjection(context: IngestContext, doc: SessionDoc): string {

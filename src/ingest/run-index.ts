@@ -11,7 +11,7 @@ import { sha256 } from './hash.js';
 import { discoverFiles } from './discover.js';
 import { type IndexFileOptions, type PreparedFile, indexFile, indexPreparedFile } from './index-file.js';
 import { serializeError } from './errors-across.js';
-import { projectSessionsSafely } from './project-safely.js';
+import { type PendingProjections, type ProjectionResult, finishProjections, projectSessionsSafely, startProjections } from './project-safely.js';
 import { reprojectLegacy } from './reproject.js';
 
 export interface IndexOptions {
@@ -72,11 +72,15 @@ async function indexAll(context: IngestContext, store: IngestPort, options: Inde
   const groups = groupFiles(discovery.files, discovery.fsPaths);
   // With workers, the next group is read and parsed while this one commits (one group ahead).
   let ahead = groups.length > 0 ? await prepareGroup(context, store, groups[0]!, optionsFor) : null;
+  // A group's projections render (on the workers) while the next group commits; they are finished after it.
+  let rendering: PendingProjections | null = null;
   for (const [index, group] of groups.entries()) {
     const prepared = ahead;
     ahead = index + 1 < groups.length ? await prepareGroup(context, store, groups[index + 1]!, optionsFor) : null;
     const outcomes = await indexGroup(context, store, group, optionsFor, prepared);
     await flushLedger(context, store);
+    if (rendering) tallyProjections(report, await finishProjections(context, store, rendering));
+    rendering = null;
     const projecting: string[] = [];
     for (const outcome of outcomes) {
       tally(report, outcome);
@@ -90,8 +94,9 @@ async function indexAll(context: IngestContext, store: IngestPort, options: Inde
       done += 1;
       options.onProgress?.(done, discovery.files.length, outcome.path);
     }
-    await projectAll(context, store, failures, projecting, report, options.force ?? false);
+    if (projecting.length > 0) rendering = await startProjections(context, store, projectionRequests(failures, projecting, options.force ?? false));
   }
+  if (rendering) tallyProjections(report, await finishProjections(context, store, rendering));
   // A crash between a commit and its projection leaves the session stale; finish that work now.
   for (const session of await store.listSessions()) {
     if ((session.projectionStale && !touched.has(session.id)) || options.reproject) {
@@ -126,11 +131,14 @@ async function projectAll(
   force: boolean,
 ): Promise<void> {
   if (sessionIds.length === 0) return;
-  const results = await projectSessionsSafely(
-    context,
-    store,
-    sessionIds.map((sessionId) => ({ sessionId, known: force ? null : (failures.get(`projection:${sessionId}`) ?? null) })),
-  );
+  tallyProjections(report, await projectSessionsSafely(context, store, projectionRequests(failures, sessionIds, force)));
+}
+
+function projectionRequests(failures: Map<string, FailureRecord>, sessionIds: readonly string[], force: boolean): { sessionId: string; known: FailureRecord | null }[] {
+  return sessionIds.map((sessionId) => ({ sessionId, known: force ? null : (failures.get(`projection:${sessionId}`) ?? null) }));
+}
+
+function tallyProjections(report: IndexReport, results: readonly ProjectionResult[]): void {
   for (const result of results) {
     if (result.status === 'written') report.projections += 1;
     else if (result.status === 'failed-before') {

@@ -197,11 +197,12 @@ export async function refreshIndex(client: PgClient, sessionId: string, changed:
     }
     const words = buildWordIndex(buildIndexDocument(entry, { before, after }), entry);
     const trigram = changed.has(rowid) && !options.wordsOnly ? buildTrigramIndex(entry) : null;
-    updates.push({ rowid, tv: words.tv, doc_len: words.docLen, tri: trigram?.tri ?? null, tri_len: trigram?.triLen ?? null });
+    updates.push({ rowid, tv: words.tv, tool_tv: words.toolTv, doc_len: words.docLen, tri: trigram?.tri ?? null, tri_len: trigram?.triLen ?? null });
   });
   await client.query(
-    `UPDATE moon.entries e SET tv = r.tv::tsvector, doc_len = r.doc_len, tri = coalesce(r.tri, e.tri), tri_len = coalesce(r.tri_len, e.tri_len)
-     FROM jsonb_to_recordset($1::jsonb) AS r(rowid bigint, tv text, doc_len integer, tri text, tri_len integer)
+    `UPDATE moon.entries e SET tv = r.tv::tsvector, tool_tv = r.tool_tv::tsvector, doc_len = r.doc_len, tri = coalesce(r.tri, e.tri),
+       tri_len = coalesce(r.tri_len, e.tri_len)
+     FROM jsonb_to_recordset($1::jsonb) AS r(rowid bigint, tv text, tool_tv text, doc_len integer, tri text, tri_len integer)
      WHERE e.rowid = r.rowid`,
     [toJsonParam(updates)],
   );

@@ -24,6 +24,19 @@ export const OWN_LABELS = 'ABC';
 /** Column weights in the order moon.phrase_freq reads them: text, tool, target, keywords, context. */
 export const LABEL_WEIGHTS = [COLUMN_WEIGHTS.text, COLUMN_WEIGHTS.tool, COLUMN_WEIGHTS.target, COLUMN_WEIGHTS.keywords, COLUMN_WEIGHTS.context];
 
+/**
+ * ts_rank_cd with normalization 0 sums, over a phrase's occurrences, the weight of the label each stands under
+ * — a column-weighted term frequency, computed in C. Its weights ({D, C, B, A}) may not exceed 1, so they are
+ * the column weights divided by the largest, and the sum is multiplied back. The tool name shares label B with
+ * the target in `tv`; its extra weight comes from `tool_tv`.
+ */
+const LABEL_SCALE = Math.max(COLUMN_WEIGHTS.text, COLUMN_WEIGHTS.target, COLUMN_WEIGHTS.keywords, COLUMN_WEIGHTS.context);
+export const RANK_WEIGHTS = {
+  scale: LABEL_SCALE,
+  labels: [COLUMN_WEIGHTS.context, COLUMN_WEIGHTS.keywords, COLUMN_WEIGHTS.target, COLUMN_WEIGHTS.text].map((weight) => weight / LABEL_SCALE),
+  toolExtra: COLUMN_WEIGHTS.tool - COLUMN_WEIGHTS.target,
+};
+
 const MAX_POSITION = 16_383;
 const MAX_POSITIONS_PER_LEXEME = 256;
 /** tsvector's limits: lexemes under 2 KB, the whole value under 1 MB (kept well below). */
@@ -40,6 +53,8 @@ const RANGES = {
 
 export interface WordIndexRow {
   tv: string;
+  /** The tool name's lexemes alone (label B, the same positions as in tv). */
+  toolTv: string;
   docLen: number;
 }
 
@@ -69,7 +84,14 @@ export function buildWordIndex(document: IndexDocument, entry: Pick<Entry, 'role
   add(keywords, 'C', ...RANGES.keywords);
   add(context, 'D', ...RANGES.context);
   const docLen = text.length + tokenizeFts(entry.role).length + tool.length + target.length + keywords.length + context.length;
-  return { tv: renderTsvector(lexemes), docLen };
+  const toolLexemes = new Map<string, string[]>();
+  tool.forEach((token, index) => {
+    const mark = `${Math.min(RANGES.tool[0] + index, RANGES.tool[1])}B`;
+    const list = toolLexemes.get(token) ?? [];
+    if (list[list.length - 1] !== mark) list.push(mark);
+    toolLexemes.set(token, list);
+  });
+  return { tv: renderTsvector(lexemes), toolTv: renderTsvector(toolLexemes), docLen };
 }
 
 /** `'lexeme':1A,2A 'other':3C` with positions sorted, as PostgreSQL reads it; bounded to tsvector's limits. */

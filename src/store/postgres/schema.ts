@@ -268,6 +268,51 @@ const MIGRATIONS: string[] = [
     FROM starts s
   $$;
   `,
+  // 4: the tool name's own tsvector (it weighs more than the target, which shares its label in tv), so word
+  // frequencies come from ts_rank_cd over each phrase instead of unnesting every matching row; filled for
+  // existing rows from tv's tool positions.
+  `
+  ALTER TABLE moon.entries ADD COLUMN tool_tv tsvector NOT NULL DEFAULT ''::tsvector;
+  UPDATE moon.entries e SET tool_tv = coalesce((
+    SELECT string_agg('''' || replace(u.lexeme, '''', '''''') || ''':' || (
+      SELECT string_agg(p::text || 'B', ',') FROM unnest(u.positions) p WHERE p BETWEEN 8192 AND 8207
+    ), ' ')
+    FROM unnest(e.tv) u WHERE EXISTS (SELECT 1 FROM unnest(u.positions) p WHERE p BETWEEN 8192 AND 8207)
+  ), '')::tsvector
+  WHERE e.tool_name IS NOT NULL;
+  `,
+  // 5: BM25's corpus totals (rows, word and trigram lengths) kept by statement triggers, instead of a scan of
+  // every entry per query. Writers of entries hold the ingest lock, so the one counter row is never contended.
+  `
+  CREATE TABLE moon.corpus (
+    id integer PRIMARY KEY CHECK (id = 1),
+    rows bigint NOT NULL,
+    tokens bigint NOT NULL,
+    tri_tokens bigint NOT NULL
+  );
+  INSERT INTO moon.corpus SELECT 1, count(*), coalesce(sum(doc_len), 0), coalesce(sum(tri_len), 0) FROM moon.entries;
+  CREATE FUNCTION moon.count_corpus() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF TG_OP = 'INSERT' THEN
+      UPDATE moon.corpus SET rows = rows + n, tokens = tokens + t, tri_tokens = tri_tokens + tt
+      FROM (SELECT count(*) AS n, coalesce(sum(doc_len), 0) AS t, coalesce(sum(tri_len), 0) AS tt FROM new_rows) d;
+    ELSIF TG_OP = 'DELETE' THEN
+      UPDATE moon.corpus SET rows = rows - n, tokens = tokens - t, tri_tokens = tri_tokens - tt
+      FROM (SELECT count(*) AS n, coalesce(sum(doc_len), 0) AS t, coalesce(sum(tri_len), 0) AS tt FROM old_rows) d;
+    ELSE
+      UPDATE moon.corpus SET tokens = tokens + (SELECT coalesce(sum(doc_len), 0) FROM new_rows) - (SELECT coalesce(sum(doc_len), 0) FROM old_rows),
+        tri_tokens = tri_tokens + (SELECT coalesce(sum(tri_len), 0) FROM new_rows) - (SELECT coalesce(sum(tri_len), 0) FROM old_rows);
+    END IF;
+    RETURN NULL;
+  END
+  $$;
+  CREATE TRIGGER corpus_insert AFTER INSERT ON moon.entries REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION moon.count_corpus();
+  CREATE TRIGGER corpus_delete AFTER DELETE ON moon.entries REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION moon.count_corpus();
+  CREATE TRIGGER corpus_update AFTER UPDATE ON moon.entries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION moon.count_corpus();
+  `,
 ];
 
 /** A fixed key for pg_advisory_xact_lock: migrations of one database run one at a time. */

@@ -2,11 +2,10 @@ import type { Candidate, LexicalQuery, TimeSearch, VectorQuery } from '../types.
 import type { PgClient } from './client.js';
 import { Params, andClauses, joinSessions, renderFilters } from './filters.js';
 import {
-  LABEL_WEIGHTS,
+  RANK_WEIGHTS,
   inverseDocumentFrequency,
   likePattern,
   renderLexicalQuery,
-  phraseText,
   renderPhrase,
   renderTermsQuery,
   toTrigramNeedles,
@@ -28,18 +27,27 @@ export async function searchLexical(db: PgClient, query: LexicalQuery): Promise<
   );
   const params = new Params();
   const match = params.add(rendered.match);
-  const phrases = params.add(rendered.scored.map(phraseText));
-  const labels = params.add(rendered.scored.map((phrase) => phrase.labels));
-  const idf = params.add(hits.map((count) => inverseDocumentFrequency(rows, count)));
+  const weights = params.add(RANK_WEIGHTS.labels);
+  const scale = params.add(RANK_WEIGHTS.scale);
+  const toolExtra = params.add(RANK_WEIGHTS.toolExtra);
   const avgdl = params.add(tokens / rows);
-  const weights = params.add(LABEL_WEIGHTS);
+  // Each phrase's column-weighted frequency, from C (ts_rank_cd sums the label weights of its occurrences).
+  const frequencies = rendered.scored.map((phrase, index) => {
+    const phraseQuery = params.add(renderPhrase(phrase));
+    return `${scale}::float8 * ts_rank_cd(${weights}::float4[], e.tv, ${phraseQuery}::tsquery, 0)
+      + ${toolExtra}::float8 * ts_rank_cd('{1,1,1,1}'::float4[], e.tool_tv, ${phraseQuery}::tsquery, 0) AS f${index}`;
+  });
+  const terms = rendered.scored.map((_, index) => {
+    const idf = params.add(inverseDocumentFrequency(rows, hits[index] ?? 0));
+    return `${idf}::float8 * (fr.f${index} * 2.2) / (fr.f${index} + 1.2 * (0.25 + 0.75 * e.doc_len / ${avgdl}::float8))`;
+  });
   const filters = renderFilters(query.filters, params);
   const newest = await newestOnly(db, (p) => `e.tv @@ ${p.add(rendered.match)}::tsquery`, query, {}, query.scoreCap);
   return rank(
     db,
-    `SELECT ${ENTRY_COLUMNS}, moon.bm25(e.tv, e.doc_len, ${phrases}::text[], ${labels}::text[], ${idf}::float8[], ${avgdl}::float8,
-       ${weights}::float8[]) AS score
+    `SELECT ${ENTRY_COLUMNS}, ${terms.join(' + ')} AS score
      FROM moon.entries e ${joinSessions(filters)}
+     CROSS JOIN LATERAL (SELECT ${frequencies.join(', ')}) fr
      WHERE e.tv @@ ${match}::tsquery ${andClauses(filters)} ${newest}
      ORDER BY score DESC, e.ts DESC NULLS LAST, e.rowid LIMIT ${params.add(query.limit)}`,
     params.values,
@@ -159,7 +167,9 @@ async function rank(db: PgClient, sql: string, params: unknown[]): Promise<Candi
 
 /** Rows in the index and their total length (words or trigrams): BM25's N and average document length. */
 async function readCorpus(db: PgClient, column: 'doc_len' | 'tri_len'): Promise<{ rows: number; tokens: number }> {
-  const result = await db.query<{ rows: number; tokens: number }>(`SELECT count(*) AS rows, coalesce(sum(${column}), 0) AS tokens FROM moon.entries`);
+  const result = await db.query<{ rows: number; tokens: number }>(
+    `SELECT rows, ${column === 'doc_len' ? 'tokens' : 'tri_tokens'} AS tokens FROM moon.corpus WHERE id = 1`,
+  );
   return { rows: Number(result.rows[0]?.rows ?? 0), tokens: Number(result.rows[0]?.tokens ?? 0) };
 }
 

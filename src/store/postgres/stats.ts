@@ -50,7 +50,10 @@ export async function checkIntegrity(db: PgClient): Promise<string[]> {
     `SELECT 'entries without a session' AS what, count(*) AS n FROM moon.entries e WHERE NOT EXISTS (SELECT 1 FROM moon.sessions s WHERE s.id = e.session_id)
      UNION ALL SELECT 'anchors without a session', count(*) FROM moon.anchors a WHERE NOT EXISTS (SELECT 1 FROM moon.sessions s WHERE s.id = a.session_id)
      UNION ALL SELECT 'sessions whose entry count is wrong', count(*) FROM moon.sessions s
-       WHERE s.entry_count <> (SELECT count(*) FROM moon.entries e WHERE e.session_id = s.id)`,
+       WHERE s.entry_count <> (SELECT count(*) FROM moon.entries e WHERE e.session_id = s.id)
+     UNION ALL SELECT 'corpus totals that disagree with the entries (BM25 statistics)', count(*)
+       FROM moon.corpus c, (SELECT count(*) AS n, coalesce(sum(doc_len), 0) AS t, coalesce(sum(tri_len), 0) AS tt FROM moon.entries) a
+       WHERE c.rows <> a.n OR c.tokens <> a.t OR c.tri_tokens <> a.tt`,
   );
   for (const row of orphans.rows) if (Number(row.n) > 0) problems.push(`${row.what}: ${row.n}`);
   return problems;

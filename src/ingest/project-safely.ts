@@ -4,7 +4,7 @@ import type { IngestPort } from '../store/ports.js';
 import type { FailureRecord } from '../store/types.js';
 import type { IngestContext } from './context.js';
 import { isFatalError } from './index-file.js';
-import { type CollectedProjection, collectProjections, renderCollected } from './project-session.js';
+import { type CollectedProjection, IN_FLIGHT, collectProjections, mapLimited, renderCollected } from './project-session.js';
 
 export type ProjectionResult =
   | { status: 'written' | 'gone' }
@@ -44,19 +44,22 @@ export async function projectSessionsSafely(
 export interface PendingProjections {
   order: string[];
   settled: Map<string, ProjectionResult>;
-  rendering: { item: CollectedProjection & { counts: { sessionCount: number; counts: Map<string, number> } }; known: FailureRecord | null; first: Promise<unknown> }[];
+  due: { item: CollectedProjection & { counts: { sessionCount: number; counts: Map<string, number> } }; known: FailureRecord | null; contentHash: string }[];
+  /** Each due session's first render: its path, or the error it failed with. */
+  first: Promise<({ path: string | null } | { error: unknown })[]>;
 }
 
 /**
- * Everything that reads or writes the store before rendering — sessions, entries, keyword terms, corpus counts —
- * then the renders are started. With workers they run while the caller commits the next batch.
+ * Everything that writes the store before rendering — keyword terms, then corpus counts — and then the renders
+ * are started, a few at a time; they read their sessions again and, with workers, run while the caller commits
+ * the next batch.
  */
 export async function startProjections(
   context: IngestContext,
   store: IngestPort,
   sessions: readonly { sessionId: string; known: FailureRecord | null }[],
 ): Promise<PendingProjections> {
-  const due: { sessionId: string; known: FailureRecord | null }[] = [];
+  const wanted: { sessionId: string; known: FailureRecord | null; contentHash: string }[] = [];
   const settled = new Map<string, ProjectionResult>();
   for (const { sessionId, known } of sessions) {
     const session = await store.getSession(sessionId);
@@ -64,49 +67,55 @@ export async function startProjections(
       settled.set(sessionId, { status: 'gone' });
       continue;
     }
-    if (known && known.fingerprint === (session.contentHash ?? '')) {
+    const contentHash = session.contentHash ?? '';
+    if (known && known.fingerprint === contentHash) {
       settled.set(sessionId, { status: 'failed-before', path: projectionPathFor(context.paths, sessionId), reason: known.reason, failedAtMs: known.failedAtMs });
       continue;
     }
-    due.push({ sessionId, known });
+    wanted.push({ sessionId, known, contentHash });
   }
-  const collected = new Map((await collectProjections(context, store, due.map((item) => item.sessionId))).map((item) => [item.doc.session.id, item]));
-  const rendering: PendingProjections['rendering'] = [];
-  for (const { sessionId, known } of due) {
+  const collected = new Map((await collectProjections(context, store, wanted.map((item) => item.sessionId))).map((item) => [item.sessionId, item]));
+  const due: PendingProjections['due'] = [];
+  for (const { sessionId, known, contentHash } of wanted) {
     const item = collected.get(sessionId);
     if (!item) {
       settled.set(sessionId, { status: 'gone' });
       continue;
     }
-    const counts = await store.countSessionTerms(item.terms);
-    const withCounts = { ...item, counts };
-    // A rendering failure is caught here and judged in finishProjections.
-    const first = renderCollected(context, withCounts).then(
-      () => null,
-      (error: unknown) => ({ error }),
-    );
-    rendering.push({ item: withCounts, known, first });
+    due.push({ item: { ...item, counts: await store.countSessionTerms(item.terms) }, known, contentHash });
   }
-  return { order: sessions.map((item) => item.sessionId), settled, rendering };
+  // A rendering failure is caught here and judged in finishProjections.
+  const first = mapLimited(due, IN_FLIGHT, ({ item }) =>
+    renderCollected(context, store, item).then(
+      (path) => ({ path }),
+      (error: unknown) => ({ error }),
+    ),
+  );
+  return { order: sessions.map((item) => item.sessionId), settled, due, first };
 }
 
 /** Wait for the renders, retry a failed one once, mark the written ones projected, remember failures. */
 export async function finishProjections(context: IngestContext, store: IngestPort, pending: PendingProjections): Promise<ProjectionResult[]> {
-  for (const { item, known, first } of pending.rendering) {
-    const sessionId = item.doc.session.id;
+  const firsts = await pending.first;
+  for (const [index, { item, known, contentHash }] of pending.due.entries()) {
+    const sessionId = item.sessionId;
     const key = `projection:${sessionId}`;
     const path = projectionPathFor(context.paths, sessionId);
-    let outcome = (await first) as { error: unknown } | null;
-    if (outcome && isFatalError(outcome.error)) throw outcome.error;
-    if (outcome) {
-      outcome = await renderCollected(context, item).then(
-        () => null,
+    let outcome = firsts[index]!;
+    if ('error' in outcome && isFatalError(outcome.error)) throw outcome.error;
+    if ('error' in outcome) {
+      outcome = await renderCollected(context, store, item).then(
+        (written) => ({ path: written }),
         (error: unknown) => ({ error }),
       );
-      if (outcome && isFatalError(outcome.error)) throw outcome.error;
+      if ('error' in outcome && isFatalError(outcome.error)) throw outcome.error;
     }
-    if (!outcome) {
-      await store.markProjected(sessionId, path);
+    if (!('error' in outcome)) {
+      if (outcome.path === null) {
+        pending.settled.set(sessionId, { status: 'gone' });
+        continue;
+      }
+      await store.markProjected(sessionId, outcome.path);
       if (known) await store.clearFailure(key);
       pending.settled.set(sessionId, { status: 'written' });
       continue;
@@ -116,9 +125,7 @@ export async function finishProjections(context: IngestContext, store: IngestPor
     const reason = `${path}: cannot write the projection of session ${sessionId} (${message}); the session is indexed`;
     // An errno (a folder where the file should be, a permission) can be fixed without the session changing:
     // retried next run. Anything else (a rendering failure) would fail the same way again.
-    if (errnoOf(last) === undefined) {
-      await store.putFailure({ key, kind: 'projection', path, fingerprint: item.doc.contentHash, reason, failedAtMs: context.now() });
-    }
+    if (errnoOf(last) === undefined) await store.putFailure({ key, kind: 'projection', path, fingerprint: contentHash, reason, failedAtMs: context.now() });
     pending.settled.set(sessionId, { status: 'failed', path, reason });
   }
   return pending.order.map((sessionId) => pending.settled.get(sessionId) ?? { status: 'gone' });

@@ -12,57 +12,75 @@ import type { IngestContext } from './context.js';
 export async function projectStoredSession(context: IngestContext, store: IngestPort, sessionId: string): Promise<string | null> {
   const [collected] = await collectProjections(context, store, [sessionId]);
   if (!collected) return null;
-  const path = await renderCollected(context, { ...collected, counts: await store.countSessionTerms(collected.terms) });
-  await store.markProjected(sessionId, path);
+  const path = await renderCollected(context, store, { ...collected, counts: await store.countSessionTerms(collected.terms) });
+  if (path) await store.markProjected(sessionId, path);
   return path;
 }
 
-/** What a projection is rendered from, read from the index, with the session's candidate keyword terms. */
+/** A session about to be projected: its candidate keyword terms, already recorded in the index. */
 export interface CollectedProjection {
-  doc: Omit<SessionDoc, 'corpus'>;
+  sessionId: string;
   terms: string[];
 }
 
 /**
- * Read the sessions to project and record their keyword terms, all of them before any is rendered: each
- * projection then ranks its keywords against the same corpus, whether the sessions render one after the other
- * or side by side on workers. Sessions that no longer exist are left out.
+ * Record the keyword terms of the sessions to project, all of them before any is rendered: each projection then
+ * ranks its keywords against the same corpus, whether the sessions render one after the other or side by side
+ * on workers. A session's entries are read here for its terms and again when it renders, so a batch never holds
+ * more than a few sessions in memory. Sessions that no longer exist are left out.
  */
 export async function collectProjections(context: IngestContext, store: IngestPort, sessionIds: readonly string[]): Promise<CollectedProjection[]> {
   const workers = context.workers ?? null;
-  const collected = await Promise.all(
-    sessionIds.map(async (sessionId): Promise<CollectedProjection | null> => {
-      const session = await store.getSession(sessionId);
-      if (!session) return null;
-      const entries = await store.listEntries(sessionId);
-      const terms = workers ? await workers.listTerms(entries) : listSessionTerms(entries);
-      const doc = {
-        session,
-        entries,
-        anchors: await store.listAnchors(sessionId),
-        filteredNoiseCount: session.filteredNoiseCount,
-        archivePath: session.archivePath ?? '',
-        contentHash: session.contentHash ?? '',
-        timezone: context.timezone,
-      };
-      return { doc, terms };
-    }),
-  );
+  const collected = await mapLimited(sessionIds, IN_FLIGHT, async (sessionId): Promise<CollectedProjection | null> => {
+    if (!(await store.getSession(sessionId))) return null;
+    const entries = await store.listEntries(sessionId);
+    return { sessionId, terms: workers ? await workers.listTerms(entries) : listSessionTerms(entries) };
+  });
   const present = collected.filter((item): item is CollectedProjection => item !== null);
   // The sessions' terms go in first, so the corpus counts each like every other session.
-  for (const item of present) await store.putSessionTerms(item.doc.session.id, item.terms);
+  for (const item of present) await store.putSessionTerms(item.sessionId, item.terms);
   return present;
 }
 
-/** Render and write a collected projection, its keywords ranked against the corpus counts read for it. */
+/** Sessions read or rendered at once: enough to keep two workers busy, few enough to keep memory flat. */
+export const IN_FLIGHT = 4;
+
+/** Read a session again and render it, its keywords ranked against the corpus counts of its terms. */
 export async function renderCollected(
   context: IngestContext,
+  store: IngestPort,
   collected: CollectedProjection & { counts: { sessionCount: number; counts: Map<string, number> } },
-): Promise<string> {
+): Promise<string | null> {
+  const session = await store.getSession(collected.sessionId);
+  if (!session) return null;
+  const doc = {
+    session,
+    entries: await store.listEntries(collected.sessionId),
+    anchors: await store.listAnchors(collected.sessionId),
+    filteredNoiseCount: session.filteredNoiseCount,
+    archivePath: session.archivePath ?? '',
+    contentHash: session.contentHash ?? '',
+    timezone: context.timezone,
+  };
   const { sessionCount, counts } = collected.counts;
   const workers = context.workers ?? null;
-  if (workers) return workers.render(collected.doc, { sessionCount, counts });
-  return writeProjection(context, { ...collected.doc, corpus: { sessionCount, countSessionsWith: (term) => counts.get(term) ?? 0 } });
+  if (workers) return workers.render(doc, { sessionCount, counts });
+  return writeProjection(context, { ...doc, corpus: { sessionCount, countSessionsWith: (term) => counts.get(term) ?? 0 } });
+}
+
+/** `work` over `items`, at most `limit` at a time, results in order. */
+export async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next;
+      next += 1;
+      results[index] = await work(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return results;
 }
 
 export function writeProjection(context: IngestContext, doc: SessionDoc): string {

@@ -70,13 +70,12 @@ async function indexAll(context: IngestContext, store: IngestPort, options: Inde
     selfArchived: options.fromArchive ?? false,
   });
   const groups = groupFiles(discovery.files, discovery.fsPaths);
-  // With workers, the next group is read and parsed while this one commits (one group ahead).
-  let ahead = groups.length > 0 ? await prepareGroup(context, store, groups[0]!, optionsFor) : null;
+  // With workers, the next few files are read and parsed while this one commits.
+  const ahead = context.workers ? new Prefetcher(context, store, discovery.files, optionsFor) : null;
   // A group's projections render (on the workers) while the next group commits; they are finished after it.
   let rendering: PendingProjections | null = null;
-  for (const [index, group] of groups.entries()) {
+  for (const group of groups) {
     const prepared = ahead;
-    ahead = index + 1 < groups.length ? await prepareGroup(context, store, groups[index + 1]!, optionsFor) : null;
     const outcomes = await indexGroup(context, store, group, optionsFor, prepared);
     await flushLedger(context, store);
     if (rendering) tallyProjections(report, await finishProjections(context, store, rendering));
@@ -214,28 +213,51 @@ function groupFiles(files: string[], fsPaths: ReadonlyMap<string, Buffer>): stri
   return groups;
 }
 
-/** A group's files handed to the workers: each file's state as the store has it now, and its prepared read. */
-type PreparedGroup = Map<string, { previous: FileState | null; prepared: Promise<PreparedFile> }>;
+/** Files handed to the workers ahead of their commit: each file's state as the store had it, and its read. */
+interface Prepared {
+  previous: FileState | null;
+  prepared: Promise<PreparedFile>;
+}
 
-async function prepareGroup(
-  context: IngestContext,
-  store: IngestPort,
-  paths: string[],
-  optionsFor: (path: string) => IndexFileOptions,
-): Promise<PreparedGroup | null> {
-  const workers = context.workers;
-  if (!workers) return null;
-  const group: PreparedGroup = new Map();
-  for (const path of paths) {
-    const { adoptFrom: _adoptFrom, sessionId: _sessionId, ...options } = optionsFor(path);
-    const previous = options.force ? null : await store.getFile(path);
+/**
+ * Keeps the workers a few files ahead of the writer — enough to keep them busy, few enough that the reads
+ * waiting for their commit stay small (a whole batch ahead held hundreds of megabytes).
+ */
+class Prefetcher {
+  private readonly started = new Map<string, Prepared>();
+  private next = 0;
+  private readonly window: number;
+
+  constructor(
+    private readonly context: IngestContext,
+    private readonly store: IngestPort,
+    private readonly files: readonly string[],
+    private readonly optionsFor: (path: string) => IndexFileOptions,
+  ) {
+    this.window = 2 * (context.workers?.size ?? 1) + 2;
+  }
+
+  /** The file's prepared read, starting it and the next few if not yet started. */
+  async take(path: string): Promise<Prepared | null> {
+    const at = this.files.indexOf(path, Math.max(0, this.next - this.window - 1));
+    if (at === -1) return null;
+    while (this.next <= Math.min(at + this.window, this.files.length - 1)) await this.start(this.files[this.next++]!);
+    const found = this.started.get(path) ?? null;
+    this.started.delete(path);
+    return found;
+  }
+
+  private async start(path: string): Promise<void> {
+    const workers = this.context.workers;
+    if (!workers || this.started.has(path)) return;
+    const { adoptFrom: _adoptFrom, sessionId: _sessionId, ...options } = this.optionsFor(path);
+    const previous = options.force ? null : await this.store.getFile(path);
     const prepared = workers.prepare(path, previous, options).catch(
       // A worker that died on this file fails this file alone.
       (error: unknown): PreparedFile => ({ kind: 'failed', fingerprint: null, error: serializeError(error) }),
     );
-    group.set(path, { previous, prepared });
+    this.started.set(path, { previous, prepared });
   }
-  return group;
 }
 
 /**
@@ -247,10 +269,13 @@ async function indexGroup(
   store: IngestPort,
   paths: string[],
   optionsFor: (path: string) => IndexFileOptions,
-  prepared: PreparedGroup | null,
+  prepared: Prefetcher | null,
 ): Promise<FileOutcome[]> {
+  // A file retried alone after its batch failed reuses the read it was handed.
+  const taken = new Map<string, Prepared | null>();
   const indexOne = async (tx: IngestTx, path: string): Promise<FileOutcome> => {
-    const ready = prepared?.get(path);
+    if (!taken.has(path)) taken.set(path, (await prepared?.take(path)) ?? null);
+    const ready = taken.get(path) ?? null;
     if (!ready) return indexFile(context, tx, path, optionsFor(path));
     return indexPreparedFile(context, tx, path, optionsFor(path), ready.previous, await ready.prepared);
   };

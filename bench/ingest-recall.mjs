@@ -3,6 +3,7 @@
 //
 //   node bench/ingest-recall.mjs [--full] [--sizes 10k,100k] [--reps 3] [--baseline-reps 1] [--timeout 120]
 //                                [--baseline-subset-above 100k] [--strategy hybrid|bm25] [--no-baseline] [--no-merge]
+//                                [--no-postgres] [--pg-set NAME=VALUE] [--docs-file FILE]
 //                                [--no-write] [--keep] [--seed 42]
 //
 // For each corpus size (default 10k and 100k messages; --full adds 1M):
@@ -12,7 +13,12 @@
 //  3. recall latency in-process through the library (createMoon(...).recall) over a fixed query set, after a warm-up;
 //  4. the baseline: per query, `rg -i -l` then `rg -i` over the raw JSONL piped to `jq` to pull out the matching
 //     message text (seed 002's search pipeline, run on the raw files since it has no index);
-// then print markdown tables and replace the "## Ingest and recall at scale" section of docs/benchmarks.md.
+//  5. the same corpus on the PostgreSQL engine (unless --no-postgres): a temp server (scripts/lib/postgres-server.mjs,
+//     bench profile; --pg-set overrides a setting), a fresh database per size, the same ingest and recall
+//     measurements with MOON_DATABASE_URL set, the index size from `moon status --json` (the moon schema's relations),
+//     and the server's own CPU time; missing PostgreSQL binaries fail the run (pass --no-postgres to leave it out);
+// then print markdown tables and replace the "## Ingest and recall at scale" section of docs/benchmarks.md
+// (--docs-file FILE writes the section to FILE instead; --no-write writes nothing).
 // Above --baseline-subset-above messages the baseline runs only BASELINE_SUBSET (it takes minutes per query there).
 // Rows for sizes not run this time are kept from bench/out/ingest-recall-latest.json when the machine and seed match
 // (--no-merge drops them), so `--sizes 1M` can be run on its own and still land in the same table.
@@ -22,6 +28,7 @@ import { cpus, freemem, release, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { DEFAULT_PG_BIN, startPostgres } from '../scripts/lib/postgres-server.mjs';
 import { generateCorpus, parseSize, sizeLabel } from './generate-corpus.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -95,6 +102,9 @@ function parseArgs(argv) {
     seed: 42,
     strategy: null,
     recallWorker: null,
+    postgres: true,
+    pgSettings: {},
+    docsFile: null,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -115,6 +125,13 @@ function parseArgs(argv) {
     else if (arg === '--strategy') options.strategy = value();
     else if (arg === '--recall-worker') options.recallWorker = value();
     else if (arg === '--no-write') options.write = false;
+    else if (arg === '--no-postgres') options.postgres = false;
+    else if (arg === '--pg-set') {
+      const pair = value();
+      const eq = pair.indexOf('=');
+      if (eq <= 0 || !/^[a-z_.]+$/.test(pair.slice(0, eq))) throw new Error(`--pg-set: expected NAME=VALUE, got ${pair}`);
+      options.pgSettings[pair.slice(0, eq)] = pair.slice(eq + 1);
+    } else if (arg === '--docs-file') options.docsFile = resolve(value());
     else if (arg === '--keep') options.keep = true;
     else if (arg === '-h' || arg === '--help') {
       const lines = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1);
@@ -305,17 +322,73 @@ function runMeasured(command, args, { env, timeoutMs }) {
   });
 }
 
-async function benchIngest(corpus, home, options) {
+/**
+ * The environment of a measured moon process: the caller's, minus what would change what is indexed, with the
+ * engine chosen here (SQLite unless a PostgreSQL database URL is given).
+ */
+function moonEnv(home, databaseUrl) {
   const env = { ...process.env, MOON_HOME: home };
-  for (const name of ['MOON_SOURCES', 'MOON_CURRENT_SESSION_ID']) delete env[name];
+  for (const name of ['MOON_SOURCES', 'MOON_CURRENT_SESSION_ID', 'MOON_DATABASE_URL']) delete env[name];
+  if (databaseUrl) env.MOON_DATABASE_URL = databaseUrl;
+  return env;
+}
+
+/**
+ * CPU seconds the PostgreSQL server has used so far: the postmaster, its finished children (backends that have
+ * exited, counted in its cutime/cstime) and its running ones. Linux /proc only; null elsewhere.
+ */
+function serverCpuS(server) {
+  if (!server) return null;
+  try {
+    const pid = Number(readFileSync(join(server.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const fieldsOf = (p) => {
+      const text = readFileSync(`/proc/${p}/stat`, 'utf8');
+      return text.slice(text.lastIndexOf(')') + 2).split(' ');
+    };
+    // After the comm field: [0] state, [1] ppid, ... [11] utime, [12] stime, [13] cutime, [14] cstime.
+    const own = fieldsOf(pid);
+    let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry) || Number(entry) === pid) continue;
+      try {
+        const fields = fieldsOf(entry);
+        if (Number(fields[1]) === pid) ticks += Number(fields[11]) + Number(fields[12]);
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+    return ticks / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return null;
+  }
+}
+
+/** dbBytes of `moon status --json`: for PostgreSQL, the moon schema's tables, indexes and TOAST. */
+function statusDbBytes(home, env) {
+  const run = spawnSync(process.execPath, [bin, 'status', '--json', '--home', home], { env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  try {
+    return Number(JSON.parse(run.stdout).dbBytes);
+  } catch {
+    throw new Error(`moon status --json failed (exit ${run.status}): ${run.stderr.slice(-500)}`);
+  }
+}
+
+async function benchIngest(corpus, home, options, engine = {}) {
+  const env = moonEnv(home, engine.databaseUrl);
   const busyBefore = machineBusyS();
+  const serverBefore = serverCpuS(engine.server);
   const run = await runMeasured(process.execPath, [bin, 'index', corpus.dir, '--home', home, '--json'], {
     env,
-    timeoutMs: Math.max(600, options.timeoutS * 20) * 1000,
+    // PostgreSQL gets longer: its ingest rate is what is being found out.
+    timeoutMs: Math.max(600, options.timeoutS * 20) * 1000 * (engine.databaseUrl ? 3 : 1),
   });
   const busyAfter = machineBusyS();
+  const serverAfter = serverCpuS(engine.server);
+  const serverCpu = serverBefore !== null && serverAfter !== null ? serverAfter - serverBefore : null;
   // CPU the rest of the machine used meanwhile, in cores: other work skews the figures when this is well above 0.
-  const otherCores = busyBefore !== null && busyAfter !== null && run.cpuS !== null ? Math.max(0, busyAfter - busyBefore - run.cpuS) / (run.wallMs / 1000) : null;
+  // The PostgreSQL server's CPU is part of the work measured, not other load.
+  const otherCores =
+    busyBefore !== null && busyAfter !== null && run.cpuS !== null ? Math.max(0, busyAfter - busyBefore - run.cpuS - (serverCpu ?? 0)) / (run.wallMs / 1000) : null;
   if (run.code !== 0) {
     throw new Error(`moon index exited with ${run.code ?? run.signal} after ${(run.wallMs / 1000).toFixed(1)} s\n${run.stderrTail}`);
   }
@@ -327,11 +400,14 @@ async function benchIngest(corpus, home, options) {
   }
   const bytes = corpus.manifest.bytes;
   const wallS = run.wallMs / 1000;
-  const db = fileSize(join(home, 'moon.db'));
-  const wal = fileSize(join(home, 'moon.db-wal'));
+  const db = engine.databaseUrl ? statusDbBytes(home, env) : fileSize(join(home, 'moon.db'));
+  const wal = engine.databaseUrl ? 0 : fileSize(join(home, 'moon.db-wal'));
   return {
+    engine: engine.databaseUrl ? 'postgres' : 'sqlite',
     wallS,
     cpuS: run.cpuS,
+    serverCpuS: serverCpu,
+    mbPerTotalCpuS: run.cpuS && serverCpu !== null ? bytes / MB / (run.cpuS + serverCpu) : null,
     coresUsed: run.cpuS ? run.cpuS / wallS : null,
     mbPerS: bytes / MB / wallS,
     mbPerCpuS: run.cpuS ? bytes / MB / run.cpuS : null,
@@ -366,14 +442,19 @@ async function benchIngest(corpus, home, options) {
  * Recall runs in a fresh process per corpus, so it measures the dist/ that exists now (an import would be cached
  * for the whole run) and its heap does not carry the previous corpus.
  */
-async function benchRecall(home, options) {
+async function benchRecall(home, options, engine = {}) {
   const args = [fileURLToPath(import.meta.url), '--recall-worker', home, '--reps', String(options.reps), ...(options.strategy ? ['--strategy', options.strategy] : [])];
   const busyBefore = machineBusyS();
-  const run = await runMeasured(process.execPath, args, { env: process.env, timeoutMs: 30 * 60 * 1000 });
+  const serverBefore = serverCpuS(engine.server);
+  const run = await runMeasured(process.execPath, args, { env: moonEnv(home, engine.databaseUrl), timeoutMs: 30 * 60 * 1000 * (engine.databaseUrl ? 4 : 1) });
   const busyAfter = machineBusyS();
+  const serverAfter = serverCpuS(engine.server);
+  const serverCpu = serverBefore !== null && serverAfter !== null ? serverAfter - serverBefore : null;
   if (run.code !== 0) throw new Error(`recall worker exited with ${run.code ?? run.signal}: ${run.stderrTail}`);
   const result = JSON.parse(run.stdout);
-  result.otherCores = busyBefore !== null && busyAfter !== null && run.cpuS !== null ? Math.max(0, busyAfter - busyBefore - run.cpuS) / (run.wallMs / 1000) : null;
+  result.otherCores =
+    busyBefore !== null && busyAfter !== null && run.cpuS !== null ? Math.max(0, busyAfter - busyBefore - run.cpuS - (serverCpu ?? 0)) / (run.wallMs / 1000) : null;
+  if (engine.databaseUrl) result.serverCpuS = serverCpu;
   return result;
 }
 
@@ -396,6 +477,7 @@ async function recallWorker(home, options) {
         q.ms.push(performance.now() - started);
         q.sessions = result.matches.length;
         q.matches = result.matches.reduce((sum, match) => sum + (match.metadata.match_count ?? 0), 0);
+        q.ids = result.matches.map((match) => match.metadata.session_id ?? match.archive_path ?? null);
       }
     }
     const medians = perQuery.map((q) => median(q.ms));
@@ -408,7 +490,7 @@ async function recallWorker(home, options) {
       max: Math.max(...all),
       allP95: percentile(all, 95),
       rssGrowthMB: (process.memoryUsage().rss - rssBefore) / MB,
-      perQuery: perQuery.map((q) => ({ query: q.query, kind: q.kind, medianMs: median(q.ms), sessions: q.sessions, matches: q.matches })),
+      perQuery: perQuery.map((q) => ({ query: q.query, kind: q.kind, medianMs: median(q.ms), sessions: q.sessions, matches: q.matches, ids: q.ids })),
     };
   } finally {
     await moon.close();
@@ -416,8 +498,8 @@ async function recallWorker(home, options) {
 }
 
 /** What an agent hook pays: a fresh `node bin/moon.js recall --json` process per query. */
-async function benchCliRecall(home) {
-  const env = { ...process.env, MOON_HOME: home };
+async function benchCliRecall(home, engine = {}) {
+  const env = moonEnv(home, engine.databaseUrl);
   const samples = [];
   for (const query of ['flaky test', 'src/lib/payments.ts', 'idempotency', 'deploy to production', 'error']) {
     const run = await runMeasured(process.execPath, [bin, 'recall', query, '--json', '--home', home], { env, timeoutMs: 60_000 });
@@ -566,15 +648,104 @@ function recallTable(results) {
 
 function perQueryTable(result) {
   const baseline = new Map((result.baseline?.perQuery ?? []).map((q) => [q.query, q]));
+  const pg = result.pg ? new Map(result.pg.recall.perQuery.map((q) => [q.query, q])) : null;
   const rows = result.recall.perQuery.map((q) => {
     const b = baseline.get(q.query);
-    return `| \`${q.query}\` | ${q.kind} | ${fmt(q.medianMs, 2)} | ${q.sessions} | ${q.matches} | ${b ? (b.timedOut ? `>${fmt(b.medianMs / 1000, 0)} s` : fmt(b.medianMs, 0)) : '–'} | ${b?.lines ?? '–'} |`;
+    const p = pg?.get(q.query);
+    const pgCells = pg ? ` ${fmt(p?.medianMs, 2)} | ${p && q.medianMs > 0 ? `${fmt(p.medianMs / q.medianMs, 1)}×` : '–'} | ${p?.ids && q.ids ? (JSON.stringify(p.ids) === JSON.stringify(q.ids) ? 'yes' : 'no') : '–'} |` : '';
+    return `| \`${q.query}\` | ${q.kind} | ${fmt(q.medianMs, 2)} | ${q.sessions} | ${q.matches} | ${b ? (b.timedOut ? `>${fmt(b.medianMs / 1000, 0)} s` : fmt(b.medianMs, 0)) : '–'} | ${b?.lines ?? '–'} |${pgCells}`;
   });
   return [
-    '| query | kind | moon median ms | sessions returned | matched messages (in returned sessions) | rg+jq ms | rg+jq matching lines |',
-    '|---|---|---:|---:|---:|---:|---:|',
+    `| query | kind | moon median ms | sessions returned | matched messages (in returned sessions) | rg+jq ms | rg+jq matching lines |${pg ? ' PostgreSQL median ms | pg / sqlite | same sessions |' : ''}`,
+    `|---|---|---:|---:|---:|---:|---:|${pg ? '---:|---:|---|' : ''}`,
     ...rows,
   ].join('\n');
+}
+
+// PostgreSQL beside SQLite.
+
+function ratio(pg, sqlite, digits = 2) {
+  return Number.isFinite(pg) && Number.isFinite(sqlite) && sqlite > 0 ? `${fmt(pg / sqlite, digits)}×` : '–';
+}
+
+function pgIngestTable(results) {
+  const rows = [];
+  for (const r of results.filter((x) => x.pg)) {
+    const line = (engine, i) =>
+      `| ${r.label} | ${engine} | ${fmt(i.wallS, 2)} | ${fmt(i.mbPerS)} | ${fmt(i.cpuS, 2)} | ${i.serverCpuS === undefined ? '–' : fmt(i.serverCpuS, 2)} | ${fmt(i.mbPerTotalCpuS ?? i.mbPerCpuS)} | ${fmt(i.messagesPerS, 0)} | ${fmt(i.peakRssMB, 0)} | ${fmt(i.indexBytes / MB)} | ${i.report.entries.toLocaleString('en-US')} | ${i.report.failed} / ${i.report.warnings} |`;
+    rows.push(line('SQLite', r.ingest), line('PostgreSQL', r.pg.ingest));
+    const a = r.ingest;
+    const b = r.pg.ingest;
+    rows.push(
+      `| ${r.label} | **pg / sqlite** | ${ratio(b.wallS, a.wallS)} | ${ratio(b.mbPerS, a.mbPerS)} | ${ratio(b.cpuS, a.cpuS)} | | ${ratio(b.mbPerTotalCpuS, a.mbPerCpuS)} | ${ratio(b.messagesPerS, a.messagesPerS)} | ${ratio(b.peakRssMB, a.peakRssMB)} | ${ratio(b.indexBytes, a.indexBytes)} | | |`,
+    );
+  }
+  return [
+    '| corpus | engine | wall s | MB/s (wall) | CPU s (moon) | CPU s (server) | MB/s per core (all CPU s) | messages/s | peak RSS MB (moon) | index MB | entries | failed / warnings |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows,
+  ].join('\n');
+}
+
+function pgRecallTable(results) {
+  const rows = results
+    .filter((r) => r.pg)
+    .map((r) => {
+      const a = r.recall;
+      const b = r.pg.recall;
+      const same = r.pg.sameResults;
+      return `| ${r.label} | ${fmt(a.p50, 2)} | ${fmt(a.p95, 2)} | ${fmt(b.p50, 2)} | ${fmt(b.p95, 2)} | ${fmt(b.max, 1)} | ${ratio(b.p50, a.p50, 1)} | ${ratio(b.p95, a.p95, 1)} | ${fmt(r.cli?.p50, 0)} / ${fmt(r.pg.cli?.p50, 0)} | ${same ? `${same.same} / ${same.compared}` : '–'} |`;
+    });
+  return [
+    '| corpus | SQLite p50 ms | SQLite p95 ms | PostgreSQL p50 ms | PostgreSQL p95 ms | PostgreSQL max ms | p50 pg / sqlite | p95 pg / sqlite | CLI recall p50 ms (sqlite / pg) | same sessions returned |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows,
+  ].join('\n');
+}
+
+/** p50 / p95 over the per-query medians of each query kind, both engines. */
+function pgKindTable(result) {
+  const kinds = [...new Set(QUERIES.map((q) => q.kind))];
+  const pg = new Map(result.pg.recall.perQuery.map((q) => [q.query, q]));
+  const rows = kinds.map((kind) => {
+    const lite = result.recall.perQuery.filter((q) => q.kind === kind);
+    const a = lite.map((q) => q.medianMs);
+    const b = lite.map((q) => pg.get(q.query)?.medianMs).filter((v) => Number.isFinite(v));
+    const [a50, a95, b50, b95] = [percentile(a, 50), percentile(a, 95), percentile(b, 50), percentile(b, 95)];
+    return `| ${kind} | ${lite.length} | ${fmt(a50, 2)} | ${fmt(a95, 2)} | ${fmt(b50, 2)} | ${fmt(b95, 2)} | ${ratio(b50, a50, 1)} | ${ratio(b95, a95, 1)} |`;
+  });
+  return [
+    `| query kind (${result.label}) | queries | SQLite p50 ms | SQLite p95 ms | PostgreSQL p50 ms | PostgreSQL p95 ms | p50 pg / sqlite | p95 pg / sqlite |`,
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows,
+  ].join('\n');
+}
+
+function pgSection(results, options) {
+  const withPg = results.filter((r) => r.pg);
+  if (withPg.length === 0) return [];
+  const server = withPg[withPg.length - 1].pg.server;
+  const settings = Object.entries(server?.settings ?? {})
+    .filter(([name]) => name !== 'listen_addresses')
+    .map(([name, value]) => `\`${name}=${value}\``)
+    .join(', ');
+  return [
+    '### PostgreSQL beside SQLite — the same corpora, the same run',
+    '',
+    `The PostgreSQL engine (\`MOON_DATABASE_URL\`) on a temp ${server?.version ?? 'PostgreSQL'} server on the same machine, started by \`scripts/lib/postgres-server.mjs\` (bench profile), one fresh database per corpus size and a fresh \`MOON_HOME\` for the archives.`,
+    `Server settings: ${settings}; everything else, the planner's settings included, at PostgreSQL's defaults. Durability is off (\`fsync\`, \`synchronous_commit\`, \`full_page_writes\`): the cluster is thrown away after the run, and a durable server would ingest slower.`,
+    '',
+    pgIngestTable(results),
+    '',
+    'The server does part of the work, so its CPU seconds (the postmaster and its backends, from /proc) are counted: "MB/s per core" is JSONL bytes per CPU second of moon plus server for PostgreSQL, of moon alone for SQLite. Peak RSS is the moon process only.',
+    'The PostgreSQL index size is `moon status --json` dbBytes: the moon schema\'s tables with their indexes and TOAST (`pg_total_relation_size`); WAL and the catalog are not counted.',
+    '',
+    pgRecallTable(results),
+    '',
+    `Timed like the SQLite rows (in-process, ${QUERIES.length} queries, median of ${options.reps} runs after a warm-up; p50 / p95 over the per-query medians); for PostgreSQL the time includes the round trips to the local server. "Same sessions returned": queries whose top-10 sessions are identical, in order, on both engines.`,
+    '',
+    ...withPg.flatMap((r) => [pgKindTable(r), '']),
+  ];
 }
 
 function verdicts(results) {
@@ -588,6 +759,15 @@ function verdicts(results) {
       `- ${r.label}: ingest ${fmt(i.mbPerCpuS ?? i.mbPerS)} MB/s per core ${ingestOk ? '✅' : '❌'} (target ≥ ${TARGETS.ingestMBpsPerCore}); ` +
         `peak RSS ${fmt(i.peakRssMB, 0)} MB ${rssOk ? '✅' : '❌'} (target < ${TARGETS.peakRssMB}); ` +
         `recall p95 ${fmt(r.recall.p95, 1)} ms ${recallOk ? '✅' : '❌'} (target < ${TARGETS.recallP95Ms} ms${r.manifest.messages === TARGETS.recallP95AtMessages ? '' : ` at 1M; measured here at ${r.label}`})`,
+    );
+  }
+  for (const r of results.filter((x) => x.pg)) {
+    const i = r.pg.ingest;
+    const perCore = i.mbPerTotalCpuS ?? i.mbPerCpuS ?? i.mbPerS;
+    lines.push(
+      `- ${r.label} on PostgreSQL: ingest ${fmt(perCore)} MB/s per core (moon + server CPU) ${perCore >= TARGETS.ingestMBpsPerCore ? '✅' : '❌'} (target ≥ ${TARGETS.ingestMBpsPerCore}); ` +
+        `peak RSS ${fmt(i.peakRssMB, 0)} MB (moon process) ${i.peakRssMB !== null && i.peakRssMB < TARGETS.peakRssMB ? '✅' : '❌'} (target < ${TARGETS.peakRssMB}); ` +
+        `recall p95 ${fmt(r.pg.recall.p95, 1)} ms ${r.pg.recall.p95 < TARGETS.recallP95Ms ? '✅' : '❌'} (target < ${TARGETS.recallP95Ms} ms${r.manifest.messages === TARGETS.recallP95AtMessages ? '' : ` at 1M; measured here at ${r.label}`})`,
     );
   }
   if (!results.some((r) => r.manifest.messages >= TARGETS.recallP95AtMessages)) {
@@ -605,7 +785,7 @@ function renderSection(results, machine, options, startedAt) {
       ` (moon ${[...new Set(results.map((r) => `${r.version ?? 'unknown'}`))].join(', ')}; src/ changes not yet committed are marked +dirty) on ${machine.cpu}, ${machine.cores} cores, ${fmt(machine.ramGB, 1)} GB RAM, Node ${machine.node}, ${machine.os}` +
       ` (baseline: ${machine.rg ?? 'rg missing'}, ${machine.jq ?? 'jq missing'}).`,
     '',
-    '**Reproduce:** `npm run bench` (builds, then 10k and 100k messages) or `npm run bench -- --full` (adds 1M), i.e. `node bench/ingest-recall.mjs [--full]`.',
+    '**Reproduce:** `npm run bench` (builds, then 10k and 100k messages) or `npm run bench -- --full` (adds 1M), i.e. `node bench/ingest-recall.mjs [--full]`; both measure SQLite and PostgreSQL (a temp server; `--no-postgres` leaves it out).',
     `Corpora come from \`node bench/generate-corpus.mjs <size>\` (seed ${options.seed}, deterministic, written to the git-ignored \`bench/corpora/\`):`,
     'Claude Code / Codex / OpenClaw sessions of 50–400 messages in a 55 / 30 / 15 split, prose from a ~2k-word Zipf vocabulary with',
     'technical terms, identifiers, paths, commands and ticket ids, tool calls with their results, timestamps over six months.',
@@ -632,6 +812,7 @@ function renderSection(results, machine, options, startedAt) {
     `It is timed as a shell pipeline per query (${options.baselineReps} run${options.baselineReps === 1 ? '' : 's'} each, page cache warm) and does no ranking or grouping, so it is a lower bound for that approach.`,
     `p50 / p95 are taken over the per-query medians. Above ${sizeLabel(options.baselineSubsetAbove)} messages the baseline runs ${BASELINE_SUBSET.length} of the queries (one per kind; the full set would take hours), and the ratios compare moon on the same queries.`,
     '',
+    ...pgSection(results, options),
     '### Against the targets',
     '',
     verdicts(results),
@@ -672,7 +853,7 @@ function mergeWithLatest(results, machine, options, latestPath) {
   return merged;
 }
 
-function writeSection(section) {
+function writeSection(section, docPath) {
   let doc = existsSync(docPath)
     ? readFileSync(docPath, 'utf8')
     : '# Benchmarks\n\nHow fast moon ingests and recalls, measured with the scripts in `bench/`. Each section is rewritten by the script that produces it.\n';
@@ -708,6 +889,26 @@ async function main() {
     throw new Error(`the baseline needs rg and jq (found rg: ${machine.rg ?? 'no'}, jq: ${machine.jq ?? 'no'}); install them or pass --no-baseline`);
   }
   console.log(`machine: ${machine.cpu}, ${machine.cores} cores, ${fmt(machine.ramGB)} GB RAM, Node ${machine.node}; peak RSS via ${machine.gnuTime ? 'GNU time' : '/proc VmHWM polling'}`);
+  // The PostgreSQL engine runs on a temp server for the whole run, one fresh database per corpus size.
+  let server = null;
+  let serverInfo = null;
+  if (options.postgres) {
+    try {
+      server = await startPostgres({ profile: 'bench', settings: options.pgSettings });
+    } catch (error) {
+      throw new Error(`${error.message}\n(the PostgreSQL rows need a local server; pass --no-postgres to measure SQLite only)`);
+    }
+    serverInfo = { version: postgresVersion(server), settings: server.settings };
+    console.log(`postgres: ${serverInfo.version}, temp server on port ${server.port} (${Object.entries(server.settings).filter(([name]) => name !== 'listen_addresses').map(([n, v]) => `${n}=${v}`).join(' ')})`);
+  }
+  try {
+    await measureSizes(options, machine, server, serverInfo, startedAt);
+  } finally {
+    server?.stop();
+  }
+}
+
+async function measureSizes(options, machine, server, serverInfo, startedAt) {
   const results = [];
   for (const messages of options.sizes) {
     const label = sizeLabel(messages);
@@ -716,10 +917,12 @@ async function main() {
     // The version of the code being measured: taken before the run, as dist/ is what the run imports.
     const version = productVersion();
     const home = mkdtempSync(join(tmpdir(), `moon-bench-${label}-`));
-    // A run stopped with Ctrl-C or SIGTERM still removes its temporary home (a 1M one holds ~3.5 GB).
+    const pgHome = server ? mkdtempSync(join(tmpdir(), `moon-bench-${label}-pg-`)) : null;
+    // A run stopped with Ctrl-C or SIGTERM still removes its temporary homes (a 1M one holds ~3.5 GB) and the server.
     const onSignal = (signal) => {
       stopChildren();
-      if (!options.keep) rmSync(home, { recursive: true, force: true });
+      if (!options.keep) for (const dir of [home, pgHome]) if (dir) rmSync(dir, { recursive: true, force: true });
+      server?.stop();
       process.exit(signal === 'SIGINT' ? 130 : 143);
     };
     process.once('SIGINT', onSignal);
@@ -741,12 +944,18 @@ async function main() {
         baseline = await benchBaseline(corpus.dir, messages, options);
         console.log(`baseline rg+jq: p50 ${fmt(baseline.p50, 0)} ms, p95 ${fmt(baseline.p95, 0)} ms${baseline.timeouts ? `, ${baseline.timeouts} timeouts` : ''}`);
       }
-      results.push({ label, measuredAt: new Date().toISOString(), version, manifest: corpus.manifest, ingest, recall, cli, baseline, timeoutS: options.timeoutS });
+      let pg = null;
+      if (server) {
+        if (!options.keep) rmSync(home, { recursive: true, force: true });
+        pg = await benchPostgres(corpus, pgHome, options, server, label, { ingest, recall });
+        pg.server = serverInfo;
+      }
+      results.push({ label, measuredAt: new Date().toISOString(), version, manifest: corpus.manifest, ingest, recall, cli, baseline, pg, timeoutS: options.timeoutS });
     } finally {
       process.removeListener('SIGINT', onSignal);
       process.removeListener('SIGTERM', onSignal);
-      if (options.keep) console.log(`kept MOON_HOME ${home}`);
-      else rmSync(home, { recursive: true, force: true });
+      if (options.keep) console.log(`kept MOON_HOME ${home}${pgHome ? ` and ${pgHome}` : ''}`);
+      else for (const dir of [home, pgHome]) if (dir) rmSync(dir, { recursive: true, force: true });
     }
   }
 
@@ -759,9 +968,57 @@ async function main() {
   const section = renderSection(merged, machine, options, startedAt);
   console.log(`\n${section}`);
   if (options.write) {
-    writeSection(section);
-    console.log(`updated ${docPath}`);
+    const target = options.docsFile ?? docPath;
+    writeSection(section, target);
+    console.log(`updated ${target}`);
   }
+}
+
+/** The same corpus on the PostgreSQL engine: a fresh database, the same ingest, recall and CLI measurements. */
+async function benchPostgres(corpus, home, options, server, label, sqlite) {
+  const databaseUrl = server.createDatabase(`moon_bench_${label.toLowerCase().replace(/[^a-z0-9]/g, '_')}`);
+  const engine = { databaseUrl, server };
+  console.log(`postgres ingest: MOON_DATABASE_URL=${databaseUrl} node bin/moon.js index ${corpus.dir} --home ${home} --json`);
+  const ingest = await benchIngest(corpus, home, options, engine);
+  console.log(
+    `postgres ingest: other load ${fmt(ingest.otherCores, 2)} cores; ${fmt(ingest.wallS, 2)} s wall (${fmt(ingest.wallS / sqlite.ingest.wallS, 2)}× SQLite), ${fmt(ingest.cpuS, 2)} s CPU moon + ${fmt(ingest.serverCpuS, 2)} s CPU server, ` +
+      `${fmt(ingest.mbPerS)} MB/s, peak RSS ${fmt(ingest.peakRssMB, 0)} MB (moon process), index ${fmt(ingest.indexBytes / MB)} MB (${fmt(ingest.indexBytes / sqlite.ingest.indexBytes, 2)}× SQLite), ` +
+      `${ingest.report.entries} entries, ${ingest.report.failed} failed, ${ingest.report.warnings} warnings`,
+  );
+  if (ingest.report.entries !== sqlite.ingest.report.entries) console.log(`  note: ${ingest.report.entries} entries on PostgreSQL, ${sqlite.ingest.report.entries} on SQLite`);
+  for (const warning of ingest.report.firstWarnings) console.log(`  warning: ${warning}`);
+  const recall = await benchRecall(home, options, engine);
+  const same = sameResults(sqlite.recall, recall);
+  console.log(
+    `postgres recall (in-process, strategy ${recall.strategy}, other load ${fmt(recall.otherCores, 2)} cores, server CPU ${fmt(recall.serverCpuS, 1)} s): p50 ${fmt(recall.p50, 2)} ms, p95 ${fmt(recall.p95, 2)} ms, max ${fmt(recall.max, 1)} ms; ` +
+      `same sessions as SQLite for ${same.same}/${same.compared} queries`,
+  );
+  for (const q of recall.perQuery) console.log(`  ${q.kind.padEnd(14)} ${JSON.stringify(q.query).padEnd(26)} pg ${fmt(q.medianMs, 1).padStart(9)} ms   sqlite ${fmt(sqlite.recall.perQuery.find((x) => x.query === q.query)?.medianMs, 1).padStart(8)} ms`);
+  const cli = await benchCliRecall(home, engine);
+  console.log(`postgres recall (CLI process): p50 ${fmt(cli.p50, 0)} ms`);
+  return { ingest, recall, cli, sameResults: same };
+}
+
+/** How many queries returned the same sessions, in the same order, on both engines. */
+function sameResults(a, b) {
+  const other = new Map(b.perQuery.map((q) => [q.query, q]));
+  let same = 0;
+  let compared = 0;
+  const differing = [];
+  for (const q of a.perQuery) {
+    const p = other.get(q.query);
+    if (!p || !q.ids || !p.ids) continue;
+    compared += 1;
+    if (JSON.stringify(q.ids) === JSON.stringify(p.ids)) same += 1;
+    else differing.push(q.query);
+  }
+  return { same, compared, differing };
+}
+
+/** `PostgreSQL 15.x ...` of the temp server, best effort. */
+function postgresVersion(server) {
+  const run = spawnSync(join(DEFAULT_PG_BIN, 'psql'), ['-h', '127.0.0.1', '-p', String(server.port), '-U', 'postgres', '-d', 'postgres', '-X', '-Atc', 'SHOW server_version'], { encoding: 'utf8' });
+  return run.status === 0 ? `PostgreSQL ${run.stdout.trim()}` : 'PostgreSQL (version unknown)';
 }
 
 main().catch((error) => {

@@ -8,6 +8,7 @@ import { cpus, platform, release, tmpdir, totalmem } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
+import { DEFAULT_PG_BIN, startPostgres } from '../../scripts/lib/postgres-server.mjs';
 import { REPO, diaIdOf, loadLocomo, resolveDataDir, sessionNumberOf, writeTranscripts } from './convert.mjs';
 import { CATEGORIES, METRIC_KEYS, aggregate, fmt, fmtDelta, mean, percentile, scoreQuestion } from './metrics.mjs';
 
@@ -26,8 +27,16 @@ const CONTROLLED_ENV = [
   'MOON_RECALL_LIMIT',
   'MOON_EMBED_PROVIDER',
   'MOON_RESIDENTIAL_TIMEZONE',
+  // The engine: SQLite unless a config names a database (--postgres, or --config NAME:MOON_DATABASE_URL=...).
+  'MOON_DATABASE_URL',
 ];
-
+/**
+ * MOON_DATABASE_URL of the --postgres configs until their index is made: each home indexed for them gets a fresh
+ * database on the temp server, and this placeholder is replaced by its URL wherever the config runs.
+ */
+const PG_PLACEHOLDER = 'postgres://temp-server/fresh-database';
+/** The configs --postgres adds: the SQLite config they mirror → their name. */
+const PG_TWINS = { bm25: 'bm25-pg', hybrid: 'hybrid-pg' };
 const HELP = `Recall quality on LoCoMo (dev split), through the real CLI.
 
 usage: node bench/recall-eval/run.mjs [flags]      (build first: npm run build)
@@ -50,6 +59,10 @@ usage: node bench/recall-eval/run.mjs [flags]      (build first: npm run build)
   --out DIR             where the report goes [default: bench/out]
   --tmp DIR             work folder for transcripts, homes and batch files [default: a fresh temp dir]
   --keep                keep the work folder (default: deleted at the end)
+  --postgres            also run bm25-pg and hybrid-pg: bm25 / hybrid on the PostgreSQL engine (a temp server,
+                        scripts/lib/postgres-server.mjs, a fresh database per index), side by side with SQLite;
+                        the report adds the pg − sqlite difference per metric and the questions that differ
+  --pg-set NAME=VALUE   a PostgreSQL server setting for --postgres (repeatable), e.g. --pg-set jit=off
   --write-docs          replace the "${SECTION}" section of docs/benchmarks.md
   --docs-file FILE      write that section to FILE instead of docs/benchmarks.md (implies --write-docs)
   -h, --help            this text
@@ -77,6 +90,8 @@ function parseArgs(argv) {
     keep: false,
     writeDocs: false,
     docsFile: DOC,
+    postgres: false,
+    pgSettings: {},
     help: false,
   };
   const value = (flag, index) => {
@@ -134,6 +149,16 @@ function parseArgs(argv) {
       case '--keep':
         options.keep = true;
         break;
+      case '--postgres':
+        options.postgres = true;
+        break;
+      case '--pg-set': {
+        const pair = value(flag, i++);
+        const eq = pair.indexOf('=');
+        if (eq <= 0 || !/^[a-z_.]+$/.test(pair.slice(0, eq))) throw usage(`--pg-set: expected NAME=VALUE, got "${pair}"`);
+        options.pgSettings[pair.slice(0, eq)] = pair.slice(eq + 1);
+        break;
+      }
       case '--write-docs':
         options.writeDocs = true;
         break;
@@ -255,6 +280,23 @@ function indexedIds(home) {
   }
 }
 
+/** The index size `moon status --json` reports (SQLite: the db file + WAL; PostgreSQL: the moon schema's relations). */
+function storeBytes(home, env) {
+  const run = runMoon(['status', '--json', '--home', home], { ...env, MOON_HOME: home });
+  try {
+    return Number(JSON.parse(run.stdout).dbBytes);
+  } catch {
+    return null;
+  }
+}
+
+/** `PostgreSQL 15.x ...` of the temp server, best effort. */
+function postgresVersion(server) {
+  const psql = join(DEFAULT_PG_BIN, 'psql');
+  const run = spawnSync(psql, ['-h', '127.0.0.1', '-p', String(server.port), '-U', 'postgres', '-d', 'postgres', '-X', '-Atc', 'SHOW server_version'], { encoding: 'utf8' });
+  return run.status === 0 ? `PostgreSQL ${run.stdout.trim()}` : 'PostgreSQL (version unknown)';
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Queries and scoring.
 
@@ -364,6 +406,14 @@ async function main(argv) {
     if (names.has(config.name)) throw usage(`config "${config.name}" given twice`);
     names.add(config.name);
   }
+  if (options.postgres) {
+    for (const [twin, name] of Object.entries(PG_TWINS)) {
+      const config = configs.find((candidate) => candidate.name === twin);
+      if (names.has(name)) throw usage(`config "${name}" given twice (--postgres adds it)`);
+      configs.push({ name, env: { ...config.env, MOON_DATABASE_URL: PG_PLACEHOLDER }, pgTwinOf: twin });
+      names.add(name);
+    }
+  }
   if (options.only) {
     for (const name of options.only) if (!names.has(name)) throw usage(`--only: unknown config "${name}"`);
     configs = configs.filter((config) => config.name === 'bm25' || options.only.includes(config.name));
@@ -375,6 +425,27 @@ async function main(argv) {
     config.key = indexKey(config.fullEnv);
   }
 
+  // The PostgreSQL server of the --postgres configs: a temp one, stopped at the end, on failure too.
+  let postgres = null;
+  if (configs.some((config) => config.env.MOON_DATABASE_URL === PG_PLACEHOLDER)) {
+    log('starting a temp PostgreSQL server (scripts/lib/postgres-server.mjs, bench profile)');
+    postgres = await startPostgres({ profile: 'bench', settings: options.pgSettings });
+    stopPostgresOnExit = () => postgres.stop();
+    log(`PostgreSQL on port ${postgres.port}: ${postgresVersion(postgres)}`);
+  }
+  /** home → the URL of the fresh database its index lives in (PostgreSQL configs only). */
+  const databases = new Map();
+  /** A config's environment for one of its homes: the placeholder replaced by that home's database. */
+  const envFor = (config, home) => {
+    const env = { ...config.fullEnv, MOON_HOME: home };
+    if (env.MOON_DATABASE_URL === PG_PLACEHOLDER) {
+      const url = databases.get(home);
+      if (!url) throw new Error(`no database for ${home} (${config.name})`);
+      env.MOON_DATABASE_URL = url;
+    }
+    return env;
+  };
+
   // Homes: one per distinct index key (project isolation) or one per key and conversation (home isolation).
   const keys = [...new Set(configs.map((config) => config.key))];
   const indexRuns = [];
@@ -383,10 +454,16 @@ async function main(argv) {
     const config = configs.find((candidate) => candidate.key === keys[keyIndex]);
     const home = join(work, sampleId ? `home-${keyIndex}-${sampleId}` : `home-${keyIndex}`);
     rmSync(home, { recursive: true, force: true });
+    if (config.fullEnv.MOON_DATABASE_URL === PG_PLACEHOLDER) {
+      databases.set(home, postgres.createDatabase(`moon_eval_${keyIndex}${sampleId ? `_${sampleId.replace(/[^A-Za-z0-9]/g, '_')}` : ''}`));
+    }
     const folder = sampleId ? converted.samples[sampleId].folder : transcripts;
-    const run = indexHome(folder, home, config.fullEnv);
-    indexRuns.push({ keyIndex, sampleId: sampleId ?? null, home, configs: configs.filter((c) => c.key === keys[keyIndex]).map((c) => c.name), ...run });
-    log(`indexed ${sampleId ?? `${sampleIds.length} conversation${sampleIds.length === 1 ? '' : 's'}`} (${indexRuns.at(-1).configs.join(', ')}): ${run.report.entries} entries, ${run.report.filtered} filtered, ${Math.round(run.ms)} ms`);
+    const env = envFor(config, home);
+    const run = indexHome(folder, home, env);
+    const dbBytes = storeBytes(home, env);
+    const engine = env.MOON_DATABASE_URL ? 'postgres' : 'sqlite';
+    indexRuns.push({ keyIndex, sampleId: sampleId ?? null, home, engine, dbBytes, configs: configs.filter((c) => c.key === keys[keyIndex]).map((c) => c.name), ...run });
+    log(`indexed ${sampleId ?? `${sampleIds.length} conversation${sampleIds.length === 1 ? '' : 's'}`} (${indexRuns.at(-1).configs.join(', ')}; ${engine}): ${run.report.entries} entries, ${run.report.filtered} filtered, ${Math.round(run.ms)} ms, index ${fmt(dbBytes === null ? null : dbBytes / 1e6, 1)} MB`);
     homes.set(sampleId ? `${keyIndex}/${sampleId}` : `${keyIndex}`, home);
     return home;
   };
@@ -395,7 +472,7 @@ async function main(argv) {
   let preflight = null;
   if (isolation !== 'home') {
     const home = indexInto(0, null);
-    preflight = checkProjectFilter(home, configs[0].fullEnv, converted, work);
+    preflight = checkProjectFilter(home, envFor(configs[0], home), converted, work);
     log(`project filter pre-check: ${preflight.ok ? 'isolates conversations' : `FAILED (${preflight.problems.join('; ')})`}`);
     if (!preflight.ok && isolation === 'project') throw new Error(`--isolation project: the project filter does not isolate conversations: ${preflight.problems.join('; ')}`);
     if (preflight.ok) {
@@ -409,7 +486,23 @@ async function main(argv) {
     if (isolation === 'project') {
       if (!homes.has(`${keyIndex}`)) indexInto(keyIndex, null);
     } else {
-      for (const sampleId of sampleIds) indexInto(keyIndex, sampleId);
+      for (const sampleId of sampleIds) {
+        indexInto(keyIndex, sampleId);
+        await yieldToSignals();
+      }
+    }
+    await yieldToSignals();
+  }
+  // The project filter on the other engines' shared homes too: a leak there would show up as foreign results.
+  const enginePreflights = [];
+  if (isolation === 'project') {
+    for (let keyIndex = 1; keyIndex < keys.length; keyIndex++) {
+      const config = configs.find((candidate) => candidate.key === keys[keyIndex]);
+      if (!config.fullEnv.MOON_DATABASE_URL) continue;
+      const home = homes.get(`${keyIndex}`);
+      const check = checkProjectFilter(home, envFor(config, home), converted, work);
+      enginePreflights.push({ configs: configs.filter((c) => c.key === keys[keyIndex]).map((c) => c.name), ...check });
+      log(`project filter pre-check on ${enginePreflights.at(-1).configs.join(', ')}: ${check.ok ? 'isolates conversations' : `FAILED (${check.problems.join('; ')})`}`);
     }
   }
 
@@ -448,11 +541,12 @@ async function main(argv) {
     for (const unit of units) {
       for (const group of groups) {
         const home = homeOf(unit.sampleId ?? sampleIds[0]);
-        const batch = recallBatch(batchFiles[`${unit.sampleId ?? '*'}/${group}`], home, config.fullEnv, unit.questions.length);
+        const batch = recallBatch(batchFiles[`${unit.sampleId ?? '*'}/${group}`], home, envFor(config, home), unit.questions.length);
         cli[group].ms += batch.ms;
         cli[group].queries += unit.questions.length;
         cli[group].processes += 1;
         cli[group].bytes += batch.bytes;
+        await yieldToSignals();
         if (batch.stderr) stderrNotes.push(batch.stderr.split('\n').slice(0, 5).join('\n'));
         unit.questions.forEach((q, index) => {
           const result = batch.results[index];
@@ -497,7 +591,7 @@ async function main(argv) {
       let compared = 0;
       for (const unit of units) {
         const home = homeOf(unit.sampleId ?? sampleIds[0]);
-        const moon = lib.createMoon(lib.loadConfig({ env: { ...config.fullEnv, MOON_HOME: home } }));
+        const moon = lib.createMoon(lib.loadConfig({ env: envFor(config, home) }));
         try {
           const asks = groups.flatMap((group) => unit.questions.map((q) => ({ q, group, opts: libraryOptions(recallOptions(q, group, options.limit, nowIso[q.sampleId], isolation === 'project')) })));
           const warm = Math.min(options.warmup, asks.length);
@@ -527,6 +621,8 @@ async function main(argv) {
     results.push({
       name: config.name,
       env: config.env,
+      engine: config.fullEnv.MOON_DATABASE_URL ? 'postgres' : 'sqlite',
+      pgTwinOf: config.pgTwinOf ?? null,
       home: isolation === 'project' ? homeOf(null) : `${work}/home-${keyIndex}-<sample>`,
       sharedIndexWith: configs.filter((other) => other !== config && other.key === config.key).map((other) => other.name),
       cli,
@@ -550,7 +646,13 @@ async function main(argv) {
     os: `${platform()} ${release()}`,
   };
   const command = ['node', 'bench/recall-eval/run.mjs', ...argv].map(shellQuote).join(' ');
-  const context = { startedAt, totalMs, machine, command, dataDir, samples: sampleIds, converted, questions, skipped, isolation, preflight, indexRuns, coverage, inherited, options, work };
+  const postgresInfo = postgres ? { version: postgresVersion(postgres), settings: postgres.settings } : null;
+  if (postgres) {
+    postgres.stop();
+    stopPostgresOnExit = null;
+    log('PostgreSQL server stopped');
+  }
+  const context = { startedAt, totalMs, machine, command, dataDir, samples: sampleIds, converted, questions, skipped, isolation, preflight, enginePreflights, indexRuns, coverage, inherited, options, work, postgres: postgresInfo };
   const markdown = renderReport(results, context);
   process.stdout.write(`${markdown}\n`);
 
@@ -569,6 +671,9 @@ async function main(argv) {
         command,
         isolation,
         preflight,
+        enginePreflights,
+        postgres: postgresInfo,
+        engineComparison: engineComparison(results),
         coverage,
         index: indexRuns.map(({ report, ...rest }) => ({ ...rest, entries: report.entries, filtered: report.filtered, failed: report.failed, warnings: report.warnings })),
         configs: results.map(({ rows, ...rest }) => ({
@@ -688,6 +793,130 @@ function overallTable(results) {
   return [header, rule, ...rows].join('\n');
 }
 
+/** Largest |pg − sqlite| allowed on any recall figure: the engines rank the same way. */
+const ENGINE_TOLERANCE = 0.005;
+
+/**
+ * Each --postgres config against the SQLite config it mirrors: the metrics and latencies, their differences, and
+ * the questions whose ranked turns or sessions differ (ids and metrics only).
+ */
+function engineComparison(results) {
+  const pairs = [];
+  for (const pg of results.filter((result) => result.pgTwinOf)) {
+    const lite = results.find((result) => result.name === pg.pgTwinOf);
+    if (!lite) continue;
+    const metrics = Object.fromEntries(
+      METRIC_KEYS.map((key) => {
+        const a = lite.aggregate.overall[key];
+        const b = pg.aggregate.overall[key];
+        return [key, { sqlite: a, pg: b, delta: typeof a === 'number' && typeof b === 'number' ? b - a : null }];
+      }),
+    );
+    const latency = lite.latency && pg.latency ? { p50: { sqlite: lite.latency.all.p50, pg: pg.latency.all.p50 }, p95: { sqlite: lite.latency.all.p95, pg: pg.latency.all.p95 } } : null;
+    const differing = [];
+    let sameTurn = 0;
+    let sameSession = 0;
+    lite.rows.forEach((row, index) => {
+      const other = pg.rows[index];
+      const turnSame = JSON.stringify(row.turnRanked) === JSON.stringify(other.turnRanked);
+      const sessionSame = JSON.stringify(row.sessionRanked) === JSON.stringify(other.sessionRanked);
+      if (turnSame) sameTurn += 1;
+      if (sessionSame) sameSession += 1;
+      if (turnSame && sessionSame) return;
+      const changed = Object.fromEntries(
+        METRIC_KEYS.filter((key) => row.metrics[key] !== other.metrics[key]).map((key) => [key, { sqlite: row.metrics[key], pg: other.metrics[key] }]),
+      );
+      differing.push({
+        sampleId: row.sampleId,
+        qaIndex: row.qaIndex,
+        category: row.category,
+        turnSame,
+        sessionSame,
+        changed,
+        sqlite: { turnRanked: row.turnRanked, sessionRanked: row.sessionRanked },
+        pg: { turnRanked: other.turnRanked, sessionRanked: other.sessionRanked },
+      });
+    });
+    const maxAbsDelta = Math.max(0, ...Object.values(metrics).map((m) => (m.delta === null ? 0 : Math.abs(m.delta))));
+    pairs.push({ sqlite: lite.name, pg: pg.name, questions: lite.rows.length, sameTurn, sameSession, metrics, latency, maxAbsDelta, withinTolerance: maxAbsDelta <= ENGINE_TOLERANCE, differing });
+  }
+  return pairs;
+}
+
+function indexBytesOf(result, context) {
+  const runs = usedIndexRuns(context).filter((run) => run.configs.includes(result.name));
+  if (runs.length === 0 || runs.some((run) => typeof run.dbBytes !== 'number')) return null;
+  return runs.reduce((sum, run) => sum + run.dbBytes, 0);
+}
+
+function engineSection(results, context, h) {
+  const pairs = engineComparison(results);
+  if (pairs.length === 0) return [];
+  const byName = new Map(results.map((result) => [result.name, result]));
+  const columns = [...METRIC_KEYS.map((key) => METRIC_LABELS[key]), 'p50 ms', 'p95 ms', 'index MB'];
+  const valueRow = (result) => {
+    const latency = result.latency?.all;
+    const bytes = indexBytesOf(result, context);
+    return `| ${result.name} | ${result.engine} | ${[...METRIC_KEYS.map((key) => fmt(result.aggregate.overall[key])), fmt(latency?.p50, 1), fmt(latency?.p95, 1), fmt(bytes === null ? null : bytes / 1e6, 1)].join(' | ')} |`;
+  };
+  const deltaRow = (pair) => {
+    const lite = byName.get(pair.sqlite);
+    const pg = byName.get(pair.pg);
+    const bytesA = indexBytesOf(lite, context);
+    const bytesB = indexBytesOf(pg, context);
+    const lat = (pick) => (lite.latency && pg.latency ? fmtDelta(pick(pg.latency), pick(lite.latency), 1) : '–');
+    return `| **Δ pg − sqlite** | | ${[
+      ...METRIC_KEYS.map((key) => `**${fmtDelta(pair.metrics[key].pg, pair.metrics[key].sqlite)}**`),
+      lat((l) => l.all.p50),
+      lat((l) => l.all.p95),
+      bytesA && bytesB ? `${(bytesB / bytesA).toFixed(2)}×` : '–',
+    ].join(' | ')} |`;
+  };
+  const rows = [];
+  for (const pair of pairs) rows.push(valueRow(byName.get(pair.sqlite)), valueRow(byName.get(pair.pg)), deltaRow(pair));
+  const lines = [
+    `${h} SQLite and PostgreSQL side by side`,
+    '',
+    `| config | engine | ${columns.join(' | ')} |`,
+    `|---|---|${columns.map(() => '---:').join('|')}|`,
+    ...rows,
+    '',
+    `Target: every recall figure within ${ENGINE_TOLERANCE} between the engines (they tokenize and score BM25 the same way). Latency is in-process (\`createMoon().recall\`) over both levels' queries; for PostgreSQL it includes the round trips to a server on the same machine. Index MB is \`moon status --json\` dbBytes (SQLite: file + WAL; PostgreSQL: the moon schema's tables, indexes and TOAST); the Δ column shows pg / sqlite.`,
+    '',
+  ];
+  for (const pair of pairs) {
+    const differ = pair.differing.filter((d) => Object.keys(d.changed).length > 0);
+    lines.push(
+      `- **${pair.pg} vs ${pair.sqlite}**: largest |Δ| ${pair.maxAbsDelta.toFixed(4)}${mark(pair.withinTolerance)}; identical ranked turns for ${pair.sameTurn}/${pair.questions} questions, identical ranked sessions for ${pair.sameSession}/${pair.questions}; ${pair.differing.length} questions rank differently, ${differ.length} of them with a different score.`,
+    );
+    for (const d of differ.slice(0, 15)) {
+      lines.push(
+        `  - ${d.sampleId} #${d.qaIndex} (category ${d.category}): ${Object.entries(d.changed)
+          .map(([key, value]) => `${METRIC_LABELS[key]} ${fmt(value.sqlite)} → ${fmt(value.pg)}`)
+          .join(', ')}`,
+      );
+    }
+    if (differ.length > 15) lines.push(`  - … ${differ.length - 15} more in the .json report (engineComparison)`);
+  }
+  if (context.enginePreflights?.length) {
+    lines.push(
+      ...context.enginePreflights.map(
+        (check) => `- project filter pre-check on ${check.configs.join(', ')}: ${check.ok ? `isolates conversations (${check.queries} queries)` : `FAILED — ${check.problems.slice(0, 3).join('; ')}`}`,
+      ),
+    );
+  }
+  if (context.postgres) {
+    lines.push(
+      `- server: ${context.postgres.version}, a temp cluster started by \`scripts/lib/postgres-server.mjs\` (bench profile) on the same machine, one fresh database per index; settings: ${Object.entries(context.postgres.settings)
+        .filter(([name]) => name !== 'listen_addresses')
+        .map(([name, value]) => `\`${name}=${value}\``)
+        .join(', ')}; everything else at PostgreSQL's defaults. Durability is off (fsync, synchronous_commit, full_page_writes): the cluster is thrown away after the run.`,
+    );
+  }
+  lines.push('');
+  return lines;
+}
+
 function categoryTable(result) {
   const header = `| category | n | ${METRIC_KEYS.map((key) => METRIC_LABELS[key]).join(' | ')} |`;
   const rule = `|---|---:|${METRIC_KEYS.map(() => '---:').join('|')}|`;
@@ -773,11 +1002,12 @@ function configList(results, context) {
   );
   for (const run of usedIndexRuns(context)) {
     lines.push(
-      `- index${run.sampleId ? ` ${run.sampleId}` : ''} for ${run.configs.join(', ')}: \`moon index\` ${(run.ms / 1000).toFixed(2)} s wall, ${run.report.entries} entries, ${run.report.filtered} filtered${run.report.warnings?.length ? `, ${run.report.warnings.length} warnings` : ''}`,
+      `- index${run.sampleId ? ` ${run.sampleId}` : ''} for ${run.configs.join(', ')} (${run.engine}): \`moon index\` ${(run.ms / 1000).toFixed(2)} s wall, ${run.report.entries} entries, ${run.report.filtered} filtered${run.report.warnings?.length ? `, ${run.report.warnings.length} warnings` : ''}${typeof run.dbBytes === 'number' ? `, ${(run.dbBytes / 1e6).toFixed(1)} MB` : ''}`,
     );
   }
   if (context.inherited.length > 0) lines.push(`- inherited from the environment (all configs): ${context.inherited.join(', ')}`);
-  lines.push('- every config: MOON_RESIDENTIAL_TIMEZONE=UTC; MOON_HOME, MOON_SOURCES, MOON_CURRENT_SESSION_ID, MOON_RECALL_LIMIT from the caller are ignored');
+  lines.push('- every config: MOON_RESIDENTIAL_TIMEZONE=UTC; MOON_HOME, MOON_SOURCES, MOON_CURRENT_SESSION_ID, MOON_RECALL_LIMIT and MOON_DATABASE_URL from the caller are ignored');
+  if (results.some((result) => result.pgTwinOf)) lines.push(`- \`${PG_PLACEHOLDER}\` stands for a fresh database on the temp PostgreSQL server, one per index`);
   return lines.join('\n');
 }
 
@@ -790,6 +1020,7 @@ function renderBody(results, context, headingLevel) {
     '',
     `Targets: turn-level Recall@5 ≥ ${TARGETS.turnR5}, session-level Recall@5 ≥ ${TARGETS.sessR5}, recall p95 < ${TARGETS.p95Ms} ms (in-process, both levels' queries).`,
     '',
+    ...engineSection(results, context, h),
     `${h} Configurations`,
     '',
     configList(results, context),
@@ -856,10 +1087,31 @@ function shellQuote(arg) {
 
 let removeWorkOnExit = null;
 
+/** One turn of the event loop between the synchronous child runs, so a SIGINT / SIGTERM handler gets to run. */
+function yieldToSignals() {
+  return new Promise((resolvePromise) => setImmediate(resolvePromise));
+}
+/** Stops the --postgres temp server; set while it runs. (The server module also stops it on process exit.) */
+let stopPostgresOnExit = null;
+
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.once(signal, () => {
+    process.stderr.write(`\n${signal}: stopping\n`);
+    try {
+      stopPostgresOnExit?.();
+    } finally {
+      removeWorkOnExit?.();
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    }
+  });
+}
+
 try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (error) {
   process.stderr.write(`error: ${error.message}\n`);
   process.exitCode = error.exitCode ?? 1;
   removeWorkOnExit?.();
+} finally {
+  stopPostgresOnExit?.();
 }

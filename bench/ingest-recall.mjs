@@ -920,6 +920,7 @@ async function measureSizes(options, machine, server, serverInfo, startedAt) {
     const pgHome = server ? mkdtempSync(join(tmpdir(), `moon-bench-${label}-pg-`)) : null;
     // A run stopped with Ctrl-C or SIGTERM still removes its temporary homes (a 1M one holds ~3.5 GB) and the server.
     const onSignal = (signal) => {
+      console.error(`bench: stopped by ${signal} at ${new Date().toISOString()} (${label}); removing the temp homes${server ? ' and stopping the PostgreSQL server' : ''}`);
       stopChildren();
       if (!options.keep) for (const dir of [home, pgHome]) if (dir) rmSync(dir, { recursive: true, force: true });
       server?.stop();

@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { describeError, errnoOf, isEnvironmentError, isMoonError, toIoError } from '../errors.js';
 import type { IngestTx } from '../store/ports.js';
+import { prepareDocuments, type PreparedDocument } from '../store/index-document.js';
 import { BatchAbortedError, type FailureRecord, type FileState, type StoredSession } from '../store/types.js';
 import { copyRawArchive, describeArchive } from './archive-raw.js';
 import { type FileOutcome, type IngestContext, type NormalizedChunk, fingerprintOf, makeOutcome } from './context.js';
@@ -125,6 +126,8 @@ export interface PreparedTranscript {
   endLine: number;
   normalized: NormalizedChunk;
   warnings: string[];
+  /** The entries' index documents, built here so the writer only inserts them (index-document.ts). */
+  documents?: Map<string, PreparedDocument>;
 }
 
 /** Read, hash, parse and normalize one file against its last known state. Touches no store; never throws. */
@@ -161,6 +164,7 @@ export function prepareFile(context: IngestContext, path: string, previous: File
     }
     const resume = findResumePoint(previous, buffer);
     const transcript = toPrepared(readTranscript(context, path, buffer, resume));
+    transcript.documents = prepareDocuments(transcript.normalized.chunk.entries, transcript.normalized.chunk.results);
     const endHash = transcript.endOffset === buffer.length ? contentHash : sha256(buffer.subarray(0, transcript.endOffset));
     return { kind: 'read', fingerprint, mtimeMs: stat.mtimeMs, buffer, contentHash, endHash, resume, transcript };
   } catch (error) {
@@ -192,7 +196,7 @@ async function commitPrepared(
   }
   const { buffer, contentHash } = prepared;
   let { resume } = prepared;
-  let { source, endOffset, endLine, normalized, warnings } = prepared.transcript;
+  let { source, endOffset, endLine, normalized, warnings, documents } = prepared.transcript;
   let endHash = prepared.endHash;
   let chunk = normalized.chunk;
   const fileBase = {
@@ -226,6 +230,7 @@ async function commitPrepared(
     if (resume !== null) {
       resume = null;
       ({ source, endOffset, endLine, normalized, warnings } = toPrepared(readTranscript(context, path, buffer, null)));
+      documents = undefined;
       endHash = endOffset === buffer.length ? contentHash : sha256(buffer.subarray(0, endOffset));
       chunk = normalized.chunk;
     }
@@ -295,6 +300,7 @@ async function commitPrepared(
     usage: renamed.usage,
     archived,
     forgetFile: adopted,
+    ...(documents ? { documents } : {}),
   });
   return makeOutcome(path, 'indexed', {
     sessionId,

@@ -76,13 +76,15 @@ export async function startProjections(
   }
   const collected = new Map((await collectProjections(context, store, wanted.map((item) => item.sessionId))).map((item) => [item.sessionId, item]));
   const due: PendingProjections['due'] = [];
+  // One count for the batch: each session looks up only its own terms in it.
+  const counts = await store.countSessionTerms([...collected.values()].flatMap((item) => item.terms));
   for (const { sessionId, known, contentHash } of wanted) {
     const item = collected.get(sessionId);
     if (!item) {
       settled.set(sessionId, { status: 'gone' });
       continue;
     }
-    due.push({ item: { ...item, counts: await store.countSessionTerms(item.terms) }, known, contentHash });
+    due.push({ item: { ...item, counts }, known, contentHash });
   }
   // A rendering failure is caught here and judged in finishProjections.
   const first = mapLimited(due, IN_FLIGHT, ({ item }) =>

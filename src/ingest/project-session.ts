@@ -37,8 +37,8 @@ export async function collectProjections(context: IngestContext, store: IngestPo
     return { sessionId, terms: workers ? await workers.listTerms(entries) : listSessionTerms(entries) };
   });
   const present = collected.filter((item): item is CollectedProjection => item !== null);
-  // The sessions' terms go in first, so the corpus counts each like every other session.
-  for (const item of present) await store.putSessionTerms(item.sessionId, item.terms);
+  // The sessions' terms go in first (one transaction), so the corpus counts each like every other session.
+  await store.putSessionTerms(present);
   return present;
 }
 

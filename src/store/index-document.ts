@@ -1,4 +1,4 @@
-import type { Entry } from '../model.js';
+import { type Entry, type ResultPatch, mergeEntryInto, mergeResultInto } from '../model.js';
 import { expandIdentifiers } from '../text/identifiers.js';
 import { CONTEXT_CHARS, IDENTIFIER_SCAN_CHARS, selectIndexedText, sliceHead } from '../text/limits.js';
 import { buildTrigramBody } from '../text/trigram.js';
@@ -36,19 +36,54 @@ export interface Neighbours {
   after: readonly string[];
 }
 
-export function buildIndexDocument(entry: Pick<Entry, 'text' | 'result' | 'toolTarget'>, neighbours: Neighbours): IndexDocument {
+/** The columns that depend on the entry alone (everything but the neighbours' context). */
+export type EntryDocument = Omit<IndexDocument, 'context'>;
+
+/**
+ * An entry's own columns and its trigram body, built ahead of the commit where the entry was parsed (an ingest
+ * worker), so the writer only inserts them. Built from the entries of one commit merged by key with their
+ * results applied — the same merge the store does — so an engine uses one only for a row that commit inserted.
+ */
+export interface PreparedDocument extends EntryDocument {
+  trigram: string;
+}
+
+type Indexed = Pick<Entry, 'text' | 'result' | 'toolTarget'>;
+
+export function buildIndexDocument(entry: Indexed | EntryDocument, neighbours: Neighbours): IndexDocument {
+  const own = 'keywords' in entry ? entry : buildEntryDocument(entry);
+  return { text: own.text, target: own.target, keywords: own.keywords, context: buildContext(neighbours) };
+}
+
+export function buildEntryDocument(entry: Indexed): EntryDocument {
   const text = entry.result ? `${selectIndexedText(entry.text)}\n${selectIndexedText(entry.result)}` : selectIndexedText(entry.text);
   const scanned = [entry.toolTarget ?? '', entry.text, entry.result ?? ''].map((part) => sliceHead(part, IDENTIFIER_SCAN_CHARS));
   return {
     text,
     target: entry.toolTarget === null ? null : selectIndexedText(entry.toolTarget),
     keywords: expandIdentifiers(scanned.join(' ')),
-    context: buildContext(neighbours),
   };
 }
 
+/** Every entry of a commit (merged by key, results applied) with its prepared document, keyed by entry key. */
+export function prepareDocuments(entries: readonly Entry[], results: readonly ResultPatch[]): Map<string, PreparedDocument> {
+  const merged = new Map<string, Entry>();
+  for (const entry of entries) {
+    const known = merged.get(entry.key);
+    if (known) mergeEntryInto(known, entry);
+    else merged.set(entry.key, { ...entry });
+  }
+  for (const patch of results) {
+    const known = merged.get(patch.key);
+    if (known) mergeResultInto(known, patch);
+  }
+  const documents = new Map<string, PreparedDocument>();
+  for (const [key, entry] of merged) documents.set(key, { ...buildEntryDocument(entry), trigram: buildTrigramDocument(entry) });
+  return documents;
+}
+
 /** Distinct tokens for the substring (trigram) index; built only for entries whose own text changed. */
-export function buildTrigramDocument(entry: Pick<Entry, 'text' | 'result' | 'toolTarget'>): string {
+export function buildTrigramDocument(entry: Indexed): string {
   return buildTrigramBody(entry.text, entry.toolTarget, entry.result);
 }
 

@@ -13,6 +13,7 @@ import type {
   SessionExtras,
   SessionListFilter,
   SessionSummary,
+  SessionTerms,
   StoreStats,
   StoredSession,
   TimeSearch,
@@ -58,8 +59,8 @@ export interface IngestPort {
   listEntries(sessionId: string): Promise<Entry[]>;
   listAnchors(sessionId: string): Promise<CompactionAnchor[]>;
   markProjected(sessionId: string, projectionPath: string): Promise<void>;
-  /** Record a session's candidate keyword terms (replacing what it had). */
-  putSessionTerms(sessionId: string, terms: readonly string[]): Promise<void>;
+  /** Record sessions' candidate keyword terms (each replacing what it had), all in one transaction. */
+  putSessionTerms(items: readonly SessionTerms[]): Promise<void>;
   /** How many sessions there are, and for each term how many sessions recorded it. */
   countSessionTerms(terms: readonly string[]): Promise<{ sessionCount: number; counts: Map<string, number> }>;
   /**

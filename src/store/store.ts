@@ -6,7 +6,7 @@ import type { ArchiveRecord, CompactionAnchor, Entry, Role, Session, SourceName,
 import type { ResultPatch } from '../model.js';
 import type {
   Candidate, EmbeddingModel, FailureRecord, FileCommit, FileState, LexicalQuery, PendingEmbedding, RunRecord,
-  SessionExtras, SessionListFilter, SessionSummary, ForgetSelector, ForgottenSession, Tombstone, StoreStats, StoredSession, TimeSearch, VectorQuery,
+  SessionExtras, SessionListFilter, SessionSummary, SessionTerms, ForgetSelector, ForgottenSession, Tombstone, StoreStats, StoredSession, TimeSearch, VectorQuery,
 } from './types.js';
 
 export * from './types.js';
@@ -47,7 +47,7 @@ export interface Store {
   /** Entries inside the filters' time windows, nearest the center first (newest first without a center). */
   searchTime(query: TimeSearch): Candidate[];
   /** Record a session's candidate keyword terms (replacing what it had). */
-  putSessionTerms(sessionId: string, terms: readonly string[]): void;
+  putSessionTerms(items: readonly SessionTerms[]): void;
   /** How many sessions there are, and for each term how many sessions recorded it. */
   countSessionTerms(terms: readonly string[]): { sessionCount: number; counts: Map<string, number> };
   /** Earliest and latest entry times, or null for an empty index. */

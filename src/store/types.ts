@@ -1,4 +1,5 @@
 import type { ArchiveRecord, CompactionAnchor, Entry, ResultPatch, Role, Session, SourceName, UsageSnapshot } from '../model.js';
+import type { PreparedDocument } from './index-document.js';
 
 /**
  * The shapes the store ports (ports.ts) take and return. Shared by every engine; no engine's types leak out.
@@ -54,6 +55,14 @@ export interface FileCommit {
   archived?: ArchiveRecord | null;
   /** Drop this file's state in the same transaction: its session was taken over by `file` (after a rebuild). */
   forgetFile?: string | null;
+  /** The entries' index documents, prepared beside the parse (index-document.ts), by entry key; optional. */
+  documents?: ReadonlyMap<string, PreparedDocument>;
+}
+
+/** A session's candidate keyword terms (what its projection ranks its keywords from). */
+export interface SessionTerms {
+  sessionId: string;
+  terms: readonly string[];
 }
 
 /**

@@ -57,8 +57,8 @@ describeEachEngine('ForgetPort', (factory) => {
         }
       });
       await ctx.engine.ingest.markProjected('shop-checkout', '/home/dev/.moon/archives/mlib/shop-checkout.md');
-      await ctx.engine.ingest.putSessionTerms('shop-checkout', ['kubectl', 'secret']);
-      await ctx.engine.ingest.putSessionTerms('shop-release', ['kubectl', 'staging']);
+      await ctx.engine.ingest.putSessionTerms([{ sessionId: 'shop-checkout', terms: ['kubectl', 'secret'] }]);
+      await ctx.engine.ingest.putSessionTerms([{ sessionId: 'shop-release', terms: ['kubectl', 'staging'] }]);
       await ctx.engine.vectors.setModel({ id: 'm', dims: 2 });
       const pending = await ctx.engine.vectors.listPending(100);
       await ctx.engine.vectors.put(pending.map((item) => ({ rowid: item.rowid, vector: new Float32Array([1, item.entry.sessionId.length]) })));

@@ -375,9 +375,9 @@ describeEachEngine('IngestPort', (factory) => {
 
   test('session terms: recorded per session (replacing), counted by how many sessions hold each term', async () => {
     await commitCorpus(ctx.engine);
-    await ingest().putSessionTerms('shop-checkout', ['payment', 'kubectl', 'secret']);
-    await ingest().putSessionTerms('shop-release', ['kubectl', 'staging', 'staging']);
-    await ingest().putSessionTerms('blog-feed', ['unicode']);
+    await ingest().putSessionTerms([{ sessionId: 'shop-checkout', terms: ['payment', 'kubectl', 'secret'] }]);
+    await ingest().putSessionTerms([{ sessionId: 'shop-release', terms: ['kubectl', 'staging', 'staging'] }]);
+    await ingest().putSessionTerms([{ sessionId: 'blog-feed', terms: ['unicode'] }]);
     let counted = await ingest().countSessionTerms(['kubectl', 'payment', 'staging', 'nothing', 'kubectl']);
     expect(counted.sessionCount).toBe(5);
     expect([...counted.counts.entries()].sort()).toEqual([
@@ -386,16 +386,39 @@ describeEachEngine('IngestPort', (factory) => {
       ['payment', 1],
       ['staging', 1],
     ]);
-    await ingest().putSessionTerms('shop-checkout', ['invoice']);
+    await ingest().putSessionTerms([{ sessionId: 'shop-checkout', terms: ['invoice'] }]);
     counted = await ingest().countSessionTerms(['kubectl', 'payment', 'invoice']);
     expect([...counted.counts.entries()].sort()).toEqual([
       ['invoice', 1],
       ['kubectl', 1],
       ['payment', 0],
     ]);
-    await ingest().putSessionTerms('shop-checkout', []);
+    await ingest().putSessionTerms([{ sessionId: 'shop-checkout', terms: [] }]);
     expect((await ingest().countSessionTerms(['invoice'])).counts.get('invoice')).toBe(0);
     expect((await ingest().countSessionTerms([])).counts.size).toBe(0);
+  });
+
+  test('session terms: several sessions in one call, each replacing only its own', async () => {
+    await commitCorpus(ctx.engine);
+    await ingest().putSessionTerms([{ sessionId: 'blog-feed', terms: ['unicode', 'feed'] }]);
+    await ingest().putSessionTerms([
+      { sessionId: 'shop-checkout', terms: ['kubectl', 'payment', 'kubectl'] },
+      { sessionId: 'shop-release', terms: ['kubectl'] },
+    ]);
+    await ingest().putSessionTerms([
+      { sessionId: 'shop-release', terms: ['staging'] },
+      { sessionId: 'blog-feed', terms: [] },
+    ]);
+    const counted = await ingest().countSessionTerms(['kubectl', 'payment', 'staging', 'unicode', 'feed']);
+    expect([...counted.counts.entries()].sort()).toEqual([
+      ['feed', 0],
+      ['kubectl', 1],
+      ['payment', 1],
+      ['staging', 1],
+      ['unicode', 0],
+    ]);
+    await ingest().putSessionTerms([]);
+    expect((await ingest().countSessionTerms(['kubectl'])).counts.get('kubectl')).toBe(1);
   });
 
   describe('the ledger', () => {

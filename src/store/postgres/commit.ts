@@ -1,5 +1,5 @@
 import { type Entry, mergeEntryInto, mergeResultInto } from '../../model.js';
-import { CONTEXT_RADIUS, buildIndexDocument } from '../index-document.js';
+import { CONTEXT_RADIUS, type PreparedDocument, buildIndexDocument } from '../index-document.js';
 import type { FileCommit, FileState, StoredSession } from '../types.js';
 import type { PgClient } from './client.js';
 import { cleanText, toJsonParam } from './clean.js';
@@ -17,8 +17,14 @@ export async function applyFileCommit(client: PgClient, machine: string, change:
     const namespace = namespaceOf(session);
     if (change.reset) await deleteSessionContent(client, session.id);
     await putSession(client, machine, session, namespace);
-    const changed = await upsertEntries(client, session.id, namespace, change);
-    await refreshIndex(client, session.id, changed);
+    const { changed, inserted } = await upsertEntries(client, session.id, namespace, change);
+    // A row this commit inserted has only this commit's data: the document prepared with it fits.
+    const prepared = new Map<number, PreparedDocument>();
+    for (const rowid of inserted) {
+      const document = change.documents?.get(changed.get(rowid)!.key);
+      if (document) prepared.set(rowid, document);
+    }
+    await refreshIndex(client, session.id, changed, { prepared });
     for (const anchor of change.anchors) {
       await client.query(
         `INSERT INTO moon.anchors (session_id, id, namespace, ts, line, note, origin_id) VALUES ($1, $2, $3, $4, $5, $6, $7)
@@ -102,7 +108,12 @@ interface Pending {
  * Merge the commit's entries and results into what the session holds, by key, and write the changed ones.
  * Returns the changed rows' ids with their merged entries.
  */
-async function upsertEntries(client: PgClient, sessionId: string, namespace: string, change: FileCommit): Promise<Map<number, Entry>> {
+async function upsertEntries(
+  client: PgClient,
+  sessionId: string,
+  namespace: string,
+  change: FileCommit,
+): Promise<{ changed: Map<number, Entry>; inserted: number[] }> {
   const keys = [...new Set([...change.entries.map((entry) => entry.key), ...change.results.map((patch) => patch.key)])];
   const byKey = new Map<string, Pending>();
   if (keys.length > 0) {
@@ -148,7 +159,7 @@ async function upsertEntries(client: PgClient, sessionId: string, namespace: str
       [toJsonParam(updates.map((item) => ({ rowid: item.rowid, ...entryRecord(item.entry, namespace) })))],
     );
   }
-  return new Map([...touched].map((item) => [item.rowid!, item.entry]));
+  return { changed: new Map([...touched].map((item) => [item.rowid!, item.entry])), inserted: inserts.map((item) => item.rowid!) };
 }
 
 /**
@@ -156,7 +167,12 @@ async function upsertEntries(client: PgClient, sessionId: string, namespace: str
  * text) — the same rule as the SQLite engine's refreshIndex, with the document built by index-document.ts.
  * A changed entry's trigram body is rebuilt and its vector dropped (it is embedded again).
  */
-export async function refreshIndex(client: PgClient, sessionId: string, changed: ReadonlyMap<number, Entry>, options: { wordsOnly?: boolean } = {}): Promise<void> {
+export async function refreshIndex(
+  client: PgClient,
+  sessionId: string,
+  changed: ReadonlyMap<number, Entry>,
+  options: { wordsOnly?: boolean; prepared?: ReadonlyMap<number, PreparedDocument> } = {},
+): Promise<void> {
   if (changed.size === 0) return;
   const order = (await client.query<{ rowid: number }>('SELECT rowid FROM moon.entries WHERE session_id = $1 ORDER BY seq, rowid', [sessionId])).rows.map(
     (row) => row.rowid,
@@ -195,8 +211,9 @@ export async function refreshIndex(client: PgClient, sessionId: string, changed:
       if (previous !== undefined) before.push(known.get(previous)!.text);
       if (next !== undefined) after.push(known.get(next)!.text);
     }
-    const words = buildWordIndex(buildIndexDocument(entry, { before, after }), entry);
-    const trigram = changed.has(rowid) && !options.wordsOnly ? buildTrigramIndex(entry) : null;
+    const prepared = options.prepared?.get(rowid);
+    const words = buildWordIndex(buildIndexDocument(prepared ?? entry, { before, after }), entry);
+    const trigram = changed.has(rowid) && !options.wordsOnly ? buildTrigramIndex(prepared?.trigram ?? entry) : null;
     updates.push({ rowid, tv: words.tv, tool_tv: words.toolTv, doc_len: words.docLen, tri: trigram?.tri ?? null, tri_len: trigram?.triLen ?? null });
   });
   await client.query(

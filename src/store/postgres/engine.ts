@@ -121,17 +121,24 @@ export async function openPostgresEngine(url: string, options: PostgresEngineOpt
       markProjected: async (sessionId, projectionPath) => {
         await db.query('UPDATE moon.sessions SET projection_path = $1, projection_stale = false WHERE id = $2', [projectionPath, sessionId]);
       },
-      putSessionTerms: (sessionId, terms) =>
-        inTransaction(false, async (client) => {
-          await client.query('DELETE FROM moon.session_terms WHERE session_id = $1', [sessionId]);
+      putSessionTerms: async (items) => {
+        if (items.length === 0) return;
+        await inTransaction(false, async (client) => {
+          const sessionIds = items.map((item) => item.sessionId);
+          await client.query('DELETE FROM moon.session_terms WHERE session_id = ANY ($1::text[])', [sessionIds]);
+          // One row per (term, session): parallel arrays unnested together.
+          const terms = items.flatMap((item) => item.terms);
+          const owners = items.flatMap((item) => item.terms.map(() => item.sessionId));
           if (terms.length === 0) return;
           await client.query(
             `INSERT INTO moon.session_terms (term, session_id, namespace)
-             SELECT DISTINCT t, $2, coalesce((SELECT project FROM moon.sessions WHERE id = $2), '') FROM unnest($1::text[]) AS t
+             SELECT DISTINCT t.term, t.session_id, coalesce(s.project, '')
+             FROM unnest($1::text[], $2::text[]) AS t (term, session_id) LEFT JOIN moon.sessions s ON s.id = t.session_id
              ON CONFLICT DO NOTHING`,
-            [[...terms], sessionId],
+            [terms, owners],
           );
-        }),
+        });
+      },
       countSessionTerms: async (terms) => {
         const distinct = [...new Set(terms)];
         const rows = await db.query<{ term: string; n: number }>(

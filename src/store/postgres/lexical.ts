@@ -115,8 +115,8 @@ export interface TrigramRow {
 }
 
 /** The substring body, case-folded as FTS5's trigram tokenizer folds it, and its trigram count (BM25 length). */
-export function buildTrigramIndex(entry: Pick<Entry, 'text' | 'result' | 'toolTarget'>): TrigramRow {
-  const body = buildTrigramDocument(entry);
+export function buildTrigramIndex(entry: Pick<Entry, 'text' | 'result' | 'toolTarget'> | string): TrigramRow {
+  const body = typeof entry === 'string' ? entry : buildTrigramDocument(entry);
   let chars = 0;
   for (const _ of body) chars += 1;
   return { tri: foldTrigram(body), triLen: Math.max(0, chars - 2) };

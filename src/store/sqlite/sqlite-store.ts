@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { MoonError } from '../../errors.js';
 import { type ArchiveRecord, type CompactionAnchor, type Entry, mergeEntryInto, mergeResultInto } from '../../model.js';
 import type { ResultPatch } from '../../model.js';
-import { COLUMN_WEIGHTS, CONTEXT_RADIUS, buildIndexDocument, buildTrigramDocument } from '../index-document.js';
+import { COLUMN_WEIGHTS, CONTEXT_RADIUS, type PreparedDocument, buildIndexDocument, buildTrigramDocument } from '../index-document.js';
 import * as sqliteVec from 'sqlite-vec';
 import { BatchAbortedError } from '../store.js';
 import type {
@@ -21,6 +21,7 @@ import type {
   SessionExtras,
   SessionListFilter,
   SessionSummary,
+  SessionTerms,
   Store,
   StoreStats,
   StoredSession,
@@ -50,7 +51,7 @@ import { migrate } from './schema.js';
 import { runFromColumns } from '../row-mapping.js';
 import { listCopied, listRuns, markCopied, readSessionExtras, writeSessionExtras } from './copy.js';
 import { listSessionSummaries } from './session-list.js';
-import { type WriteLockOptions, beginWrite, endWrite, runWriteTransaction } from './write-lock.js';
+import { type WriteLockOptions, beginWrite, endWrite, retryWhileLocked, runWriteTransaction } from './write-lock.js';
 
 /** BM25 column weights in the FTS table's column order: text, role, tool, target, keywords, context. */
 const BM25_WEIGHTS = [COLUMN_WEIGHTS.text, COLUMN_WEIGHTS.role, COLUMN_WEIGHTS.tool, COLUMN_WEIGHTS.target, COLUMN_WEIGHTS.keywords, COLUMN_WEIGHTS.context]
@@ -85,7 +86,8 @@ export function openSqliteStore(path: string, options: OpenStoreOptions = {}): S
     db.pragma(`busy_timeout = ${Math.max(50, Math.min(BUSY_TIMEOUT_MS, Math.floor(lock.timeoutMs / 4)))}`);
     sqliteVec.load(db);
     if (!options.readonly) {
-      db.pragma('journal_mode = WAL');
+      const opened = db;
+      retryWhileLocked(opened, () => opened.pragma('journal_mode = WAL'), lock);
       db.pragma('synchronous = NORMAL');
       migrate(db, lock);
     }
@@ -174,6 +176,7 @@ class SqliteStore implements Store {
         'INSERT INTO entries_fts (rowid, text, role, tool, target, keywords, context) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
       listEntries: db.prepare<[string], EntryRow>('SELECT * FROM entries WHERE session_id = ? ORDER BY seq, rowid'),
+      hasEntries: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM entries WHERE session_id = ? LIMIT 1'),
       putAnchor: db.prepare(
         `INSERT OR REPLACE INTO anchors (session_id, id, ts, line, note, origin_id)
          VALUES (@session_id, @id, @ts, @line, @note, @origin_id)`,
@@ -263,20 +266,22 @@ class SqliteStore implements Store {
       const session = change.session;
       if (session) {
         if (change.reset) this.deleteSessionContent(session.id);
+        // A session with no rows before this commit is indexed from memory, its rows never read back.
+        const wasEmpty = change.reset || this.statements.hasEntries.get(session.id) === undefined;
         this.statements.putSession.run(sessionParams(session));
-        const changed = new Set<number>();
-        // Rows inserted by this commit have no index rows yet: nothing to delete before inserting theirs.
+        // Changed rows with their merged entries; rows inserted by this commit have no index rows yet.
+        const changed = new Map<number, Entry>();
         const fresh = new Set<number>();
         for (const entry of change.entries) {
-          const { rowid, inserted } = this.upsertEntry(entry);
-          changed.add(rowid);
+          const { rowid, inserted, merged } = this.upsertEntry(entry);
+          changed.set(rowid, merged);
           if (inserted) fresh.add(rowid);
         }
         for (const patch of change.results) {
-          const rowid = this.attachResult(session.id, patch);
-          if (rowid !== null) changed.add(rowid);
+          const attached = this.attachResult(session.id, patch);
+          if (attached !== null) changed.set(attached.rowid, attached.entry);
         }
-        this.refreshIndex(session.id, changed, { fresh });
+        this.refreshIndex(session.id, changed, { fresh, documents: change.documents, wasEmpty });
         for (const anchor of change.anchors) this.statements.putAnchor.run(anchorParams(anchor));
         for (const usage of change.usage) this.statements.putUsage.run(usage);
         this.statements.countEntries.run(session.id, session.id);
@@ -421,11 +426,15 @@ class SqliteStore implements Store {
     );
   }
 
-  putSessionTerms(sessionId: string, terms: readonly string[]): void {
+  putSessionTerms(items: readonly SessionTerms[]): void {
+    if (items.length === 0) return;
     this.write(() => {
-      this.db.prepare('DELETE FROM session_terms WHERE session_id = ?').run(sessionId);
+      const remove = this.db.prepare('DELETE FROM session_terms WHERE session_id = ?');
       const insert = this.db.prepare('INSERT OR IGNORE INTO session_terms (term, session_id) VALUES (?, ?)');
-      for (const term of terms) insert.run(term, sessionId);
+      for (const { sessionId, terms } of items) {
+        remove.run(sessionId);
+        for (const term of terms) insert.run(term, sessionId);
+      }
     });
   }
 
@@ -583,22 +592,22 @@ class SqliteStore implements Store {
   }
 
   /** Entries sharing a key continue one logical message (streamed blocks): the later text is appended. */
-  private upsertEntry(entry: Entry): { rowid: number; inserted: boolean } {
+  private upsertEntry(entry: Entry): { rowid: number; inserted: boolean; merged: Entry } {
     const existing = this.statements.findEntry.get(entry.sessionId, entry.key);
-    if (!existing) return { rowid: Number(this.statements.insertEntry.run(entryParams(entry)).lastInsertRowid), inserted: true };
+    if (!existing) return { rowid: Number(this.statements.insertEntry.run(entryParams(entry)).lastInsertRowid), inserted: true, merged: entry };
     const merged = toEntry(existing);
     mergeEntryInto(merged, entry);
     this.updateEntry(existing.rowid, merged);
-    return { rowid: existing.rowid, inserted: false };
+    return { rowid: existing.rowid, inserted: false, merged };
   }
 
-  private attachResult(sessionId: string, patch: ResultPatch): number | null {
+  private attachResult(sessionId: string, patch: ResultPatch): { rowid: number; entry: Entry } | null {
     const existing = this.statements.findEntry.get(sessionId, patch.key);
     if (!existing) return null;
     const entry = toEntry(existing);
     mergeResultInto(entry, patch);
     this.updateEntry(existing.rowid, entry);
-    return existing.rowid;
+    return { rowid: existing.rowid, entry };
   }
 
   private updateEntry(rowid: number, entry: Entry): void {
@@ -631,12 +640,16 @@ class SqliteStore implements Store {
    */
   private refreshIndex(
     sessionId: string,
-    changed: ReadonlySet<number>,
-    options: { ftsOnly?: boolean; fresh?: ReadonlySet<number> } = {},
+    changed: ReadonlySet<number> | ReadonlyMap<number, Entry>,
+    options: { ftsOnly?: boolean; fresh?: ReadonlySet<number>; documents?: ReadonlyMap<string, PreparedDocument> | undefined; wasEmpty?: boolean } = {},
   ): void {
     const fresh = options.fresh ?? new Set<number>();
     if (changed.size === 0) return;
-    const rows = this.statements.listEntries.all(sessionId);
+    // Every row is this commit's: the session's rows are the changed entries, in the order listEntries reads them.
+    const rows =
+      options.wasEmpty && changed instanceof Map
+        ? [...changed].map(([rowid, entry]) => ({ rowid, entry })).sort((a, b) => a.entry.seq - b.entry.seq || a.rowid - b.rowid)
+        : this.statements.listEntries.all(sessionId).map((row) => ({ rowid: row.rowid, entry: toEntry(row) }));
     const touched = new Set<number>();
     rows.forEach((row, index) => {
       if (!changed.has(row.rowid)) return;
@@ -647,16 +660,18 @@ class SqliteStore implements Store {
     });
     rows.forEach((row, index) => {
       if (!touched.has(row.rowid)) return;
-      const entry = toEntry(row);
+      const { entry } = row;
       const before: string[] = [];
       const after: string[] = [];
       for (let offset = 1; offset <= CONTEXT_RADIUS; offset += 1) {
         const previous = rows[index - offset];
         const next = rows[index + offset];
-        if (previous) before.push(previous.text);
-        if (next) after.push(next.text);
+        if (previous) before.push(previous.entry.text);
+        if (next) after.push(next.entry.text);
       }
-      const document = buildIndexDocument(entry, { before, after });
+      // A row this commit inserted has only this commit's data: the document prepared with it fits.
+      const prepared = fresh.has(row.rowid) ? options.documents?.get(entry.key) : undefined;
+      const document = buildIndexDocument(prepared ?? entry, { before, after });
       if (!fresh.has(row.rowid)) this.statements.deleteFts.run(row.rowid);
       this.statements.insertFts.run(row.rowid, document.text, entry.role, entry.toolName, document.target, document.keywords, document.context);
       if (changed.has(row.rowid) && !options.ftsOnly) {
@@ -664,7 +679,7 @@ class SqliteStore implements Store {
           this.statements.deleteTrigram.run(row.rowid);
           this.statements.deleteEmbedding.run(row.rowid);
         }
-        this.statements.insertTrigram.run(row.rowid, buildTrigramDocument(entry));
+        this.statements.insertTrigram.run(row.rowid, prepared?.trigram ?? buildTrigramDocument(entry));
       }
     });
   }

@@ -18,26 +18,7 @@ export interface WriteLockOptions {
  * trying until `timeoutMs`, then names the database in the error.
  */
 export function runWriteTransaction<T>(db: Database.Database, work: () => T, options: WriteLockOptions): T {
-  const startedAtMs = Date.now();
-  let told = false;
-  for (;;) {
-    try {
-      return db.transaction(work).immediate();
-    } catch (error) {
-      if (!isBusy(error) || db.inTransaction) throw error;
-      const waitedMs = Date.now() - startedAtMs;
-      if (waitedMs >= options.timeoutMs) {
-        throw new MoonError('store', `database ${options.path} is locked: another moon process has been writing to it for ${Math.round(waitedMs / 1000)} s`, {
-          hint: 'wait for it to finish, or raise index.lock_timeout_ms',
-          cause: error,
-        });
-      }
-      if (!told) {
-        options.onWait?.(`waiting for another moon process writing ${options.path}`);
-        told = true;
-      }
-    }
-  }
+  return retryWhileLocked(db, () => db.transaction(work).immediate(), options);
 }
 
 export function isBusy(error: unknown): boolean {
@@ -50,12 +31,20 @@ export function isBusy(error: unknown): boolean {
  * engine's `transaction(async (tx) => …)`): the caller commits or rolls back with `endWrite`.
  */
 export function beginWrite(db: Database.Database, options: WriteLockOptions): void {
+  retryWhileLocked(db, () => db.exec('BEGIN IMMEDIATE'), options);
+}
+
+/**
+ * Run `attempt` until it does not find the database locked by another process (each try waits up to the
+ * connection's busy timeout), for at most `timeoutMs` in all; then fail naming the database. Also for the
+ * statements that open an index (switching a new file to WAL), which two first runs may race for.
+ */
+export function retryWhileLocked<T>(db: Database.Database, attempt: () => T, options: WriteLockOptions): T {
   const startedAtMs = Date.now();
   let told = false;
   for (;;) {
     try {
-      db.exec('BEGIN IMMEDIATE');
-      return;
+      return attempt();
     } catch (error) {
       if (!isBusy(error) || db.inTransaction) throw error;
       const waitedMs = Date.now() - startedAtMs;

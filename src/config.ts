@@ -62,7 +62,7 @@ const schema = z
         min_message_chars: z.number().int().min(0).default(10),
         /** How long a writer waits for another moon process holding the index's write lock before giving up. */
         lock_timeout_ms: z.number().int().positive().default(5 * 60 * 1000),
-        /** Worker threads that read, parse and project beside the writer; unset: one per core (0: none). */
+        /** Worker threads that read, parse and project beside the writer; unset: one per core but the writer's (0: none). */
         workers: z.number().int().min(0).max(64).optional(),
       })
       .strict()

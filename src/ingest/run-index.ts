@@ -271,11 +271,12 @@ async function indexGroup(
   optionsFor: (path: string) => IndexFileOptions,
   prepared: Prefetcher | null,
 ): Promise<FileOutcome[]> {
-  // A file retried alone after its batch failed reuses the read it was handed.
-  const taken = new Map<string, Prepared | null>();
+  // Each prepared read is used once and let go (a batch holds up to BATCH_BYTES of input): a file retried
+  // alone after its batch failed is read again.
+  const taken = new Set<string>();
   const indexOne = async (tx: IngestTx, path: string): Promise<FileOutcome> => {
-    if (!taken.has(path)) taken.set(path, (await prepared?.take(path)) ?? null);
-    const ready = taken.get(path) ?? null;
+    const ready = taken.has(path) ? null : ((await prepared?.take(path)) ?? null);
+    taken.add(path);
     if (!ready) return indexFile(context, tx, path, optionsFor(path));
     return indexPreparedFile(context, tx, path, optionsFor(path), ready.previous, await ready.prepared);
   };

@@ -43,24 +43,13 @@ export async function recall(environment: RecallEnvironment, options: RecallOpti
   const plan = await planRecall(environment, options);
   const highlight = [...plan.terms, ...plan.required];
   const tiers = await rankTiers(environment, plan);
-  // Every session a match could name, read once up front so building matches stays synchronous.
-  const sessions = new Map<string, StoredSession | null>();
-  for (const tier of tiers) {
-    for (const candidate of tier.candidates) {
-      const id = candidate.entry.sessionId;
-      if (!sessions.has(id)) sessions.set(id, await environment.search.getSession(id));
-    }
-  }
-  const sessionOf = (id: string): StoredSession | null => sessions.get(id) ?? null;
-  const matches: RecallMatch[] = [];
+  const picked: { top: FusedCandidate[]; score: number; count: number; window: Tier['window'] }[] = [];
   const seenSessions = new Set<string>();
   for (const tier of tiers) {
-    const remaining = plan.limit - matches.length;
+    const remaining = plan.limit - picked.length;
     if (remaining <= 0) break;
-    const build = (top: FusedCandidate[], score: number, count: number): RecallMatch =>
-      toMatch(environment, sessionOf, top, score, count, highlight, options.explain === true, tier.window);
     if (plan.group === 'message') {
-      for (const candidate of tier.candidates.slice(0, remaining)) matches.push(build([candidate], candidate.score, 1));
+      for (const candidate of tier.candidates.slice(0, remaining)) picked.push({ top: [candidate], score: candidate.score, count: 1, window: tier.window });
       continue;
     }
     // With no words to weigh, every message in the window is as relevant as the next: sessions rank by their
@@ -69,9 +58,21 @@ export async function recall(environment: RecallEnvironment, options: RecallOpti
     const groups = groupBySession(tier.candidates, plan.perSession, timeOnly ? [1] : SESSION_DECAY).filter((group) => !seenSessions.has(group.sessionId));
     for (const group of groups.slice(0, remaining)) {
       seenSessions.add(group.sessionId);
-      matches.push(build(group.top, group.score, group.count));
+      picked.push({ top: group.top, score: group.score, count: group.count, window: tier.window });
     }
   }
+  // Only the sessions the matches name are read (a common word's candidates span hundreds of sessions).
+  const sessions = new Map<string, StoredSession | null>();
+  for (const { top } of picked) {
+    for (const candidate of top) {
+      const id = candidate.entry.sessionId;
+      if (!sessions.has(id)) sessions.set(id, await environment.search.getSession(id));
+    }
+  }
+  const sessionOf = (id: string): StoredSession | null => sessions.get(id) ?? null;
+  const matches = picked.map(({ top, score, count, window }) =>
+    toMatch(environment, sessionOf, top, score, count, highlight, options.explain === true, window),
+  );
   return {
     query: options.query,
     matches,

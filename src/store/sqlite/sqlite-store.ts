@@ -360,16 +360,18 @@ class SqliteStore implements Store {
   }
 
   /**
-   * Rank one FTS5 table's matches. Without a filter, rank inside FTS5 and fetch only the top rows: joining
-   * entries before the sort would read an entries row for every match — 3–4× slower for common words on a
-   * 100k-entry index. With filters, the join applies them before the top-k is taken.
+   * Rank one FTS5 table's matches, scoring at most the newest `cap` of them (filters applied first), in one
+   * walk: FTS5 walks the doclist newest first (ORDER BY rowid DESC needs no sort) and stops after `cap` rows,
+   * each scored as it is read; only those are sorted by score. Without a filter, entries rows are read for the
+   * top rows alone — joining before the sort would read one for every match (3–4× slower for common words on
+   * a 100k-entry index). With filters, the join applies them before the cap and the top-k are taken.
    */
   private rankFts(table: string, rankExpression: string, match: string, filters: RenderedFilters, limit: number, cap?: number): Candidate[] {
-    const floor = cap === undefined ? null : this.findScoreFloor(table, match, filters, cap);
-    const newest = floor === null ? '' : `AND ${table}.rowid > ${floor}`;
+    const newest = cap === undefined ? '' : `ORDER BY ${table}.rowid DESC LIMIT ${Math.max(0, Math.floor(cap))}`;
     if (filters.where.length === 0) {
       return this.rank(
-        `WITH hits AS (SELECT rowid, ${rankExpression} AS rank FROM ${table} WHERE ${table} MATCH ? ${newest} ORDER BY rank LIMIT ?)
+        `WITH scored AS (SELECT rowid, ${rankExpression} AS rank FROM ${table} WHERE ${table} MATCH ? ${newest}),
+           hits AS (SELECT rowid, rank FROM scored ORDER BY rank LIMIT ?)
          SELECT e.*, hits.rank FROM hits JOIN entries e ON e.rowid = hits.rowid
          ORDER BY hits.rank, e.ts DESC, e.rowid`,
         [match, limit],
@@ -377,28 +379,15 @@ class SqliteStore implements Store {
       );
     }
     return this.rank(
-      `SELECT e.*, ${rankExpression} AS rank
-       FROM ${table} JOIN entries e ON e.rowid = ${table}.rowid ${joinSessions(filters)}
-       WHERE ${table} MATCH ? ${andClauses(filters)} ${newest}
-       ORDER BY rank, e.ts DESC, e.rowid LIMIT ?`,
+      `WITH scored AS (
+         SELECT ${table}.rowid AS rowid, ${rankExpression} AS rank
+         FROM ${table} JOIN entries e ON e.rowid = ${table}.rowid ${joinSessions(filters)}
+         WHERE ${table} MATCH ? ${andClauses(filters)} ${newest})
+       SELECT e.*, scored.rank FROM scored JOIN entries e ON e.rowid = scored.rowid
+       ORDER BY scored.rank, e.ts DESC, e.rowid LIMIT ?`,
       [match, ...filters.params, limit],
       (rank) => -rank,
     );
-  }
-
-  /**
-   * The row id just below the newest `cap` matches (filters applied), or null when no more than `cap` match:
-   * FTS5 walks a doclist backwards without scoring it, so finding it costs a fraction of ranking them.
-   */
-  private findScoreFloor(table: string, match: string, filters: RenderedFilters, cap: number): number | null {
-    const join = filters.where.length === 0 ? '' : `JOIN entries e ON e.rowid = ${table}.rowid ${joinSessions(filters)}`;
-    const row = this.db
-      .prepare<unknown[], { rowid: number }>(
-        `SELECT ${table}.rowid AS rowid FROM ${table} ${join} WHERE ${table} MATCH ? ${andClauses(filters)}
-         ORDER BY ${table}.rowid DESC LIMIT 1 OFFSET ?`,
-      )
-      .get(match, ...filters.params, cap);
-    return row ? row.rowid : null;
   }
 
   searchVector(query: VectorQuery): Candidate[] {

@@ -30,6 +30,9 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DEFAULT_PG_BIN, startPostgres } from '../scripts/lib/postgres-server.mjs';
 import { generateCorpus, parseSize, sizeLabel } from './generate-corpus.mjs';
+import { BASELINE_SUBSET, JQ_FILTER, QUERIES } from './queries.mjs';
+
+export { BASELINE_SUBSET, QUERIES };
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '..');
@@ -41,48 +44,6 @@ const OLD_SECTIONS = ['## Ingest and recall (issue: foundation)'];
 
 /** Targets the foundation issue sets. */
 const TARGETS = { ingestMBpsPerCore: 50, recallP95Ms: 50, recallP95AtMessages: 1_000_000, peakRssMB: 300 };
-
-/**
- * The fixed query set: single words (common and rare), multi-word, identifiers, paths, commands, a ticket id and a
- * term that never occurs. Every term comes from the generator's vocabulary, so hit counts grow with the corpus.
- */
-export const QUERIES = [
-  { query: 'error', kind: 'common word' },
-  { query: 'test', kind: 'common word' },
-  { query: 'config', kind: 'common word' },
-  { query: 'deploy', kind: 'common word' },
-  { query: 'wrangler', kind: 'technical term' },
-  { query: 'postgres', kind: 'technical term' },
-  { query: 'kubernetes', kind: 'technical term' },
-  { query: 'webhook', kind: 'technical term' },
-  { query: 'flaky test', kind: 'multi-word' },
-  { query: 'database migration', kind: 'multi-word' },
-  { query: 'exponential backoff', kind: 'multi-word' },
-  { query: 'race condition', kind: 'multi-word' },
-  { query: 'memory leak', kind: 'multi-word' },
-  { query: 'deploy to production', kind: 'multi-word' },
-  { query: 'connection pool timeout', kind: 'multi-word' },
-  { query: 'cache invalidation ttl', kind: 'multi-word' },
-  { query: 'parseConfig', kind: 'identifier' },
-  { query: 'handleWebhook', kind: 'identifier' },
-  { query: 'fetch_payment', kind: 'identifier' },
-  { query: 'STRIPE_SECRET_KEY', kind: 'identifier' },
-  { query: 'src/lib/payments.ts', kind: 'path' },
-  { query: 'docker-compose.yml', kind: 'path' },
-  { query: 'test/invoice.test.ts', kind: 'path' },
-  { query: 'npm run build', kind: 'command' },
-  { query: 'git rebase', kind: 'command' },
-  { query: 'kubectl rollout status', kind: 'command' },
-  { query: 'idempotency', kind: 'rare word' },
-  { query: 'flamegraph', kind: 'rare word' },
-  { query: 'zstd', kind: 'rare word' },
-  { query: 'split-brain', kind: 'rare word' },
-  { query: 'PAY-1234', kind: 'ticket id' },
-  { query: 'quokkaflux', kind: 'absent' },
-];
-
-/** One query of each kind, for the baseline on large corpora. */
-export const BASELINE_SUBSET = ['error', 'flaky test', 'parseConfig', 'src/lib/payments.ts', 'idempotency', 'quokkaflux'];
 
 // ---------------------------------------------------------------------------------------------------------
 // Arguments.
@@ -511,18 +472,6 @@ async function benchCliRecall(home, engine = {}) {
 
 // ---------------------------------------------------------------------------------------------------------
 // Baseline: seed 002's pipeline over the raw JSONL (rg finds the files and lines, jq extracts the message text).
-
-/** Message text of every record shape of the three formats, as `id \t timestamp \t kind \t text` (seed 002 TSV). */
-const JQ_FILTER = [
-  'select(.message != null or ((.payload.type? // "") | test("^(message|function_call|function_call_output|custom_tool_call|custom_tool_call_output)$")))',
-  '| [ (.sessionId // .payload.call_id // .id // ""),',
-  '    (.timestamp // ""),',
-  '    ((.type // "") + "/" + ((.message.role // .payload.role // .payload.type // "") | tostring)),',
-  '    ([.message.content?, .payload.content?, .payload.arguments?, .payload.input?, .payload.output?]',
-  '       | map(select(. != null) | if type == "string" then . else ([.. | strings] | join(" ")) end)',
-  '       | join(" ") | gsub("[\\t\\n\\r]+"; " ")) ]',
-  '| @tsv',
-].join(' ');
 
 function regexEscape(text) {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

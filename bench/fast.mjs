@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Ingest against its floor, and a cold `moon recall`, side by side in one run (docs/benchmarks.md, "Fast at any
 // size"): the floor (bench/floor.mjs), optionally an earlier build (--before DIR, a checkout with `npm run build`
-// done), and this build with and without ingest workers, interleaved round by round so machine noise hits all.
+// done), and this build with and without ingest workers, interleaved round by round so machine noise hits all;
+// then the ablation of the full-text index (bench/ablation.mjs) on an index this run built.
 //
 //   node bench/fast.mjs [--corpus DIR] [--before DIR] [--rounds 2] [--out FILE]
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -91,6 +92,12 @@ for (const run of runs) {
   if (run.name !== 'before' && run.name !== 'workers 0') continue;
   lines.push(`| ${run.name === 'before' ? 'before' : 'this build'} | ${coldRecall(run.bin, results.get(run.name)[0].home).toFixed(0)} |`);
 }
+const ablation = spawnSync(process.execPath, [join(here, 'ablation.mjs'), '--home', results.get('workers 0')[0].home, '--rounds', String(rounds), '--out', join(work, 'ablation.md')], {
+  encoding: 'utf8',
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+if (ablation.status !== 0) throw new Error('bench/ablation.mjs failed');
+lines.push('', 'What each part of the full-text index costs (bench/ablation.mjs, the same run):', '', ablation.stdout.trim());
 writeFileSync(out, `${lines.join('\n')}\n`);
 console.log(lines.join('\n'));
 rmSync(work, { recursive: true, force: true });

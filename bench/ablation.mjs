@@ -100,7 +100,7 @@ for (let round = 0; round < rounds; round += 1) {
 const best = (name) => Math.min(...measured.get(name).map((run) => run.ms));
 const whole = VARIANTS[0].name;
 const lines = [
-  `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus()[0].model}, ${cpus().length} cores, Node ${process.version}; ${documents.length.toLocaleString('en')} entries of ${home === join(work, 'home') ? corpus.split('/').pop() : home}; indexed text ${megabytes('text').toFixed(1)} MB, context ${megabytes('context').toFixed(1)} MB, keywords ${megabytes('keywords').toFixed(1)} MB, trigram body ${megabytes('trigram').toFixed(1)} MB; best of ${rounds} rounds, interleaved.`,
+  `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus()[0].model}, ${cpus().length} cores, Node ${process.version}; ${documents.length.toLocaleString('en')} entries${home === join(work, 'home') ? ` of ${corpus.split('/').pop()}` : ''}; indexed text ${megabytes('text').toFixed(1)} MB, context ${megabytes('context').toFixed(1)} MB, keywords ${megabytes('keywords').toFixed(1)} MB, trigram body ${megabytes('trigram').toFixed(1)} MB; best of ${rounds} rounds, interleaved.`,
   '',
   '| index | insert s | × whole | size MB | × whole |',
   '|---|---:|---:|---:|---:|',

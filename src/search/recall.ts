@@ -18,7 +18,8 @@ export interface RecallEnvironment {
   vectors: VectorPort | null;
   /** Default zone for times without an offset. */
   timezone: string;
-  defaults: { limit: number; messagesPerSession: number; snippetChars: number; strategy: RecallStrategy };
+  /** `scoreCap`: matches scored per list at most (`recall.score_cap`), SCORE_CAP when not given. */
+  defaults: { limit: number; messagesPerSession: number; snippetChars: number; strategy: RecallStrategy; scoreCap?: number };
   /** Path of a session's projection when the index has none recorded. */
   projectionPathFor: (sessionId: string) => string;
   nowMs: () => number;
@@ -126,6 +127,8 @@ interface RecallPlan {
   filters: SearchFilters;
   boosts: BoostContext;
   empty: boolean;
+  /** Matches each list scores at most, the newest first. */
+  scoreCap: number;
   /** What was left out of an oversized query (RecallResult.notes). */
   notes: string[];
 }
@@ -181,6 +184,7 @@ async function planRecall(environment: RecallEnvironment, options: RecallOptions
     filters,
     boosts: buildBoostContext(text, terms),
     empty: terms.length === 0 && required.length === 0 && !hasTime,
+    scoreCap: environment.defaults.scoreCap ?? SCORE_CAP,
     notes,
   };
 }
@@ -228,7 +232,7 @@ async function rankCandidates(environment: RecallEnvironment, plan: RecallPlan):
       none: plan.excluded,
       filters: plan.filters,
       limit: plan.pool,
-      scoreCap: SCORE_CAP,
+      scoreCap: plan.scoreCap,
     });
     lists.push({ signal: 'trigram', weight: SIGNAL_WEIGHTS.trigram, candidates: trigram });
   }
@@ -242,7 +246,7 @@ async function rankCandidates(environment: RecallEnvironment, plan: RecallPlan):
       limit: plan.pool,
       context: false,
       prefix: true,
-      scoreCap: SCORE_CAP,
+      scoreCap: plan.scoreCap,
     });
     lists.push({ signal: 'trigram', weight: SIGNAL_WEIGHTS.trigram, candidates: prefix });
   }
@@ -284,7 +288,7 @@ export function selectPartialTerms(terms: readonly string[], isKnownWord: (term:
  */
 async function searchWords(store: SearchPort, plan: RecallPlan, any: string[], context: boolean): Promise<Candidate[]> {
   if (any.length === 0) return [];
-  const query = { any, all: plan.required, none: plan.excluded, filters: plan.filters, limit: plan.pool, context, scoreCap: SCORE_CAP };
+  const query = { any, all: plan.required, none: plan.excluded, filters: plan.filters, limit: plan.pool, context, scoreCap: plan.scoreCap };
   if (any.length > 1) {
     const every = await store.searchLexical({ ...query, every: true });
     if (every.length >= plan.pool) return every;

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Entry } from '../model.js';
+import type { RankedTerm } from '../normalize/keywords.js';
 import type { SessionDoc } from '../project/doc.js';
 import type { FileState } from '../store/types.js';
 import { type SerializedError, reviveError } from './errors-across.js';
@@ -35,7 +36,7 @@ export class IngestPool {
     );
   }
 
-  listTerms(entries: Entry[]): Promise<string[]> {
+  rankTerms(entries: Entry[]): Promise<RankedTerm[]> {
     return this.run({ kind: 'terms', input: { entries } });
   }
 

@@ -2,7 +2,7 @@ import { projectionPathFor } from '../archive/paths.js';
 import { writeFileAtomic } from '../archive/write.js';
 import { type Entry, mergeEntryInto } from '../model.js';
 import type { SessionDoc } from '../project/doc.js';
-import { listSessionTerms } from '../normalize/keywords.js';
+import { type RankedTerm, rankSessionTerms } from '../normalize/keywords.js';
 import { renderProjection } from '../project/render.js';
 import type { ParsedChunk } from '../sources/source.js';
 import type { IngestPort } from '../store/ports.js';
@@ -17,10 +17,11 @@ export async function projectStoredSession(context: IngestContext, store: Ingest
   return path;
 }
 
-/** A session about to be projected: its candidate keyword terms, already recorded in the index. */
+/** A session about to be projected: its candidate keyword terms (recorded in the index) and their ranking. */
 export interface CollectedProjection {
   sessionId: string;
   terms: string[];
+  ranked: RankedTerm[];
 }
 
 /**
@@ -34,7 +35,8 @@ export async function collectProjections(context: IngestContext, store: IngestPo
   const collected = await mapLimited(sessionIds, IN_FLIGHT, async (sessionId): Promise<CollectedProjection | null> => {
     if (!(await store.getSession(sessionId))) return null;
     const entries = await store.listEntries(sessionId);
-    return { sessionId, terms: workers ? await workers.listTerms(entries) : listSessionTerms(entries) };
+    const ranked = workers ? await workers.rankTerms(entries) : rankSessionTerms(entries);
+    return { sessionId, terms: ranked.map((item) => item.term), ranked };
   });
   const present = collected.filter((item): item is CollectedProjection => item !== null);
   // The sessions' terms go in first (one transaction), so the corpus counts each like every other session.
@@ -61,6 +63,7 @@ export async function renderCollected(
     archivePath: session.archivePath ?? '',
     contentHash: session.contentHash ?? '',
     timezone: context.timezone,
+    rankedTerms: collected.ranked,
   };
   const { sessionCount, counts } = collected.counts;
   const workers = context.workers ?? null;

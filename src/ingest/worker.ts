@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Entry } from '../model.js';
-import { listSessionTerms } from '../normalize/keywords.js';
+import { rankSessionTerms } from '../normalize/keywords.js';
 import type { SessionDoc } from '../project/doc.js';
 import type { FileState } from '../store/types.js';
 import { serializeError } from './errors-across.js';
@@ -35,7 +35,7 @@ if (port) {
         }
         port.postMessage({ id: message.id, result: prepared }, transfer);
       } else if (message.kind === 'terms') {
-        port.postMessage({ id: message.id, result: listSessionTerms(message.input.entries) });
+        port.postMessage({ id: message.id, result: rankSessionTerms(message.input.entries) });
       } else {
         const { doc, corpus } = message.input;
         const counts = new Map(corpus?.counts ?? []);

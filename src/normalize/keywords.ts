@@ -282,8 +282,22 @@ export const MAX_SESSION_TERMS = 200;
 /** Terms re-ranked against the corpus: the in-session best, so a session costs at most this many lookups. */
 const CORPUS_CANDIDATES = 120;
 
-/** In-session score: (occurrences capped at 12 + 3 × messages containing it) × kind weight. */
-function scoreSessionTerms(entries: readonly Entry[]): { term: string; score: number }[] {
+/** A term of a session with its in-session score. */
+export interface RankedTerm {
+  term: string;
+  score: number;
+}
+
+/**
+ * A session's terms by in-session score — (occurrences capped at 12 + 3 × messages containing it) × kind
+ * weight — best first, at most `max`. Computed once per session and handed to `listSessionTerms` and
+ * `extractKeywords`, so a projection does not analyse the session's text twice.
+ */
+export function rankSessionTerms(entries: readonly Entry[], max = MAX_SESSION_TERMS): RankedTerm[] {
+  return scoreSessionTerms(entries).slice(0, Math.max(0, max));
+}
+
+function scoreSessionTerms(entries: readonly Entry[]): RankedTerm[] {
   const stats = new Map<string, { count: number; spread: number; weight: number }>();
   for (const entry of entries) {
     const seen = new Set<string>();
@@ -306,9 +320,7 @@ function scoreSessionTerms(entries: readonly Entry[]): { term: string; score: nu
  * so TermCorpus can count in how many sessions a term occurs.
  */
 export function listSessionTerms(entries: readonly Entry[], max = MAX_SESSION_TERMS): string[] {
-  return scoreSessionTerms(entries)
-    .slice(0, Math.max(0, max))
-    .map((s) => s.term);
+  return rankSessionTerms(entries, max).map((s) => s.term);
 }
 
 /**
@@ -327,9 +339,10 @@ function weighDistinctiveness(corpus: TermCorpus, term: string): number {
  * the in-session score × how distinctive the term is across the index (tf × idf), over the best
  * CORPUS_CANDIDATES in-session terms.
  */
-export function extractKeywords(entries: readonly Entry[], max = MAX_KEYWORDS, corpus?: TermCorpus): string[] {
+export function extractKeywords(entries: readonly Entry[], max = MAX_KEYWORDS, corpus?: TermCorpus, ranked?: readonly RankedTerm[]): string[] {
   const limit = Math.max(0, Math.min(max, MAX_KEYWORDS));
-  const scored = scoreSessionTerms(entries);
+  // A ranking of MAX_SESSION_TERMS (≥ CORPUS_CANDIDATES, ≥ MAX_KEYWORDS) holds every term that can be chosen.
+  const scored = ranked ?? scoreSessionTerms(entries);
   if (!corpus || corpus.sessionCount <= 1) return scored.slice(0, limit).map((s) => s.term);
   return scored
     .slice(0, CORPUS_CANDIDATES)

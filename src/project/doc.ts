@@ -1,5 +1,5 @@
 import type { CompactionAnchor, Entry, Session } from '../model.js';
-import type { TermCorpus } from '../normalize/keywords.js';
+import type { RankedTerm, TermCorpus } from '../normalize/keywords.js';
 
 /** Everything the v2 renderer needs for one session. Built by the pipeline; render.ts reads it and nothing else. */
 export interface SessionDoc {
@@ -19,4 +19,6 @@ export interface SessionDoc {
    * apart. Absent for a single-file render, which ranks by the session alone and stays deterministic.
    */
   corpus?: TermCorpus;
+  /** The session's terms ranked in-session (rankSessionTerms), when the caller has them already. */
+  rankedTerms?: readonly RankedTerm[];
 }

@@ -328,7 +328,7 @@ export function renderProjection(doc: SessionDoc): string {
   const anchors = sortAnchors(doc.anchors);
   const range = computeRange(doc, entries);
   const toolNames = listToolNames(entries);
-  const keywords = extractKeywords(entries, MAX_KEYWORDS, doc.corpus);
+  const keywords = extractKeywords(entries, MAX_KEYWORDS, doc.corpus, doc.rankedTerms);
   const topics = inferTopics(entries, keywords);
   const decisions = extractDecisions(entries);
   const markers = computeTemporalMarkers(entries, zone, anchors);

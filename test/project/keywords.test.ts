@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { classifyToken, extractKeywords, listSessionTerms, MAX_KEYWORDS, MAX_SESSION_TERMS, type TermCorpus } from '../../src/normalize/keywords.js';
+import { classifyToken, extractKeywords, listSessionTerms, MAX_KEYWORDS, MAX_SESSION_TERMS, rankSessionTerms, type TermCorpus } from '../../src/normalize/keywords.js';
+import { listFixtureCommits } from '../helpers/prepared.js';
+import { mergeEntriesByKey } from '../../src/ingest/project-session.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { buildBasicDoc, makeEntry } from './fixture.js';
 
 describe('extractKeywords', () => {
@@ -115,6 +120,24 @@ describe('extractKeywords', () => {
     expect(listSessionTerms(doc.entries, 3)).toEqual(['.env', 'cargo', 'cargo build']);
     expect(listSessionTerms([...doc.entries].reverse())).toEqual(terms);
     expect(extractKeywords(doc.entries)).toEqual(terms.slice(0, MAX_KEYWORDS));
+  });
+
+  it('chooses the same keywords from a ranking computed once (rankSessionTerms) as from the entries, on every fixture', () => {
+    const home = mkdtempSync(join(tmpdir(), 'moon-ranked-'));
+    try {
+      const sessions = listFixtureCommits(home, false).map(([commit]) => mergeEntriesByKey(commit!.entries));
+      expect(sessions.length).toBeGreaterThan(10);
+      // A corpus where every other term is common and a few are rare, so the corpus re-ranking moves terms.
+      const corpus: TermCorpus = { sessionCount: 50, countSessionsWith: (term) => (term.length % 3 === 0 ? 1 : 40) };
+      for (const entries of sessions) {
+        const ranked = rankSessionTerms(entries);
+        expect(ranked.map((item) => item.term)).toEqual(listSessionTerms(entries));
+        expect(extractKeywords(entries, MAX_KEYWORDS, undefined, ranked)).toEqual(extractKeywords(entries));
+        expect(extractKeywords(entries, MAX_KEYWORDS, corpus, ranked)).toEqual(extractKeywords(entries, MAX_KEYWORDS, corpus));
+      }
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });
 

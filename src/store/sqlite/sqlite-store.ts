@@ -272,8 +272,10 @@ class SqliteStore implements Store {
         // Changed rows with their merged entries; rows inserted by this commit have no index rows yet.
         const changed = new Map<number, Entry>();
         const fresh = new Set<number>();
+        // In a session that was empty, only keys this commit inserted can exist: no lookup for the others.
+        const insertedKeys = wasEmpty ? new Set<string>() : null;
         for (const entry of change.entries) {
-          const { rowid, inserted, merged } = this.upsertEntry(entry);
+          const { rowid, inserted, merged } = this.upsertEntry(entry, insertedKeys);
           changed.set(rowid, merged);
           if (inserted) fresh.add(rowid);
         }
@@ -581,9 +583,13 @@ class SqliteStore implements Store {
   }
 
   /** Entries sharing a key continue one logical message (streamed blocks): the later text is appended. */
-  private upsertEntry(entry: Entry): { rowid: number; inserted: boolean; merged: Entry } {
-    const existing = this.statements.findEntry.get(entry.sessionId, entry.key);
-    if (!existing) return { rowid: Number(this.statements.insertEntry.run(entryParams(entry)).lastInsertRowid), inserted: true, merged: entry };
+  private upsertEntry(entry: Entry, insertedKeys: Set<string> | null): { rowid: number; inserted: boolean; merged: Entry } {
+    const known = insertedKeys === null || insertedKeys.has(entry.key);
+    const existing = known ? this.statements.findEntry.get(entry.sessionId, entry.key) : undefined;
+    if (!existing) {
+      insertedKeys?.add(entry.key);
+      return { rowid: Number(this.statements.insertEntry.run(entryParams(entry)).lastInsertRowid), inserted: true, merged: entry };
+    }
     const merged = toEntry(existing);
     mergeEntryInto(merged, entry);
     this.updateEntry(existing.rowid, merged);

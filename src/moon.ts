@@ -177,7 +177,8 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
         ingestContext(request.excludeSessions),
       ]);
       const workerCount = chooseWorkerCount(config.index.workers);
-      const workers = workerCount > 0 ? new IngestPool(ingestSettings(request.excludeSessions), workerCount) : null;
+      // Index documents are built where there is time to spare: on the workers when there are two or more.
+      const workers = workerCount > 0 ? new IngestPool({ ...ingestSettings(request.excludeSessions), prepareDocuments: workerCount >= 2 }, workerCount) : null;
       // Sessions forgotten before this index existed (a rebuilt one, a new engine) stay forgotten, and sessions
       // another machine forgot leave this home's archive too.
       await syncTombstones(target, new Ledger(paths.ledger), (sessionId) => projectionPathFor(paths, sessionId), clock());

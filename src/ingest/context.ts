@@ -31,6 +31,8 @@ export interface IngestContext {
   now: () => number;
   /** Worker threads for the per-file work, when the run has them (src/ingest/pool.ts); else all on this one. */
   workers?: IngestPool | null;
+  /** `prepareFile` builds the entries' index documents too (IngestSettings.prepareDocuments). */
+  prepareDocuments?: boolean;
 }
 
 /**

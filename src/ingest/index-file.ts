@@ -164,7 +164,7 @@ export function prepareFile(context: IngestContext, path: string, previous: File
     }
     const resume = findResumePoint(previous, buffer);
     const transcript = toPrepared(readTranscript(context, path, buffer, resume));
-    transcript.documents = prepareDocuments(transcript.normalized.chunk.entries, transcript.normalized.chunk.results);
+    if (context.prepareDocuments) transcript.documents = prepareDocuments(transcript.normalized.chunk.entries, transcript.normalized.chunk.results);
     const endHash = transcript.endOffset === buffer.length ? contentHash : sha256(buffer.subarray(0, transcript.endOffset));
     return { kind: 'read', fingerprint, mtimeMs: stat.mtimeMs, buffer, contentHash, endHash, resume, transcript };
   } catch (error) {

@@ -19,6 +19,11 @@ export interface IngestSettings {
   exclude: string[];
   /** Sessions never indexed (the current one). */
   excludeSessionIds: string[];
+  /**
+   * Build each entry's index document beside the parse (`prepareFile`). Worth it on two or more ingest workers;
+   * with one, the writer waits for the worker and has the time to build them itself (docs/benchmarks.md).
+   */
+  prepareDocuments?: boolean;
 }
 
 export function createIngestContext(settings: IngestSettings, now: () => number = Date.now): IngestContext {
@@ -32,6 +37,7 @@ export function createIngestContext(settings: IngestSettings, now: () => number 
     maxLineBytes: settings.maxLineBytes,
     excludeSessionIds: new Set(settings.excludeSessionIds),
     optOut: createOptOut(settings.exclude),
+    prepareDocuments: settings.prepareDocuments ?? false,
     redact,
     now,
   };

@@ -21,6 +21,7 @@ export function listFixtureCommits(home: string, halves: boolean): FileCommit[][
     maxLineBytes: 8 * 1024 * 1024,
     exclude: [],
     excludeSessionIds: [],
+    prepareDocuments: true,
   });
   return FIXTURES.map((path) => commitsOf(context, path, halves)).filter((commits) => commits.length > 0);
 }

@@ -5,35 +5,18 @@
 // variant, as a ratio of the whole. The documents are built by moon's own index-document.ts (dist/).
 //
 //   node bench/ablation.mjs [--home DIR | --corpus DIR] [--rounds 2] [--out FILE]
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
+import { BENCH_DIR as here, REPO as repo, ensureIndexedHome, makeWorkDir, readFlag as flag } from './script.mjs';
 
-const args = process.argv.slice(2);
-const flag = (name, fallback) => {
-  const index = args.indexOf(`--${name}`);
-  return index >= 0 ? args[index + 1] : fallback;
-};
-const here = import.meta.dirname;
-const repo = join(here, '..');
 const rounds = Number(flag('rounds', '2'));
 const out = flag('out', join(here, 'out', 'ablation.md'));
-const work = mkdtempSync(join(tmpdir(), 'moon-ablation-'));
-process.on('exit', () => rmSync(work, { recursive: true, force: true }));
-
-let home = flag('home', null);
+const work = makeWorkDir('moon-ablation-');
 const corpus = resolve(flag('corpus', join(here, 'corpora', '100k')));
-if (!home) {
-  home = join(work, 'home');
-  console.error(`indexing ${corpus} …`);
-  execFileSync(process.execPath, [join(repo, 'bin', 'moon.js'), 'index', corpus, '--home', home, '--json'], {
-    env: { PATH: process.env.PATH, MOON_RESIDENTIAL_TIMEZONE: 'UTC' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
+const home = ensureIndexedHome(corpus, work);
 
 const { buildEntryDocument, buildIndexDocument, buildTrigramDocument, CONTEXT_RADIUS } = await import(
   pathToFileURL(join(repo, 'dist', 'store', 'index-document.js')).href

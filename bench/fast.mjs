@@ -6,29 +6,24 @@
 //
 //   node bench/fast.mjs [--corpus DIR] [--before DIR] [--rounds 2] [--out FILE]
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { measureFloor } from './floor.mjs';
+import { BENCH_DIR as here, REPO, makeWorkDir, readFlag as flag } from './script.mjs';
 
-const args = process.argv.slice(2);
-const flag = (name, fallback) => {
-  const index = args.indexOf(`--${name}`);
-  return index >= 0 ? args[index + 1] : fallback;
-};
-const here = import.meta.dirname;
 const corpus = resolve(flag('corpus', join(here, 'corpora', '100k')));
 const before = flag('before', null);
 const rounds = Number(flag('rounds', '2'));
 const out = flag('out', join(here, 'out', 'fast.md'));
-const work = mkdtempSync(join(tmpdir(), 'moon-fast-'));
+const work = makeWorkDir('moon-fast-');
 const bytes = Number(execFileSync('du', ['-sb', corpus]).toString().split('\t')[0]);
 
 const runs = [
   ...(before ? [{ name: 'before', bin: join(resolve(before), 'bin', 'moon.js'), env: {} }] : []),
-  { name: 'workers 0', bin: join(here, '..', 'bin', 'moon.js'), env: { MOON_INDEX_WORKERS: '0' } },
-  { name: 'workers 1', bin: join(here, '..', 'bin', 'moon.js'), env: { MOON_INDEX_WORKERS: '1' } },
-  { name: 'workers 2', bin: join(here, '..', 'bin', 'moon.js'), env: { MOON_INDEX_WORKERS: '2' } },
+  { name: 'workers 0', bin: join(REPO, 'bin', 'moon.js'), env: { MOON_INDEX_WORKERS: '0' } },
+  { name: 'workers 1', bin: join(REPO, 'bin', 'moon.js'), env: { MOON_INDEX_WORKERS: '1' } },
+  { name: 'workers 2', bin: join(REPO, 'bin', 'moon.js'), env: { MOON_INDEX_WORKERS: '2' } },
 ];
 
 /** Wall, CPU and peak RSS of one cold `moon index` into an empty home, from GNU time. */
@@ -100,4 +95,3 @@ if (ablation.status !== 0) throw new Error('bench/ablation.mjs failed');
 lines.push('', 'What each part of the full-text index costs (bench/ablation.mjs, the same run):', '', ablation.stdout.trim());
 writeFileSync(out, `${lines.join('\n')}\n`);
 console.log(lines.join('\n'));
-rmSync(work, { recursive: true, force: true });

@@ -6,34 +6,18 @@
 //
 //   node bench/rg-tsv.mjs [--corpus DIR] [--home DIR] [--reps 3] [--out FILE]
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { JQ_FILTER, QUERIES } from './queries.mjs';
+import { BENCH_DIR as here, REPO as repo, ensureIndexedHome, makeWorkDir, readFlag as flag } from './script.mjs';
 
-const args = process.argv.slice(2);
-const flag = (name, fallback) => {
-  const index = args.indexOf(`--${name}`);
-  return index >= 0 ? args[index + 1] : fallback;
-};
-const here = import.meta.dirname;
-const repo = join(here, '..');
 const corpus = resolve(flag('corpus', join(here, 'corpora', '100k')));
 const reps = Number(flag('reps', '3'));
 const out = flag('out', join(here, 'out', `rg-tsv-${corpus.split('/').pop()}.md`));
-const work = mkdtempSync(join(tmpdir(), 'moon-rg-tsv-'));
-process.on('exit', () => rmSync(work, { recursive: true, force: true }));
-
-let home = flag('home', null);
-if (!home) {
-  home = join(work, 'home');
-  console.error(`indexing ${corpus} …`);
-  execFileSync(process.execPath, [join(repo, 'bin', 'moon.js'), 'index', corpus, '--home', home, '--json'], {
-    env: { PATH: process.env.PATH, MOON_RESIDENTIAL_TIMEZONE: 'UTC' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
+const work = makeWorkDir('moon-rg-tsv-');
+const home = ensureIndexedHome(corpus, work);
 
 const tsv = join(work, 'messages.tsv');
 const madeAt = performance.now();

@@ -149,6 +149,25 @@ export function mergeEntryInto(existing: Entry, entry: Entry): void {
   existing.status = entry.status ?? existing.status;
 }
 
+/**
+ * The store's upsert, in memory: entries sharing a key continue one message (mergeEntryInto), then results
+ * attach to their calls by key (mergeResultInto); a result whose call is not among `entries` is left out.
+ * Keyed by entry key, in first-seen order; the entries passed in are not changed.
+ */
+export function mergeByKey(entries: readonly Entry[], results: readonly ResultPatch[] = []): Map<string, Entry> {
+  const merged = new Map<string, Entry>();
+  for (const entry of entries) {
+    const known = merged.get(entry.key);
+    if (known) mergeEntryInto(known, entry);
+    else merged.set(entry.key, { ...entry });
+  }
+  for (const patch of results) {
+    const known = merged.get(patch.key);
+    if (known) mergeResultInto(known, patch);
+  }
+  return merged;
+}
+
 function joinText(before: string, after: string, separator: string): string {
   if (!before) return after;
   if (!after) return before;

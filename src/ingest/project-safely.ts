@@ -4,7 +4,7 @@ import type { IngestPort } from '../store/ports.js';
 import type { FailureRecord } from '../store/types.js';
 import type { IngestContext } from './context.js';
 import { isFatalError } from './index-file.js';
-import { type CollectedProjection, IN_FLIGHT, collectProjections, mapLimited, renderCollected } from './project-session.js';
+import { type CollectedProjection, IN_FLIGHT, collectProjections, mapLimited, renderCollected, termsOf } from './project-session.js';
 
 export type ProjectionResult =
   | { status: 'written' | 'gone' }
@@ -77,7 +77,7 @@ export async function startProjections(
   const collected = new Map((await collectProjections(context, store, wanted.map((item) => item.sessionId))).map((item) => [item.sessionId, item]));
   const due: PendingProjections['due'] = [];
   // One count for the batch: each session looks up only its own terms in it.
-  const counts = await store.countSessionTerms([...collected.values()].flatMap((item) => item.terms));
+  const counts = await store.countSessionTerms([...collected.values()].flatMap(termsOf));
   for (const { sessionId, known, contentHash } of wanted) {
     const item = collected.get(sessionId);
     if (!item) {

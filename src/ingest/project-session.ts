@@ -1,6 +1,6 @@
 import { projectionPathFor } from '../archive/paths.js';
 import { writeFileAtomic } from '../archive/write.js';
-import { type Entry, mergeEntryInto } from '../model.js';
+import { type Entry, mergeByKey } from '../model.js';
 import type { SessionDoc } from '../project/doc.js';
 import { type RankedTerm, rankSessionTerms } from '../normalize/keywords.js';
 import { renderProjection } from '../project/render.js';
@@ -8,20 +8,15 @@ import type { ParsedChunk } from '../sources/source.js';
 import type { IngestPort } from '../store/ports.js';
 import type { IngestContext } from './context.js';
 
-/** Render a session's v2 projection from the index and write it to archives/mlib/<session>.md. */
-export async function projectStoredSession(context: IngestContext, store: IngestPort, sessionId: string): Promise<string | null> {
-  const [collected] = await collectProjections(context, store, [sessionId]);
-  if (!collected) return null;
-  const path = await renderCollected(context, store, { ...collected, counts: await store.countSessionTerms(collected.terms) });
-  if (path) await store.markProjected(sessionId, path);
-  return path;
-}
-
-/** A session about to be projected: its candidate keyword terms (recorded in the index) and their ranking. */
+/** A session about to be projected: its candidate keyword terms, best first (recorded in the index). */
 export interface CollectedProjection {
   sessionId: string;
-  terms: string[];
   ranked: RankedTerm[];
+}
+
+/** The terms the index records for a collected session. */
+export function termsOf(collected: CollectedProjection): string[] {
+  return collected.ranked.map((item) => item.term);
 }
 
 /**
@@ -35,12 +30,11 @@ export async function collectProjections(context: IngestContext, store: IngestPo
   const collected = await mapLimited(sessionIds, IN_FLIGHT, async (sessionId): Promise<CollectedProjection | null> => {
     if (!(await store.getSession(sessionId))) return null;
     const entries = await store.listEntries(sessionId);
-    const ranked = workers ? await workers.rankTerms(entries) : rankSessionTerms(entries);
-    return { sessionId, terms: ranked.map((item) => item.term), ranked };
+    return { sessionId, ranked: workers ? await workers.rankTerms(entries) : rankSessionTerms(entries) };
   });
   const present = collected.filter((item): item is CollectedProjection => item !== null);
   // The sessions' terms go in first (one transaction), so the corpus counts each like every other session.
-  await store.putSessionTerms(present);
+  await store.putSessionTerms(present.map((item) => ({ sessionId: item.sessionId, terms: termsOf(item) })));
   return present;
 }
 
@@ -109,13 +103,7 @@ export function docFromChunk(
   };
 }
 
-/** The in-memory twin of the store's upsert: entries sharing a key continue one message. */
+/** The in-memory twin of the store's upsert (model.ts mergeByKey), in session order. */
 export function mergeEntriesByKey(entries: readonly Entry[]): Entry[] {
-  const byKey = new Map<string, Entry>();
-  for (const entry of entries) {
-    const existing = byKey.get(entry.key);
-    if (existing) mergeEntryInto(existing, entry);
-    else byKey.set(entry.key, { ...entry });
-  }
-  return [...byKey.values()].sort((a, b) => a.seq - b.seq);
+  return [...mergeByKey(entries).values()].sort((a, b) => a.seq - b.seq);
 }

@@ -1,4 +1,4 @@
-import { type Entry, type ResultPatch, mergeEntryInto, mergeResultInto } from '../model.js';
+import { type Entry, type ResultPatch, mergeByKey } from '../model.js';
 import { expandIdentifiers } from '../text/identifiers.js';
 import { CONTEXT_CHARS, IDENTIFIER_SCAN_CHARS, selectIndexedText, sliceHead } from '../text/limits.js';
 import { buildTrigramBody } from '../text/trigram.js';
@@ -67,18 +67,8 @@ export function buildEntryDocument(entry: Indexed): EntryDocument {
 
 /** Every entry of a commit (merged by key, results applied) with its prepared document, keyed by entry key. */
 export function prepareDocuments(entries: readonly Entry[], results: readonly ResultPatch[]): Map<string, PreparedDocument> {
-  const merged = new Map<string, Entry>();
-  for (const entry of entries) {
-    const known = merged.get(entry.key);
-    if (known) mergeEntryInto(known, entry);
-    else merged.set(entry.key, { ...entry });
-  }
-  for (const patch of results) {
-    const known = merged.get(patch.key);
-    if (known) mergeResultInto(known, patch);
-  }
   const documents = new Map<string, PreparedDocument>();
-  for (const [key, entry] of merged) documents.set(key, { ...buildEntryDocument(entry), trigram: buildTrigramDocument(entry) });
+  for (const [key, entry] of mergeByKey(entries, results)) documents.set(key, { ...buildEntryDocument(entry), trigram: buildTrigramDocument(entry) });
   return documents;
 }
 

@@ -283,7 +283,7 @@ class SqliteStore implements Store {
           const attached = this.attachResult(session.id, patch);
           if (attached !== null) changed.set(attached.rowid, attached.entry);
         }
-        this.refreshIndex(session.id, changed, { fresh, documents: change.documents, wasEmpty });
+        this.refreshIndex(session.id, changed, { fresh, documents: change.documents, ...(wasEmpty ? { rows: changed } : {}) });
         for (const anchor of change.anchors) this.statements.putAnchor.run(anchorParams(anchor));
         for (const usage of change.usage) this.statements.putUsage.run(usage);
         this.statements.countEntries.run(session.id, session.id);
@@ -382,11 +382,10 @@ class SqliteStore implements Store {
     }
     return this.rank(
       `WITH scored AS (
-         SELECT ${table}.rowid AS rowid, ${rankExpression} AS rank
+         SELECT e.*, ${rankExpression} AS rank
          FROM ${table} JOIN entries e ON e.rowid = ${table}.rowid ${joinSessions(filters)}
          WHERE ${table} MATCH ? ${andClauses(filters)} ${newest})
-       SELECT e.*, scored.rank FROM scored JOIN entries e ON e.rowid = scored.rowid
-       ORDER BY scored.rank, e.ts DESC, e.rowid LIMIT ?`,
+       SELECT * FROM scored ORDER BY rank, ts DESC, rowid LIMIT ?`,
       [match, ...filters.params, limit],
       (rank) => -rank,
     );
@@ -635,16 +634,21 @@ class SqliteStore implements Store {
    */
   private refreshIndex(
     sessionId: string,
-    changed: ReadonlySet<number> | ReadonlyMap<number, Entry>,
-    options: { ftsOnly?: boolean; fresh?: ReadonlySet<number>; documents?: ReadonlyMap<string, PreparedDocument> | undefined; wasEmpty?: boolean } = {},
+    changed: { has(rowid: number): boolean; readonly size: number },
+    options: {
+      ftsOnly?: boolean;
+      fresh?: ReadonlySet<number>;
+      documents?: ReadonlyMap<string, PreparedDocument> | undefined;
+      /** All of the session's rows, when this commit holds them all (the session had none before): not read back. */
+      rows?: ReadonlyMap<number, Entry>;
+    } = {},
   ): void {
     const fresh = options.fresh ?? new Set<number>();
     if (changed.size === 0) return;
-    // Every row is this commit's: the session's rows are the changed entries, in the order listEntries reads them.
-    const rows =
-      options.wasEmpty && changed instanceof Map
-        ? [...changed].map(([rowid, entry]) => ({ rowid, entry })).sort((a, b) => a.entry.seq - b.entry.seq || a.rowid - b.rowid)
-        : this.statements.listEntries.all(sessionId).map((row) => ({ rowid: row.rowid, entry: toEntry(row) }));
+    // In the order listEntries reads them.
+    const rows = options.rows
+      ? [...options.rows].map(([rowid, entry]) => ({ rowid, entry })).sort((a, b) => a.entry.seq - b.entry.seq || a.rowid - b.rowid)
+      : this.statements.listEntries.all(sessionId).map((row) => ({ rowid: row.rowid, entry: toEntry(row) }));
     const touched = new Set<number>();
     rows.forEach((row, index) => {
       if (!changed.has(row.rowid)) return;

@@ -318,29 +318,33 @@ const MIGRATIONS: string[] = [
 /** A fixed key for pg_advisory_xact_lock: migrations of one database run one at a time. */
 const MIGRATION_LOCK = 0x6d6f6f6e01;
 
+/**
+ * Brings the database to the newest migration. Creating the schema and the migrations table is under the same
+ * lock as the steps: two `CREATE … IF NOT EXISTS` at once race on PostgreSQL's catalogue, and the loser fails
+ * with a duplicate key instead of finding the object there. A database that is already current takes no lock.
+ */
 export async function migratePostgres(client: PgClient): Promise<void> {
-  await client.query('CREATE SCHEMA IF NOT EXISTS moon');
-  await client.query('CREATE TABLE IF NOT EXISTS moon.migrations (version integer PRIMARY KEY, applied_ms bigint NOT NULL)');
-  for (;;) {
-    const done = await appliedCount(client);
-    if (done >= MIGRATIONS.length) return;
-    await client.query('BEGIN');
-    try {
-      await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-      const index = await appliedCount(client);
-      if (index < MIGRATIONS.length) {
-        await client.query(MIGRATIONS[index]!);
-        await client.query('INSERT INTO moon.migrations (version, applied_ms) VALUES ($1, $2)', [index + 1, Date.now()]);
-      }
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
+  if ((await appliedCount(client)) >= MIGRATIONS.length) return;
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await client.query('CREATE SCHEMA IF NOT EXISTS moon');
+    await client.query('CREATE TABLE IF NOT EXISTS moon.migrations (version integer PRIMARY KEY, applied_ms bigint NOT NULL)');
+    for (let index = await appliedCount(client); index < MIGRATIONS.length; index += 1) {
+      await client.query(MIGRATIONS[index]!);
+      await client.query('INSERT INTO moon.migrations (version, applied_ms) VALUES ($1, $2)', [index + 1, Date.now()]);
     }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
   }
 }
 
+/** How many migrations the database has; 0 before the migrations table exists. */
 async function appliedCount(client: PgClient): Promise<number> {
+  const exists = await client.query<{ ok: boolean }>("SELECT to_regclass('moon.migrations') IS NOT NULL AS ok");
+  if (!exists.rows[0]?.ok) return 0;
   const result = await client.query<{ n: string | null }>('SELECT max(version) AS n FROM moon.migrations');
   return Number(result.rows[0]?.n ?? 0);
 }

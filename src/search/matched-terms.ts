@@ -33,6 +33,21 @@ export function findMatchedTerms(entry: Entry, terms: readonly string[]): TermMa
   });
 }
 
+/**
+ * Whether a word of the entry starts with `prefix` as typed, case aside. A word starts the field, follows
+ * anything but a letter or digit, or is a capital after a lower-case letter or digit (an identifier's part, as
+ * the keywords column splits it). The word index stems a prefix before matching it — "buy" becomes "bui",
+ * which starts "build" — so recall checks each prefix match against the entry itself with this. Reads what
+ * the index holds of each field, so the check is bounded whatever the entry's size.
+ */
+export function hasWordStartingWith(entry: Entry, prefix: string): boolean {
+  const wanted = prefix.toLowerCase();
+  if (wanted === '') return false;
+  return [entry.text, entry.result ?? '', entry.toolName ?? '', entry.toolTarget ?? ''].some((value) =>
+    containsWordStart(selectIndexedText(value).replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2').toLowerCase(), wanted),
+  );
+}
+
 /** The term without a common English ending, never shorter than four characters. */
 function stemOf(term: string): string {
   const stripped = term.replace(/(?:ing|ed|es|s|ly)$/, '');

@@ -7,7 +7,7 @@ import { selectIndexedText } from '../text/limits.js';
 import { isValidTimezone } from '../time/zone.js';
 import { type BoostContext, type FusedCandidate, type SignalList, fuseSignals } from './fusion.js';
 import { type RecallOptions, type RecallStrategy, parseIsoBound, toList } from './options.js';
-import { findMatchedTerms } from './matched-terms.js';
+import { findMatchedTerms, hasWordStartingWith } from './matched-terms.js';
 import { makeSnippet } from './snippet.js';
 import { capQueryText, capTerms, dropStopwords, isQuestionFrame, splitQueryTerms } from './terms.js';
 import { type TimeQuery, parseTimeQuery, resolveZoneName, toDailyFilters } from './time-query.js';
@@ -248,7 +248,9 @@ async function rankCandidates(environment: RecallEnvironment, plan: RecallPlan):
       prefix: true,
       scoreCap: plan.scoreCap,
     });
-    lists.push({ signal: 'trigram', weight: SIGNAL_WEIGHTS.trigram, candidates: prefix });
+    // The index stems a prefix first ("buy" → "bui*" finds "build"): keep the entries a typed prefix starts a word of.
+    const typed = prefix.filter((candidate) => prefixes.some((term) => hasWordStartingWith(candidate.entry, term)));
+    lists.push({ signal: 'trigram', weight: SIGNAL_WEIGHTS.trigram, candidates: typed });
   }
   if (environment.vectors && environment.embedQuery && plan.text.trim() !== '' && plan.terms.length > 0) {
     const vector = await environment.embedQuery(plan.text);

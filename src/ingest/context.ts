@@ -3,6 +3,7 @@ import type { OptOut } from './opt-out.js';
 import type { MoonPaths } from '../archive/paths.js';
 import type { ParsedChunk } from '../sources/source.js';
 import type { IngestPool } from './pool.js';
+import type { RankedTerm } from '../normalize/keywords.js';
 
 /** What a failure is remembered by: a file that keeps its size and mtime is the same file. */
 export function fingerprintOf(stat: { size: number; mtimeMs: number }): string {
@@ -63,6 +64,8 @@ export interface FileOutcome {
   remember: boolean;
   /** When a `failed-before` file first failed. */
   failedAtMs: number | null;
+  /** The session's keyword terms, ranked at the parse, when this file's commit wrote the session from the start. */
+  ranked?: RankedTerm[];
 }
 
 export function makeOutcome(path: string, status: FileStatus, extra: Partial<FileOutcome> = {}): FileOutcome {

@@ -11,6 +11,8 @@ import { type SerializedError, reviveError, serializeError } from './errors-acro
 import type { SourceName } from '../model.js';
 import { checkRegularFile, readRegularFile } from './read-file.js';
 import { mergeCounts, renameSession } from './session-merge.js';
+import { mergeEntriesByKey } from './project-session.js';
+import { type RankedTerm, rankSessionTerms } from '../normalize/keywords.js';
 
 export interface IndexFileOptions {
   /** Ignore what the index remembers and read the file from the start. */
@@ -128,6 +130,11 @@ export interface PreparedTranscript {
   warnings: string[];
   /** The entries' index documents, built here so the writer only inserts them (index-document.ts). */
   documents?: Map<string, PreparedDocument>;
+  /**
+   * The session's keyword terms, ranked here when the read starts at the file's beginning: a commit that writes
+   * the session from it needs not read the session back for them (FileOutcome.ranked).
+   */
+  ranked?: RankedTerm[];
 }
 
 /** Read, hash, parse and normalize one file against its last known state. Touches no store; never throws. */
@@ -164,7 +171,9 @@ export function prepareFile(context: IngestContext, path: string, previous: File
     }
     const resume = findResumePoint(previous, buffer);
     const transcript = toPrepared(readTranscript(context, path, buffer, resume));
-    if (context.prepareDocuments) transcript.documents = prepareDocuments(transcript.normalized.chunk.entries, transcript.normalized.chunk.results);
+    const { chunk } = transcript.normalized;
+    if (context.prepareDocuments) transcript.documents = prepareDocuments(chunk.entries, chunk.results);
+    if (resume === null && !chunk.fork) transcript.ranked = rankSessionTerms(mergeEntriesByKey(chunk.entries, chunk.results));
     const endHash = transcript.endOffset === buffer.length ? contentHash : sha256(buffer.subarray(0, transcript.endOffset));
     return { kind: 'read', fingerprint, mtimeMs: stat.mtimeMs, buffer, contentHash, endHash, resume, transcript };
   } catch (error) {
@@ -196,7 +205,7 @@ async function commitPrepared(
   }
   const { buffer, contentHash } = prepared;
   let { resume } = prepared;
-  let { source, endOffset, endLine, normalized, warnings, documents } = prepared.transcript;
+  let { source, endOffset, endLine, normalized, warnings, documents, ranked } = prepared.transcript;
   let endHash = prepared.endHash;
   let chunk = normalized.chunk;
   const fileBase = {
@@ -231,6 +240,7 @@ async function commitPrepared(
       resume = null;
       ({ source, endOffset, endLine, normalized, warnings } = toPrepared(readTranscript(context, path, buffer, null)));
       documents = undefined;
+      ranked = undefined;
       endHash = endOffset === buffer.length ? contentHash : sha256(buffer.subarray(0, endOffset));
       chunk = normalized.chunk;
     }
@@ -282,6 +292,7 @@ async function commitPrepared(
     contentHash,
     projectionStale: true,
   };
+  const read = buffer.length - (resume?.offset ?? 0);
   await store.commitFile({
     file: {
       ...fileBase,
@@ -309,7 +320,9 @@ async function commitPrepared(
     filtered: normalized.filtered,
     warnings,
     resumed: !reset,
-    bytes: buffer.length - (resume?.offset ?? 0),
+    bytes: read,
+    // Terms ranked at the parse describe the session only when this commit wrote all of it.
+    ...(reset && ranked ? { ranked } : {}),
   });
 }
 

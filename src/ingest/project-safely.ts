@@ -4,7 +4,15 @@ import type { IngestPort } from '../store/ports.js';
 import type { FailureRecord } from '../store/types.js';
 import type { IngestContext } from './context.js';
 import { isFatalError } from './index-file.js';
+import type { RankedTerm } from '../normalize/keywords.js';
 import { type CollectedProjection, IN_FLIGHT, collectProjections, mapLimited, renderCollected, termsOf } from './project-session.js';
+
+/** A session to project; `ranked`: its keyword terms, when ranked at its parse (a session written from the start). */
+export interface ProjectionRequest {
+  sessionId: string;
+  known: FailureRecord | null;
+  ranked?: RankedTerm[] | null;
+}
 
 export type ProjectionResult =
   | { status: 'written' | 'gone' }
@@ -35,7 +43,7 @@ export async function projectSafely(
 export async function projectSessionsSafely(
   context: IngestContext,
   store: IngestPort,
-  sessions: readonly { sessionId: string; known: FailureRecord | null }[],
+  sessions: readonly ProjectionRequest[],
 ): Promise<ProjectionResult[]> {
   return finishProjections(context, store, await startProjections(context, store, sessions));
 }
@@ -57,11 +65,11 @@ export interface PendingProjections {
 export async function startProjections(
   context: IngestContext,
   store: IngestPort,
-  sessions: readonly { sessionId: string; known: FailureRecord | null }[],
+  sessions: readonly ProjectionRequest[],
 ): Promise<PendingProjections> {
-  const wanted: { sessionId: string; known: FailureRecord | null; contentHash: string }[] = [];
+  const wanted: { sessionId: string; known: FailureRecord | null; contentHash: string; ranked: RankedTerm[] | null }[] = [];
   const settled = new Map<string, ProjectionResult>();
-  for (const { sessionId, known } of sessions) {
+  for (const { sessionId, known, ranked = null } of sessions) {
     const session = await store.getSession(sessionId);
     if (!session) {
       settled.set(sessionId, { status: 'gone' });
@@ -72,9 +80,9 @@ export async function startProjections(
       settled.set(sessionId, { status: 'failed-before', path: projectionPathFor(context.paths, sessionId), reason: known.reason, failedAtMs: known.failedAtMs });
       continue;
     }
-    wanted.push({ sessionId, known, contentHash });
+    wanted.push({ sessionId, known, contentHash, ranked });
   }
-  const collected = new Map((await collectProjections(context, store, wanted.map((item) => item.sessionId))).map((item) => [item.sessionId, item]));
+  const collected = new Map((await collectProjections(context, store, wanted)).map((item) => [item.sessionId, item]));
   const due: PendingProjections['due'] = [];
   // One count for the batch: each session looks up only its own terms in it.
   const counts = await store.countSessionTerms([...collected.values()].flatMap(termsOf));

@@ -1,6 +1,6 @@
 import { projectionPathFor } from '../archive/paths.js';
 import { writeFileAtomic } from '../archive/write.js';
-import { type Entry, mergeByKey } from '../model.js';
+import { type Entry, type ResultPatch, mergeByKey } from '../model.js';
 import type { SessionDoc } from '../project/doc.js';
 import { type RankedTerm, rankSessionTerms } from '../normalize/keywords.js';
 import { renderProjection } from '../project/render.js';
@@ -22,13 +22,19 @@ export function termsOf(collected: CollectedProjection): string[] {
 /**
  * Record the keyword terms of the sessions to project, all of them before any is rendered: each projection then
  * ranks its keywords against the same corpus, whether the sessions render one after the other or side by side
- * on workers. A session's entries are read here for its terms and again when it renders, so a batch never holds
- * more than a few sessions in memory. Sessions that no longer exist are left out.
+ * on workers. A session's terms come ranked from its parse when the run wrote it from the start (index-file.ts);
+ * any other session is read here for them. Every session is read again when it renders, a few at a time, so a
+ * batch never holds more than a few sessions in memory. Sessions that no longer exist are left out.
  */
-export async function collectProjections(context: IngestContext, store: IngestPort, sessionIds: readonly string[]): Promise<CollectedProjection[]> {
+export async function collectProjections(
+  context: IngestContext,
+  store: IngestPort,
+  sessions: readonly { sessionId: string; ranked?: RankedTerm[] | null }[],
+): Promise<CollectedProjection[]> {
   const workers = context.workers ?? null;
-  const collected = await mapLimited(sessionIds, IN_FLIGHT, async (sessionId): Promise<CollectedProjection | null> => {
+  const collected = await mapLimited(sessions, IN_FLIGHT, async ({ sessionId, ranked = null }): Promise<CollectedProjection | null> => {
     if (!(await store.getSession(sessionId))) return null;
+    if (ranked) return { sessionId, ranked };
     const entries = await store.listEntries(sessionId);
     return { sessionId, ranked: workers ? await workers.rankTerms(entries) : rankSessionTerms(entries) };
   });
@@ -94,7 +100,7 @@ export function docFromChunk(
 ): SessionDoc {
   return {
     session: chunk.session,
-    entries: mergeEntriesByKey(chunk.entries),
+    entries: mergeEntriesByKey(chunk.entries, chunk.results),
     anchors: chunk.anchors,
     filteredNoiseCount: input.filteredNoiseCount,
     archivePath: input.archivePath,
@@ -103,7 +109,7 @@ export function docFromChunk(
   };
 }
 
-/** The in-memory twin of the store's upsert (model.ts mergeByKey), in session order. */
-export function mergeEntriesByKey(entries: readonly Entry[]): Entry[] {
-  return [...mergeByKey(entries).values()].sort((a, b) => a.seq - b.seq);
+/** The in-memory twin of the store's upsert (model.ts mergeByKey), results attached, in session order. */
+export function mergeEntriesByKey(entries: readonly Entry[], results: readonly ResultPatch[] = []): Entry[] {
+  return [...mergeByKey(entries, results).values()].sort((a, b) => a.seq - b.seq);
 }

@@ -11,7 +11,8 @@ import { sha256 } from './hash.js';
 import { discoverFiles } from './discover.js';
 import { type IndexFileOptions, type PreparedFile, indexFile, indexPreparedFile } from './index-file.js';
 import { serializeError } from './errors-across.js';
-import { type PendingProjections, type ProjectionResult, finishProjections, projectSessionsSafely, startProjections } from './project-safely.js';
+import { type PendingProjections, type ProjectionRequest, type ProjectionResult, finishProjections, projectSessionsSafely, startProjections } from './project-safely.js';
+import type { RankedTerm } from '../normalize/keywords.js';
 import { reprojectLegacy } from './reproject.js';
 
 export interface IndexOptions {
@@ -61,6 +62,7 @@ async function indexAll(context: IngestContext, store: IngestPort, options: Inde
   let done = 0;
   // Ledger lines of pairs an earlier run committed but did not get to write (it crashed in between).
   await flushLedger(context, store);
+  const groups = groupFiles(discovery.files, discovery.fsPaths);
   const optionsFor = (path: string): IndexFileOptions => ({
     force: options.force ?? false,
     fsPath: discovery.fsPaths.get(path),
@@ -69,7 +71,6 @@ async function indexAll(context: IngestContext, store: IngestPort, options: Inde
     adoptFrom,
     selfArchived: options.fromArchive ?? false,
   });
-  const groups = groupFiles(discovery.files, discovery.fsPaths);
   // With workers, the next few files are read and parsed while this one commits.
   const ahead = context.workers ? new Prefetcher(context, store, discovery.files, optionsFor) : null;
   // A group's projections render (on the workers) while the next group commits; they are finished after it.
@@ -81,6 +82,7 @@ async function indexAll(context: IngestContext, store: IngestPort, options: Inde
     if (rendering) tallyProjections(report, await finishProjections(context, store, rendering));
     rendering = null;
     const projecting: string[] = [];
+    const ranked = new Map<string, RankedTerm[] | null>();
     for (const outcome of outcomes) {
       tally(report, outcome);
       await rememberOutcome(context, store, failures, outcome);
@@ -88,12 +90,17 @@ async function indexAll(context: IngestContext, store: IngestPort, options: Inde
       // next run (below) finishes them. With workers, a group's projections render side by side.
       if (outcome.status === 'indexed' && outcome.sessionId) {
         touched.add(outcome.sessionId);
-        projecting.push(outcome.sessionId);
+        // Two files of one group that wrote the same session: its terms are ranked from the store.
+        if (ranked.has(outcome.sessionId)) ranked.set(outcome.sessionId, null);
+        else {
+          projecting.push(outcome.sessionId);
+          ranked.set(outcome.sessionId, outcome.ranked ?? null);
+        }
       }
       done += 1;
       options.onProgress?.(done, discovery.files.length, outcome.path);
     }
-    if (projecting.length > 0) rendering = await startProjections(context, store, projectionRequests(failures, projecting, options.force ?? false));
+    if (projecting.length > 0) rendering = await startProjections(context, store, projectionRequests(failures, projecting, options.force ?? false, ranked));
   }
   if (rendering) tallyProjections(report, await finishProjections(context, store, rendering));
   // A crash between a commit and its projection leaves the session stale; finish that work now.
@@ -133,8 +140,17 @@ async function projectAll(
   tallyProjections(report, await projectSessionsSafely(context, store, projectionRequests(failures, sessionIds, force)));
 }
 
-function projectionRequests(failures: Map<string, FailureRecord>, sessionIds: readonly string[], force: boolean): { sessionId: string; known: FailureRecord | null }[] {
-  return sessionIds.map((sessionId) => ({ sessionId, known: force ? null : (failures.get(`projection:${sessionId}`) ?? null) }));
+function projectionRequests(
+  failures: Map<string, FailureRecord>,
+  sessionIds: readonly string[],
+  force: boolean,
+  ranked?: ReadonlyMap<string, RankedTerm[] | null>,
+): ProjectionRequest[] {
+  return sessionIds.map((sessionId) => ({
+    sessionId,
+    known: force ? null : (failures.get(`projection:${sessionId}`) ?? null),
+    ranked: ranked?.get(sessionId) ?? null,
+  }));
 }
 
 function tallyProjections(report: IndexReport, results: readonly ProjectionResult[]): void {

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { StoreEngine } from '../../src/store/ports.js';
+import { mergeEntriesByKey } from '../../src/ingest/project-session.js';
+import { rankSessionTerms } from '../../src/normalize/keywords.js';
 import type { Candidate, FileCommit } from '../../src/store/types.js';
 import { listFixtureCommits, withoutDocuments } from '../helpers/prepared.js';
 import { type OpenedEngine, describeEachEngine } from './engines.js';
@@ -51,8 +53,9 @@ describeEachEngine('prepared index documents', (factory) => {
     describe(`halves: ${halves}`, () => {
       let prepared: OpenedEngine;
       let plain: OpenedEngine;
+      let files: FileCommit[][];
       beforeAll(async () => {
-        const files = listFixtureCommits(join(home, 'home'), halves);
+        files = listFixtureCommits(join(home, 'home'), halves);
         expect(files.length).toBeGreaterThan(10);
         prepared = await factory.open();
         plain = await factory.open();
@@ -76,6 +79,19 @@ describeEachEngine('prepared index documents', (factory) => {
           expect(describeMatches(withDocuments)).toEqual(describeMatches(withoutThem));
         },
       );
+
+      if (!halves) {
+        // A session written from the start has its keyword terms ranked at the parse, from the file's entries
+        // merged in memory (index-file.ts): every engine must read back exactly those entries.
+        test('a session written from the start reads back as its entries merged in memory', async () => {
+          for (const [commit] of files) {
+            const merged = mergeEntriesByKey(commit!.entries, commit!.results);
+            const stored = await plain.engine.ingest.listEntries(commit!.session!.id);
+            expect(stored).toEqual(merged);
+            expect(rankSessionTerms(stored)).toEqual(rankSessionTerms(merged));
+          }
+        });
+      }
     });
   }
 });

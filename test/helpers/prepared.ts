@@ -42,7 +42,7 @@ function commitsOf(context: ReturnType<typeof createIngestContext>, path: string
     projectionStale: true,
   };
   const file = { path, sessionId: session.id, source: chunk.session.source, size: 1, mtimeMs: 1, prefixHash: '', contentHash: '', offset: 1, line: 1, carry: null, excluded: null, indexedAtMs: 1 };
-  const base = { file, session, anchors: [], usage: [] };
+  const base = { file, session, anchors: chunk.anchors, usage: [] };
   if (!halves) return [{ ...base, reset: true, entries: chunk.entries, results: chunk.results, documents: prepared.transcript.documents! }];
   const middle = Math.floor(chunk.entries.length / 2);
   const first = chunk.entries.slice(0, middle + 1);

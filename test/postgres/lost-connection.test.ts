@@ -1,9 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { makeTempDir, spawnMoon } from '../helpers/cli.js';
-import { type PostgresServer, startPostgres } from '../helpers/postgres.js';
+import { type PostgresServer, startPostgres, withPgClient } from '../helpers/postgres.js';
 import { type TurnSpec, claudeSession } from '../helpers/transcripts.js';
 
 /**
@@ -30,16 +29,6 @@ function session(id: string, turns: number): string {
   return claudeSession({ sessionId: id, turns: list });
 }
 
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
 describe('a lost connection mid-file', () => {
   test('rolls that file back, and the next run completes it', async () => {
     const url = server.createDatabase('lost_connection');
@@ -53,12 +42,12 @@ describe('a lost connection mid-file', () => {
 
     // The server is made to stall inside the next file's commit: an insert into entries sleeps. While it does,
     // the test cuts moon's connection from the server side.
-    await withClient(url, (client) =>
+    await withPgClient(url, (client) =>
       client.query(`CREATE FUNCTION public.stall() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(30); RETURN NULL; END $$;
         CREATE TRIGGER stall AFTER INSERT ON moon.entries FOR EACH STATEMENT EXECUTE FUNCTION public.stall();`),
     );
     const running = spawnMoon(['index', corpus, '--json'], env);
-    const killed = await withClient(url, async (client) => {
+    const killed = await withPgClient(url, async (client) => {
       const deadline = Date.now() + 20_000;
       while (Date.now() < deadline) {
         const found = await client.query<{ pid: number }>(
@@ -84,7 +73,7 @@ describe('a lost connection mid-file', () => {
     const report = JSON.parse(failed.stdout) as { fatal: { message: string } | null };
     expect(report.fatal?.message).toContain('lost the connection');
 
-    await withClient(url, async (client) => {
+    await withPgClient(url, async (client) => {
       // Nothing of the second file stayed: no session, no entries, no file state.
       const rows = await client.query<{ sessions: number; entries: number; files: number }>(
         `SELECT (SELECT count(*)::int FROM moon.sessions WHERE id = 'second') AS sessions,
@@ -98,7 +87,7 @@ describe('a lost connection mid-file', () => {
     const again = await spawnMoon(['index', corpus, '--json'], env);
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ indexed: 1, unchanged: 1, fatal: null });
-    await withClient(url, async (client) => {
+    await withPgClient(url, async (client) => {
       const rows = await client.query<{ id: string; entry_count: number }>('SELECT id, entry_count FROM moon.sessions ORDER BY id');
       expect(rows.rows).toEqual([
         { id: 'first', entry_count: 6 },

@@ -313,6 +313,61 @@ const MIGRATIONS: string[] = [
   CREATE TRIGGER corpus_update AFTER UPDATE ON moon.entries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION moon.count_corpus();
   `,
+  // 6: each lexeme's document frequency — rows holding it anywhere, and in the entry's own columns (labels A–C)
+  // — so BM25's IDF of a one-word phrase is read instead of counting every matching row per query. Statement
+  // triggers append each write's per-lexeme change to moon.lexeme_changes (no index, no conflict), and
+  // moon.fold_lexemes(), called by every engine transaction before it commits, adds them up into moon.lexemes
+  // once per transaction: a batch of files pays one upsert per distinct lexeme, not one per file. Rows whose
+  // word index did not change are left out.
+  `
+  CREATE TABLE moon.lexemes (
+    lexeme text PRIMARY KEY,
+    rows bigint NOT NULL,
+    own_rows bigint NOT NULL
+  );
+  CREATE TABLE moon.lexeme_changes (
+    lexeme text NOT NULL,
+    rows bigint NOT NULL,
+    own_rows bigint NOT NULL
+  );
+  INSERT INTO moon.lexemes
+    SELECT u.lexeme, count(*), count(*) FILTER (WHERE u.weights && '{A,B,C}'::text[])
+    FROM moon.entries e, unnest(e.tv) u GROUP BY u.lexeme;
+  CREATE FUNCTION moon.count_lexemes() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF TG_OP = 'INSERT' THEN
+      INSERT INTO moon.lexeme_changes
+        SELECT u.lexeme, count(*), count(*) FILTER (WHERE u.weights && '{A,B,C}'::text[])
+        FROM new_rows n, unnest(n.tv) u GROUP BY u.lexeme;
+    ELSIF TG_OP = 'DELETE' THEN
+      INSERT INTO moon.lexeme_changes
+        SELECT u.lexeme, -count(*), -count(*) FILTER (WHERE u.weights && '{A,B,C}'::text[])
+        FROM old_rows o, unnest(o.tv) u GROUP BY u.lexeme;
+    ELSE
+      INSERT INTO moon.lexeme_changes
+        SELECT u.lexeme, sum(c.sign), coalesce(sum(c.sign) FILTER (WHERE u.weights && '{A,B,C}'::text[]), 0)
+        FROM (SELECT o.tv, -1 AS sign FROM old_rows o JOIN new_rows n ON n.rowid = o.rowid WHERE n.tv IS DISTINCT FROM o.tv
+              UNION ALL
+              SELECT n.tv, 1 FROM new_rows n JOIN old_rows o ON o.rowid = n.rowid WHERE n.tv IS DISTINCT FROM o.tv) c,
+          unnest(c.tv) u
+        GROUP BY u.lexeme;
+    END IF;
+    RETURN NULL;
+  END
+  $$;
+  CREATE FUNCTION moon.fold_lexemes() RETURNS void LANGUAGE sql AS $$
+    WITH taken AS (DELETE FROM moon.lexeme_changes RETURNING lexeme, rows, own_rows)
+    INSERT INTO moon.lexemes AS l (lexeme, rows, own_rows)
+      SELECT lexeme, sum(rows), sum(own_rows) FROM taken GROUP BY lexeme
+    ON CONFLICT (lexeme) DO UPDATE SET rows = l.rows + excluded.rows, own_rows = l.own_rows + excluded.own_rows;
+  $$;
+  CREATE TRIGGER lexemes_insert AFTER INSERT ON moon.entries REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION moon.count_lexemes();
+  CREATE TRIGGER lexemes_delete AFTER DELETE ON moon.entries REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION moon.count_lexemes();
+  CREATE TRIGGER lexemes_update AFTER UPDATE ON moon.entries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION moon.count_lexemes();
+  `,
 ];
 
 /** A fixed key for pg_advisory_xact_lock: migrations of one database run one at a time. */

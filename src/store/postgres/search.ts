@@ -2,7 +2,10 @@ import type { Candidate, LexicalQuery, TimeSearch, VectorQuery } from '../types.
 import type { PgClient } from './client.js';
 import { Params, andClauses, joinSessions, renderFilters } from './filters.js';
 import {
+  OWN_LABELS,
+  type Phrase,
   RANK_WEIGHTS,
+  SEARCH_LABELS,
   inverseDocumentFrequency,
   likePattern,
   renderLexicalQuery,
@@ -21,10 +24,7 @@ export async function searchLexical(db: PgClient, query: LexicalQuery): Promise<
   if (rendered.match === null) return [];
   const { rows, tokens } = await readCorpus(db, 'doc_len');
   if (rows === 0) return [];
-  const hits = await countHits(
-    db,
-    rendered.scored.map((phrase) => ({ sql: 'e.tv @@ $::tsquery', value: renderPhrase(phrase) })),
-  );
+  const hits = await countPhraseHits(db, rendered.scored);
   const params = new Params();
   const match = params.add(rendered.match);
   const weights = params.add(RANK_WEIGHTS.labels);
@@ -150,6 +150,29 @@ async function readCorpus(db: PgClient, column: 'doc_len' | 'tri_len'): Promise<
     `SELECT rows, ${column === 'doc_len' ? 'tokens' : 'tri_tokens'} AS tokens FROM moon.corpus WHERE id = 1`,
   );
   return { rows: Number(result.rows[0]?.rows ?? 0), tokens: Number(result.rows[0]?.tokens ?? 0) };
+}
+
+/**
+ * How many rows hold each phrase (BM25's document frequency). A one-word phrase in every column or in the
+ * entry's own ones is read from the lexeme counts the triggers keep (schema.ts, migration 6); the others —
+ * several words, a prefix — are counted in one scan over their union.
+ */
+async function countPhraseHits(db: PgClient, phrases: readonly Phrase[]): Promise<number[]> {
+  const kept = (phrase: Phrase): boolean => phrase.lexemes.length === 1 && !phrase.prefix && (phrase.labels === SEARCH_LABELS || phrase.labels === OWN_LABELS);
+  const known = new Map<string, { rows: number; own: number }>();
+  const words = [...new Set(phrases.filter(kept).map((phrase) => phrase.lexemes[0]!))];
+  if (words.length > 0) {
+    const found = await db.query<{ lexeme: string; rows: number; own_rows: number }>('SELECT lexeme, rows, own_rows FROM moon.lexemes WHERE lexeme = ANY($1::text[])', [words]);
+    for (const row of found.rows) known.set(row.lexeme, { rows: Number(row.rows), own: Number(row.own_rows) });
+  }
+  const counted = phrases.filter((phrase) => !kept(phrase));
+  const counts = counted.length > 0 ? await countHits(db, counted.map((phrase) => ({ sql: 'e.tv @@ $::tsquery', value: renderPhrase(phrase) }))) : [];
+  let next = 0;
+  return phrases.map((phrase) => {
+    if (!kept(phrase)) return counts[next++] ?? 0;
+    const stat = known.get(phrase.lexemes[0]!);
+    return stat ? (phrase.labels === SEARCH_LABELS ? stat.rows : stat.own) : 0;
+  });
 }
 
 /** How many rows each condition matches (BM25's document frequency), in one scan over their union. */

@@ -53,7 +53,12 @@ export async function checkIntegrity(db: PgClient): Promise<string[]> {
        WHERE s.entry_count <> (SELECT count(*) FROM moon.entries e WHERE e.session_id = s.id)
      UNION ALL SELECT 'corpus totals that disagree with the entries (BM25 statistics)', count(*)
        FROM moon.corpus c, (SELECT count(*) AS n, coalesce(sum(doc_len), 0) AS t, coalesce(sum(tri_len), 0) AS tt FROM moon.entries) a
-       WHERE c.rows <> a.n OR c.tokens <> a.t OR c.tri_tokens <> a.tt`,
+       WHERE c.rows <> a.n OR c.tokens <> a.t OR c.tri_tokens <> a.tt
+     UNION ALL SELECT 'lexeme counts that disagree with the entries (BM25 statistics)', count(*)
+       FROM moon.lexemes l
+       FULL JOIN (SELECT u.lexeme, count(*) AS n, count(*) FILTER (WHERE u.weights && '{A,B,C}'::text[]) AS own
+                  FROM moon.entries e, unnest(e.tv) u GROUP BY u.lexeme) a ON a.lexeme = l.lexeme
+       WHERE coalesce(l.rows, 0) <> coalesce(a.n, 0) OR coalesce(l.own_rows, 0) <> coalesce(a.own, 0)`,
   );
   for (const row of orphans.rows) if (Number(row.n) > 0) problems.push(`${row.what}: ${row.n}`);
   return problems;

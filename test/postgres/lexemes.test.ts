@@ -62,4 +62,28 @@ describe('PostgreSQL lexeme counts', () => {
       await engine.close();
     }
   });
+
+  test('a database indexed before the counts existed gets them from its entries when it is opened', async () => {
+    const url = server.createDatabase('lexemes_backfill');
+    const first = await openPostgresEngine(url, { machine: 'lexemes' });
+    try {
+      for (const [commit] of listFixtureCommits(join(home, 'backfill'), false)) await first.ingest.transaction(async (tx) => tx.commitFile(commit!));
+    } finally {
+      await first.close();
+    }
+    // Back to the schema before migration 6, with the entries in place.
+    await withPgClient(url, (client) =>
+      client.query(`DROP TRIGGER lexemes_insert ON moon.entries; DROP TRIGGER lexemes_delete ON moon.entries; DROP TRIGGER lexemes_update ON moon.entries;
+        DROP FUNCTION moon.count_lexemes(); DROP FUNCTION moon.fold_lexemes(); DROP TABLE moon.lexemes; DROP TABLE moon.lexeme_changes;
+        DELETE FROM moon.migrations WHERE version = 6;`),
+    );
+    const reopened = await openPostgresEngine(url, { machine: 'lexemes' });
+    try {
+      expect(await withPgClient(url, async (client) => Number((await client.query('SELECT count(*) AS n FROM moon.lexemes')).rows[0].n))).toBeGreaterThan(500);
+      expect(await driftOf(url)).toEqual([]);
+      expect(await reopened.stats.checkIntegrity()).toEqual([]);
+    } finally {
+      await reopened.close();
+    }
+  });
 });

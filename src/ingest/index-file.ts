@@ -292,7 +292,6 @@ async function commitPrepared(
     contentHash,
     projectionStale: true,
   };
-  const read = buffer.length - (resume?.offset ?? 0);
   await store.commitFile({
     file: {
       ...fileBase,
@@ -320,7 +319,7 @@ async function commitPrepared(
     filtered: normalized.filtered,
     warnings,
     resumed: !reset,
-    bytes: read,
+    bytes: buffer.length - (resume?.offset ?? 0),
     // Terms ranked at the parse describe the session only when this commit wrote all of it.
     ...(reset && ranked ? { ranked } : {}),
   });

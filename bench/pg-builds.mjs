@@ -71,6 +71,11 @@ try {
     console.log(`| ${label} (${QUERIES.length} queries, median of 3 each) | ${at(times.before, q).toFixed(1)} | ${at(times.after, q).toFixed(1)} | ${ratio(at(times.after, q), at(times.before, q))} |`);
   }
   console.log(`\nSame matches and scores for ${QUERIES.length - differing.length} of ${QUERIES.length} queries${differing.length ? ` (differ: ${differing.join(', ')})` : ''}.`);
+  console.log('\n<details><summary>Per query</summary>\n\n| query | kind | before ms | after ms | after / before |\n|---|---|---:|---:|---:|');
+  QUERIES.forEach(({ query, kind }, index) => {
+    console.log(`| \`${query}\` | ${kind} | ${times.before[index].toFixed(1)} | ${times.after[index].toFixed(1)} | ${ratio(times.after[index], times.before[index])} |`);
+  });
+  console.log('\n</details>');
 } finally {
   await server.stop();
 }

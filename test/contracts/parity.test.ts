@@ -145,7 +145,7 @@ const TIME: { name: string; query: TimeSearch }[] = [
   { name: 'filters', query: timeQuery({ projects: ['ops', 'blog'], roles: ['tool', 'user'] }, { centerMs: at(6, 10) }) },
 ];
 
-const TERMS = ['deploying', 'deployment', 'rotating', 'paym', 'kubectl', 'the', 'and', 'café', 'cafe', '東京タワー', 'v2.4.0', 'DATABASE_URL', 'databaseurl', 'partitions', '"', 'NEAR'];
+const TERMS = ['deploying', 'deployment', 'rotating', 'paym', 'kubectl', 'the', 'and', 'café', 'cafe', '東京タワー', 'v2.4.0', 'DATABASE_URL', 'URL_DATABASE', 'DATABASE_NOWHERE', 'databaseurl', 'partitions', '"', 'NEAR'];
 
 registerServerStop();
 

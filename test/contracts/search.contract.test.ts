@@ -349,6 +349,12 @@ describeEachEngine('SearchPort', (factory) => {
       expect(await search().hasLexicalMatch('')).toBe(false);
       expect(await search().hasLexicalMatch('!!!')).toBe(false);
     });
+
+    test('a term of several words is a phrase: every word known is not enough', async () => {
+      expect(await search().hasLexicalMatch('DATABASE_URL')).toBe(true);
+      expect(await search().hasLexicalMatch('URL_DATABASE')).toBe(false);
+      expect(await search().hasLexicalMatch('DATABASE_NOWHERE')).toBe(false);
+    });
   });
 
   describe('trigram', () => {

@@ -167,6 +167,11 @@ export function renderTermsQuery(terms: readonly string[], operator: '&' | '|'):
   return phrases.length === 0 ? null : `(${phrases.map(renderPhrase).join(` ${operator} `)})`;
 }
 
+/** Terms as phrases in the entry's own columns (what --require and hasLexicalMatch test). */
+export function toOwnPhrases(terms: readonly string[]): Phrase[] {
+  return toPhrases(terms, OWN_LABELS);
+}
+
 /** Distinct terms as FTS5 sees them (the same term twice is one phrase; "Deploy" and "deploy" are two). */
 function toPhrases(terms: readonly string[], labels: string): Phrase[] {
   const phrases: Phrase[] = [];

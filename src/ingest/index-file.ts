@@ -1,17 +1,17 @@
 import { statSync } from 'node:fs';
 import { describeError, errnoOf, isEnvironmentError, isMoonError, toIoError } from '../errors.js';
 import type { IngestTx } from '../store/ports.js';
-import { prepareDocuments, type PreparedDocument } from '../store/index-document.js';
+import { prepareMergedDocuments, type PreparedDocument } from '../store/index-document.js';
 import { BatchAbortedError, type FailureRecord, type FileState, type StoredSession } from '../store/types.js';
 import { copyRawArchive, describeArchive } from './archive-raw.js';
 import { type FileOutcome, type IngestContext, type NormalizedChunk, fingerprintOf, makeOutcome } from './context.js';
 import { sha256 } from './hash.js';
 import { type ResumePoint, type TranscriptRead, readTranscript } from './read-transcript.js';
 import { type SerializedError, reviveError, serializeError } from './errors-across.js';
-import type { SourceName } from '../model.js';
+import { type SourceName, mergeByKey } from '../model.js';
 import { checkRegularFile, readRegularFile } from './read-file.js';
 import { mergeCounts, renameSession } from './session-merge.js';
-import { mergeEntriesByKey } from './project-session.js';
+import { inSessionOrder } from './project-session.js';
 import { type RankedTerm, rankSessionTerms } from '../normalize/keywords.js';
 
 export interface IndexFileOptions {
@@ -172,8 +172,11 @@ export function prepareFile(context: IngestContext, path: string, previous: File
     const resume = findResumePoint(previous, buffer);
     const transcript = toPrepared(readTranscript(context, path, buffer, resume));
     const { chunk } = transcript.normalized;
-    if (context.prepareDocuments) transcript.documents = prepareDocuments(chunk.entries, chunk.results);
-    if (resume === null && !chunk.fork) transcript.ranked = rankSessionTerms(mergeEntriesByKey(chunk.entries, chunk.results));
+    // Entries merged by key once, for the index documents and (a read from the start) the keyword ranking.
+    const ranks = resume === null && !chunk.fork;
+    const merged = context.prepareDocuments || ranks ? mergeByKey(chunk.entries, chunk.results) : null;
+    if (merged && context.prepareDocuments) transcript.documents = prepareMergedDocuments(merged);
+    if (merged && ranks) transcript.ranked = rankSessionTerms(inSessionOrder(merged));
     const endHash = transcript.endOffset === buffer.length ? contentHash : sha256(buffer.subarray(0, transcript.endOffset));
     return { kind: 'read', fingerprint, mtimeMs: stat.mtimeMs, buffer, contentHash, endHash, resume, transcript };
   } catch (error) {

@@ -67,9 +67,9 @@ export async function startProjections(
   store: IngestPort,
   sessions: readonly ProjectionRequest[],
 ): Promise<PendingProjections> {
-  const wanted: { sessionId: string; known: FailureRecord | null; contentHash: string; ranked: RankedTerm[] | null }[] = [];
+  const wanted: (ProjectionRequest & { contentHash: string })[] = [];
   const settled = new Map<string, ProjectionResult>();
-  for (const { sessionId, known, ranked = null } of sessions) {
+  for (const { sessionId, known, ranked } of sessions) {
     const session = await store.getSession(sessionId);
     if (!session) {
       settled.set(sessionId, { status: 'gone' });

@@ -24,7 +24,7 @@ export function termsOf(collected: CollectedProjection): string[] {
  * ranks its keywords against the same corpus, whether the sessions render one after the other or side by side
  * on workers. A session's terms come ranked from its parse when the run wrote it from the start (index-file.ts);
  * any other session is read here for them. Every session is read again when it renders, a few at a time, so a
- * batch never holds more than a few sessions in memory. Sessions that no longer exist are left out.
+ * batch never holds more than a few sessions in memory. The caller passes sessions it found in the store.
  */
 export async function collectProjections(
   context: IngestContext,
@@ -32,16 +32,14 @@ export async function collectProjections(
   sessions: readonly { sessionId: string; ranked?: RankedTerm[] | null }[],
 ): Promise<CollectedProjection[]> {
   const workers = context.workers ?? null;
-  const collected = await mapLimited(sessions, IN_FLIGHT, async ({ sessionId, ranked = null }): Promise<CollectedProjection | null> => {
-    if (!(await store.getSession(sessionId))) return null;
+  const collected = await mapLimited(sessions, IN_FLIGHT, async ({ sessionId, ranked = null }): Promise<CollectedProjection> => {
     if (ranked) return { sessionId, ranked };
     const entries = await store.listEntries(sessionId);
     return { sessionId, ranked: workers ? await workers.rankTerms(entries) : rankSessionTerms(entries) };
   });
-  const present = collected.filter((item): item is CollectedProjection => item !== null);
   // The sessions' terms go in first (one transaction), so the corpus counts each like every other session.
-  await store.putSessionTerms(present.map((item) => ({ sessionId: item.sessionId, terms: termsOf(item) })));
-  return present;
+  await store.putSessionTerms(collected.map((item) => ({ sessionId: item.sessionId, terms: termsOf(item) })));
+  return collected;
 }
 
 /** Sessions read or rendered at once: enough to keep two workers busy, few enough to keep memory flat. */
@@ -111,5 +109,10 @@ export function docFromChunk(
 
 /** The in-memory twin of the store's upsert (model.ts mergeByKey), results attached, in session order. */
 export function mergeEntriesByKey(entries: readonly Entry[], results: readonly ResultPatch[] = []): Entry[] {
-  return [...mergeByKey(entries, results).values()].sort((a, b) => a.seq - b.seq);
+  return inSessionOrder(mergeByKey(entries, results));
+}
+
+/** Merged entries in the order the store lists a session's entries. */
+export function inSessionOrder(merged: ReadonlyMap<string, Entry>): Entry[] {
+  return [...merged.values()].sort((a, b) => a.seq - b.seq);
 }

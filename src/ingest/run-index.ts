@@ -62,7 +62,6 @@ async function indexAll(context: IngestContext, store: IngestPort, options: Inde
   let done = 0;
   // Ledger lines of pairs an earlier run committed but did not get to write (it crashed in between).
   await flushLedger(context, store);
-  const groups = groupFiles(discovery.files, discovery.fsPaths);
   const optionsFor = (path: string): IndexFileOptions => ({
     force: options.force ?? false,
     fsPath: discovery.fsPaths.get(path),
@@ -71,6 +70,7 @@ async function indexAll(context: IngestContext, store: IngestPort, options: Inde
     adoptFrom,
     selfArchived: options.fromArchive ?? false,
   });
+  const groups = groupFiles(discovery.files, discovery.fsPaths);
   // With workers, the next few files are read and parsed while this one commits.
   const ahead = context.workers ? new Prefetcher(context, store, discovery.files, optionsFor) : null;
   // A group's projections render (on the workers) while the next group commits; they are finished after it.
@@ -81,7 +81,7 @@ async function indexAll(context: IngestContext, store: IngestPort, options: Inde
     await flushLedger(context, store);
     if (rendering) tallyProjections(report, await finishProjections(context, store, rendering));
     rendering = null;
-    const projecting: string[] = [];
+    // The sessions to project, in order, each with its terms when ranked at the parse.
     const ranked = new Map<string, RankedTerm[] | null>();
     for (const outcome of outcomes) {
       tally(report, outcome);
@@ -91,16 +91,12 @@ async function indexAll(context: IngestContext, store: IngestPort, options: Inde
       if (outcome.status === 'indexed' && outcome.sessionId) {
         touched.add(outcome.sessionId);
         // Two files of one group that wrote the same session: its terms are ranked from the store.
-        if (ranked.has(outcome.sessionId)) ranked.set(outcome.sessionId, null);
-        else {
-          projecting.push(outcome.sessionId);
-          ranked.set(outcome.sessionId, outcome.ranked ?? null);
-        }
+        ranked.set(outcome.sessionId, ranked.has(outcome.sessionId) ? null : (outcome.ranked ?? null));
       }
       done += 1;
       options.onProgress?.(done, discovery.files.length, outcome.path);
     }
-    if (projecting.length > 0) rendering = await startProjections(context, store, projectionRequests(failures, projecting, options.force ?? false, ranked));
+    if (ranked.size > 0) rendering = await startProjections(context, store, projectionRequests(failures, [...ranked.keys()], options.force ?? false, ranked));
   }
   if (rendering) tallyProjections(report, await finishProjections(context, store, rendering));
   // A crash between a commit and its projection leaves the session stale; finish that work now.

@@ -16,14 +16,7 @@ export interface TermMatch {
  * stems ("deploys" finds "deployed"), so a term also counts when its stem starts a word in the field.
  */
 export function findMatchedTerms(entry: Entry, terms: readonly string[]): TermMatch[] {
-  const fields: [MatchField, string][] = [
-    ['text', entry.text],
-    ['result', entry.result ?? ''],
-    ['tool', entry.toolName ?? ''],
-    ['target', entry.toolTarget ?? ''],
-  ];
-  // The part of each field the index holds: an explanation never costs more than a bounded read of each field.
-  const lowered = fields.map(([name, value]) => [name, selectIndexedText(value).toLowerCase()] as const);
+  const lowered = indexedFields(entry).map(([name, value]) => [name, value.toLowerCase()] as const);
   return [...new Set(terms.map((term) => term.toLowerCase()))].map((term) => {
     const stem = stemOf(term);
     return {
@@ -43,9 +36,17 @@ export function findMatchedTerms(entry: Entry, terms: readonly string[]): TermMa
 export function hasWordStartingWith(entry: Entry, prefix: string): boolean {
   const wanted = prefix.toLowerCase();
   if (wanted === '') return false;
-  return [entry.text, entry.result ?? '', entry.toolName ?? '', entry.toolTarget ?? ''].some((value) =>
-    containsWordStart(selectIndexedText(value).replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2').toLowerCase(), wanted),
-  );
+  return indexedFields(entry).some(([, value]) => containsWordStart(value.replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2').toLowerCase(), wanted));
+}
+
+/** Each field a term can be found in, cut to the part the index holds: a check never reads more than that. */
+function indexedFields(entry: Entry): [MatchField, string][] {
+  return [
+    ['text', selectIndexedText(entry.text)],
+    ['result', selectIndexedText(entry.result ?? '')],
+    ['tool', selectIndexedText(entry.toolName ?? '')],
+    ['target', selectIndexedText(entry.toolTarget ?? '')],
+  ];
 }
 
 /** The term without a common English ending, never shorter than four characters. */

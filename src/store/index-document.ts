@@ -67,8 +67,13 @@ export function buildEntryDocument(entry: Indexed): EntryDocument {
 
 /** Every entry of a commit (merged by key, results applied) with its prepared document, keyed by entry key. */
 export function prepareDocuments(entries: readonly Entry[], results: readonly ResultPatch[]): Map<string, PreparedDocument> {
+  return prepareMergedDocuments(mergeByKey(entries, results));
+}
+
+/** The same for a commit's entries already merged (model.ts mergeByKey). */
+export function prepareMergedDocuments(merged: ReadonlyMap<string, Entry>): Map<string, PreparedDocument> {
   const documents = new Map<string, PreparedDocument>();
-  for (const [key, entry] of mergeByKey(entries, results)) documents.set(key, { ...buildEntryDocument(entry), trigram: buildTrigramDocument(entry) });
+  for (const [key, entry] of merged) documents.set(key, { ...buildEntryDocument(entry), trigram: buildTrigramDocument(entry) });
   return documents;
 }
 

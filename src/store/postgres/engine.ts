@@ -63,8 +63,9 @@ export async function openPostgresEngine(url: string, options: PostgresEngineOpt
         try {
           if (lock) await takeIngestLock(client, location, lockTimeoutMs, options.onWait);
           const result = await work(client);
-          // The lexeme counts this transaction's writes changed, added up once (schema.ts, migration 6).
-          await client.query('SELECT moon.fold_lexemes()');
+          // The lexeme counts this transaction's writes changed, added up once (schema.ts, migration 6). Only
+          // locked transactions write entries.
+          if (lock) await client.query('SELECT moon.fold_lexemes()');
           await client.query('COMMIT');
           return result;
         } catch (error) {

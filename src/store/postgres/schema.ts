@@ -316,9 +316,9 @@ const MIGRATIONS: string[] = [
   // 6: each lexeme's document frequency — rows holding it anywhere, and in the entry's own columns (labels A–C)
   // — so BM25's IDF of a one-word phrase is read instead of counting every matching row per query. Statement
   // triggers append each write's per-lexeme change to moon.lexeme_changes (no index, no conflict), and
-  // moon.fold_lexemes(), called by every engine transaction before it commits, adds them up into moon.lexemes
-  // once per transaction: a batch of files pays one upsert per distinct lexeme, not one per file. Rows whose
-  // word index did not change are left out.
+  // moon.fold_lexemes(), called by every writing engine transaction before it commits, adds them up into
+  // moon.lexemes once per transaction: a batch of files pays one upsert per distinct lexeme, not one per file.
+  // Rows whose word index did not change are left out.
   `
   CREATE TABLE moon.lexemes (
     lexeme text PRIMARY KEY,

@@ -5,7 +5,6 @@ import {
   OWN_LABELS,
   type Phrase,
   RANK_WEIGHTS,
-  SEARCH_LABELS,
   inverseDocumentFrequency,
   likePattern,
   renderLexicalQuery,
@@ -72,9 +71,8 @@ function capMatches(match: string, filters: ReturnType<typeof renderFilters>, ca
 export async function hasLexicalMatch(db: PgClient, term: string): Promise<boolean> {
   const [phrase] = toOwnPhrases([term]);
   if (!phrase) return false;
-  const lexemes = [...new Set(phrase.lexemes)];
-  const known = await db.query<{ n: number }>('SELECT count(*) AS n FROM moon.lexemes WHERE lexeme = ANY($1::text[]) AND own_rows > 0', [lexemes]);
-  if (Number(known.rows[0]?.n ?? 0) < lexemes.length) return false;
+  const counts = await readLexemeCounts(db, phrase.lexemes);
+  if (!phrase.lexemes.every((lexeme) => (counts.get(lexeme)?.own ?? 0) > 0)) return false;
   if (phrase.lexemes.length === 1) return true;
   const result = await db.query('SELECT 1 FROM moon.entries WHERE tv @@ $1::tsquery LIMIT 1', [renderPhrase(phrase)]);
   return result.rows.length > 0;
@@ -167,21 +165,28 @@ async function readCorpus(db: PgClient, column: 'doc_len' | 'tri_len'): Promise<
  * several words, a prefix — are counted in one scan over their union.
  */
 async function countPhraseHits(db: PgClient, phrases: readonly Phrase[]): Promise<number[]> {
-  const kept = (phrase: Phrase): boolean => phrase.lexemes.length === 1 && !phrase.prefix && (phrase.labels === SEARCH_LABELS || phrase.labels === OWN_LABELS);
-  const known = new Map<string, { rows: number; own: number }>();
-  const words = [...new Set(phrases.filter(kept).map((phrase) => phrase.lexemes[0]!))];
-  if (words.length > 0) {
-    const found = await db.query<{ lexeme: string; rows: number; own_rows: number }>('SELECT lexeme, rows, own_rows FROM moon.lexemes WHERE lexeme = ANY($1::text[])', [words]);
-    for (const row of found.rows) known.set(row.lexeme, { rows: Number(row.rows), own: Number(row.own_rows) });
-  }
+  const kept = (phrase: Phrase): boolean => phrase.lexemes.length === 1 && !phrase.prefix;
+  const known = await readLexemeCounts(db, phrases.filter(kept).map((phrase) => phrase.lexemes[0]!));
   const counted = phrases.filter((phrase) => !kept(phrase));
   const counts = counted.length > 0 ? await countHits(db, counted.map((phrase) => ({ sql: 'e.tv @@ $::tsquery', value: renderPhrase(phrase) }))) : [];
   let next = 0;
   return phrases.map((phrase) => {
     if (!kept(phrase)) return counts[next++] ?? 0;
     const stat = known.get(phrase.lexemes[0]!);
-    return stat ? (phrase.labels === SEARCH_LABELS ? stat.rows : stat.own) : 0;
+    // A phrase is matched in every column (SEARCH_LABELS) or in the entry's own (OWN_LABELS).
+    return (phrase.labels === OWN_LABELS ? stat?.own : stat?.rows) ?? 0;
   });
+}
+
+/** Each lexeme's kept counts — rows holding it anywhere, and in the entry's own columns — for those it has. */
+async function readLexemeCounts(db: PgClient, lexemes: readonly string[]): Promise<Map<string, { rows: number; own: number }>> {
+  const counts = new Map<string, { rows: number; own: number }>();
+  if (lexemes.length === 0) return counts;
+  const found = await db.query<{ lexeme: string; rows: number; own_rows: number }>('SELECT lexeme, rows, own_rows FROM moon.lexemes WHERE lexeme = ANY($1::text[])', [
+    [...new Set(lexemes)],
+  ]);
+  for (const row of found.rows) counts.set(row.lexeme, { rows: Number(row.rows), own: Number(row.own_rows) });
+  return counts;
 }
 
 /** How many rows each condition matches (BM25's document frequency), in one scan over their union. */

@@ -1,4 +1,14 @@
-import { type CompactionAnchor, type Entry, addCount, mergeResultInto, type Session, type ToolResult, type UsageSnapshot } from '../model.js';
+import {
+  type CompactionAnchor,
+  type Entry,
+  addCount,
+  mergeResultInto,
+  type Session,
+  type ToolResult,
+  toDurationMs,
+  toExitCode,
+  type UsageSnapshot,
+} from '../model.js';
 import { isObject } from './json-value.js';
 import type { ParsedChunk, ResultPatch } from './source.js';
 
@@ -75,8 +85,9 @@ export abstract class ChunkBuilder<State extends ChunkCarry> {
 
   /** Only the latest snapshot of a chunk is kept: consecutive ones mostly repeat the same numbers. */
   recordUsage(used: number, max: number, ts: number, provider: string): void {
-    // Counts summed from a hostile record can overflow to Infinity; a snapshot of no real numbers is none.
-    if (!(Number.isFinite(used) && Number.isFinite(max) && used > 0 && max > 0 && Number.isFinite(ts))) return;
+    // Counts summed from a hostile record can overflow to Infinity, and a window under one token is no window:
+    // a snapshot of no real numbers is none.
+    if (!(Number.isFinite(used) && Number.isFinite(max) && used > 0 && max >= 1 && Number.isFinite(ts))) return;
     this.usage = {
       session_id: this.sessionId,
       used_tokens: used,
@@ -90,11 +101,12 @@ export abstract class ChunkBuilder<State extends ChunkCarry> {
   /**
    * A tool result goes onto its call when this chunk emitted it, else becomes a ResultPatch for the call an
    * earlier chunk emitted (still pending, or recently completed when the patch only adds to it); a result for
-   * neither is an orphan. A second full result for a call that has one is a duplicate: only its outcome fields
-   * are taken.
+   * neither is an orphan. A second full result for a call that has one (in this chunk or an earlier one) is a
+   * duplicate: only its outcome fields are taken.
    */
-  attachResult(callId: string, patch: ToolResult): void {
+  attachResult(callId: string, stated: ToolResult): void {
     const key = `tool:${callId}`;
+    const patch = withOutcomeNumbers(stated);
     const pendingIndex = this.state.pending.indexOf(callId);
     // A call stays pending until its output text arrives: an outcome event may come first (Codex exec_command_end).
     if (pendingIndex >= 0 && patch.result !== null) this.state.pending.splice(pendingIndex, 1);
@@ -110,6 +122,10 @@ export abstract class ChunkBuilder<State extends ChunkCarry> {
       }
     } else if (pendingIndex >= 0 || (completes && done.includes(callId))) {
       this.results.push({ key, ...patch });
+    } else if (done.includes(callId)) {
+      // An earlier chunk's call that has its output already: the same duplicate as within one chunk.
+      this.duplicates += 1;
+      this.results.push({ key, ...patch, result: null });
     } else {
       this.skip('orphan-tool-result');
       return;
@@ -150,4 +166,12 @@ export abstract class ChunkBuilder<State extends ChunkCarry> {
       carry: state,
     };
   }
+}
+
+/** A result's exit code and duration held to what an entry may hold (model.ts: toExitCode, toDurationMs). */
+function withOutcomeNumbers(patch: ToolResult): ToolResult {
+  const out = { ...patch };
+  if (out.exitCode !== undefined) out.exitCode = toExitCode(out.exitCode);
+  if (out.durationMs !== undefined) out.durationMs = toDurationMs(out.durationMs);
+  return out;
 }

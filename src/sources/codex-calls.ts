@@ -101,6 +101,8 @@ export function addWebSearch(
     { name: 'web_search', text: search.query || 'web_search', target: search.query || null, status: search.status },
   );
   chunk.pushCall(entry);
+  // Like any call, a later record may complete it, in this chunk or the next one.
+  if (search.id) chunk.state.pending.push(search.id);
 }
 
 /** The query of a `web_search_call` item: a search names its query (or queries), an opened page its url. */

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
+import { expect } from 'vitest';
 import { ROLES, type Entry } from '../../src/model.js';
-import type { ParsedChunk, RawRecord } from '../../src/sources/source.js';
+import type { ParsedChunk, RawRecord, Source } from '../../src/sources/source.js';
+import { mergeWhole, parseInChunks } from '../sources/parse-helpers.js';
 
 /**
  * Record-shaped hostile inputs: objects with the keys each transcript format uses, where any field may instead
@@ -256,4 +258,18 @@ export function measureOutput(chunk: ParsedChunk): number {
   for (const patch of chunk.results) total += patch.result?.length ?? 0;
   for (const anchor of chunk.anchors) total += anchor.note.length;
   return total;
+}
+
+/** Parsing cut at `cuts` (each chunk with the carry the last one left) ends as parsing the file whole does. */
+export function expectChunkedLikeWhole(source: Source, values: readonly unknown[], path: string, cuts: number[]): void {
+  const records = toRecords(values);
+  const whole = mergeWhole(source.parse(records, { path, carry: null }));
+  const merged = parseInChunks(source, records, path, cuts);
+  expect(merged.session).toEqual(whole.session);
+  expect(merged.entries).toEqual(whole.entries);
+  expect(merged.anchors).toEqual(whole.anchors);
+  expect(merged.skipped).toEqual(whole.skipped);
+  expect(merged.duplicates).toBe(whole.duplicates);
+  expect(merged.fork).toBe(whole.fork);
+  expect(merged.lastUsage).toEqual(whole.lastUsage);
 }

@@ -1,13 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { createRedactor } from '../../src/normalize/index.js';
+import { propertyRuns } from './runs.js';
 
 /**
  * The redactor against hostile text: it never throws, redacting twice changes nothing, output stays within a
  * bounded (markers aside, it only shrinks), markers already present survive whole, and 1 MB adversarial runs come back.
  */
 
-const RUNS = { numRuns: Number(process.env.HOSTILE_RUNS ?? 300), interruptAfterTimeLimit: 10_000 };
+const RUNS = propertyRuns(300, 10_000);
 const redact = createRedactor({ enabled: true });
 const MARKER = /\[REDACTED:[a-z-]+\]/g;
 
@@ -47,6 +48,16 @@ describe('createRedactor on hostile text', () => {
       }),
       RUNS,
     );
+  });
+
+  test.each([
+    '-----BEGIN RSA PRIVATE KEY-----[REDACTED:openai-key]-----END RSA PRIVATE KEY-----',
+    '-----BEGIN PRIVATE KEY-----\nMIIEv[REDACTED:aws-key]QIBADAN\n[REDACTED:secret]',
+  ])('a private key block keeps the markers an earlier pass left inside it: %j', (text) => {
+    const once = redact(text);
+    expect(once.startsWith('[REDACTED:private-key]')).toBe(true);
+    for (const [found, count] of countMarkers(text)) expect(countMarkers(once).get(found)).toBe(count);
+    expect(redact(once)).toBe(once);
   });
 
   const MEGABYTE = 1 << 20;

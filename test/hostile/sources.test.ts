@@ -4,23 +4,24 @@ import { claudeCodeSource } from '../../src/sources/claude-code.js';
 import { codexSource } from '../../src/sources/codex.js';
 import { openclawSource } from '../../src/sources/openclaw.js';
 import type { Source } from '../../src/sources/source.js';
-import { mergeWhole, parseInChunks } from '../sources/parse-helpers.js';
 import {
   anyJson,
   claudeRecord,
   codexRecord,
   describeChunkFaults,
+  expectChunkedLikeWhole,
   measureOutput,
   openclawRecord,
   toRecords,
 } from './records.js';
+import { propertyRuns } from './runs.js';
 
 /**
  * Source adapters against hostile records: whatever the JSON holds, parse() returns well-typed entries of bounded
  * size and never throws, and parsing chunk by chunk (carry round-tripped through JSON) equals parsing whole.
  */
 
-const RUNS = { numRuns: Number(process.env.HOSTILE_RUNS ?? 150), interruptAfterTimeLimit: 8_000 };
+const RUNS = propertyRuns(150, 8_000);
 const CLAUDE_PATH = '/home/me/.claude/projects/-home-me-repo/sess.jsonl';
 /**
  * A first record that states the session: who the session is must be known from line 1 for a chunked parse to
@@ -91,17 +92,7 @@ describe.each(SOURCES)('%s against hostile records', (_name, source, record, lea
   test('chunked parsing equals whole-file parsing for any cut points', () => {
     fc.assert(
       fc.property(lead, fileOf(record), fc.array(fc.nat({ max: 15 }), { maxLength: 4 }), (first, rest, cuts) => {
-        const values = [first, ...rest];
-        const records = toRecords(values);
-        const whole = mergeWhole(source.parse(records, { path, carry: null }));
-        const merged = parseInChunks(source, records, path, cuts);
-        expect(merged.session).toEqual(whole.session);
-        expect(merged.entries).toEqual(whole.entries);
-        expect(merged.anchors).toEqual(whole.anchors);
-        expect(merged.skipped).toEqual(whole.skipped);
-        expect(merged.duplicates).toBe(whole.duplicates);
-        expect(merged.fork).toBe(whole.fork);
-        expect(merged.lastUsage).toEqual(whole.lastUsage);
+        expectChunkedLikeWhole(source, [first, ...rest], path, cuts);
       }),
       RUNS,
     );

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { parseTimeQuery, type TimeQuery } from '../../src/search/time-query.js';
 import { dropStopwords, splitQueryTerms } from '../../src/search/terms.js';
+import { propertyRuns } from './runs.js';
 
 /**
  * The recall query parser against hostile queries: unicode, control characters, floods of digits, colons and time
@@ -10,7 +11,7 @@ import { dropStopwords, splitQueryTerms } from '../../src/search/terms.js';
  * parser come back.
  */
 
-const RUNS = { numRuns: Number(process.env.HOSTILE_RUNS ?? 200), interruptAfterTimeLimit: 10_000 };
+const RUNS = propertyRuns(200, 10_000);
 const NOW = Date.UTC(2026, 1, 21, 18, 39);
 const ZONES = Intl.supportedValuesOf('timeZone');
 

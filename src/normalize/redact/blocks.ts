@@ -1,4 +1,4 @@
-import { marker } from './common.js';
+import { MARKERS, marker } from './common.js';
 
 /**
  * Multi-line private keys: PEM blocks of every type (RSA, EC, DSA, OPENSSH, ENCRYPTED PKCS#8, PGP's
@@ -51,11 +51,16 @@ function redactBlocks(text: string, begins: RegExp, ends: RegExp): string {
       endsLeft = end !== null;
     }
     const stop = end ? end.index + end[0].length : scanKeyBody(text, afterBegin);
-    out += text.slice(from, begin.index) + marker('private-key');
+    out += text.slice(from, begin.index) + marker('private-key') + keptMarkers(text.slice(afterBegin, stop));
     from = stop;
     begins.lastIndex = stop;
   }
   return out + text.slice(from);
+}
+
+/** Markers an earlier pass left inside a block survive after the block's own (redaction never takes one away). */
+function keptMarkers(span: string): string {
+  return span.includes('[REDACTED:') ? Array.from(span.matchAll(MARKERS), (match) => match[0]).join('') : '';
 }
 
 function scanKeyBody(text: string, from: number): number {

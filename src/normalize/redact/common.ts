@@ -4,6 +4,9 @@ export function marker(kind: string): string {
   return `[REDACTED:${kind}]`;
 }
 
+/** Every marker a pass has written (global: for `matchAll`). */
+export const MARKERS = /\[REDACTED:[\w-]+\]/g;
+
 /**
  * Generated secrets mix digits with letters, or upper with lower case; words joined by hyphens
  * (`sk-learn-compatible-estimators`, `Bearer authentication`) do not.

@@ -258,8 +258,10 @@ export interface RecallMetadata {
 
 /**
  * Add to a named count. Names come from transcripts (record types, filter reasons), so an own-property check
- * keeps "valueOf" or "constructor" from reading Object.prototype.
+ * keeps "valueOf" or "constructor" from reading Object.prototype, and the count is defined rather than assigned
+ * so "__proto__" is a count like any other (an assignment would try to set the prototype).
  */
 export function addCount(counts: Record<string, number>, name: string, by = 1): void {
-  counts[name] = (Object.hasOwn(counts, name) ? (counts[name] as number) : 0) + by;
+  const value = (Object.hasOwn(counts, name) ? (counts[name] as number) : 0) + by;
+  Object.defineProperty(counts, name, { value, enumerable: true, writable: true, configurable: true });
 }

@@ -71,10 +71,19 @@ const CHUNKED: [string, Source, string, unknown[], number[]][] = [
     { type: 'response_item', payload: { type: 'web_search_call', id: 'b' } },
     { type: 'event_msg', payload: { type: 'patch_apply_end', call_id: 'b' } },
   ], [2]],
+  ['claude: a record of type toString', claudeCodeSource, CLAUDE, [{ type: 'user', sessionId: 's1' }, { type: 'toString' }], []],
+  ['openclaw: a record of type valueOf', openclawSource, OPENCLAW, [{ type: 'session', id: 'sess' }, { type: 'valueOf' }], []],
+  ['codex: a record of type __proto__', codexSource, CODEX, [{ type: 'session_meta', payload: { id: 'sess' } }, JSON.parse('{"type":"__proto__"}')], [1]],
 ];
 
 describe('chunked parsing equals whole-file parsing on', () => {
   test.each(CHUNKED)('%s', (_name, source, path, values, cuts) => {
     expectChunkedLikeWhole(source, values, path, cuts);
   });
+});
+
+test('skipped counts name what the transcript said, Object.prototype names included', () => {
+  const values = [{ type: 'session_meta', payload: { id: 'sess' } }, { type: 'toString' }, JSON.parse('{"type":"__proto__"}'), { type: 'toString' }];
+  const chunk = codexSource.parse(toRecords(values), { path: CODEX, carry: null });
+  expect(JSON.stringify(chunk.skipped)).toBe('{"toString":2,"__proto__":1}');
 });

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { CompactionAnchor, Entry, Role, Session, UsageSnapshot } from '../../src/model.js';
-import { mergeEntryInto, mergeResultInto } from '../../src/model.js';
+import { addCount, mergeEntryInto, mergeResultInto } from '../../src/model.js';
 import { readJsonl } from '../../src/sources/jsonl.js';
 import type { ParsedChunk, RawRecord, Source } from '../../src/sources/source.js';
 
@@ -70,7 +70,7 @@ export function parseInChunks(source: Source, records: readonly RawRecord[], pat
       else stored.set(entry.key, { ...entry });
     }
     anchors.push(...chunk.anchors);
-    for (const [kind, count] of Object.entries(chunk.skipped)) skipped[kind] = (skipped[kind] ?? 0) + count;
+    for (const [kind, count] of Object.entries(chunk.skipped)) addCount(skipped, kind, count);
     duplicates += chunk.duplicates;
     lastUsage = chunk.usage.at(-1) ?? lastUsage;
     carry = JSON.parse(JSON.stringify(chunk.carry)) as unknown;

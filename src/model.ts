@@ -85,7 +85,7 @@ export type EntryCore = Pick<Entry, 'id' | 'key' | 'sessionId' | 'seq' | 'line' 
 
 /** An entry from its core fields, with the optional ones null (or false) unless given. */
 export function createEntry(fields: EntryCore & Partial<Entry>): Entry {
-  const entry: Entry = {
+  return holdOutcomeNumbers({
     toolName: null,
     toolTarget: null,
     priority: null,
@@ -98,21 +98,26 @@ export function createEntry(fields: EntryCore & Partial<Entry>): Entry {
     durationMs: null,
     status: null,
     ...fields,
-  };
-  entry.exitCode = toExitCode(entry.exitCode);
-  entry.durationMs = toDurationMs(entry.durationMs);
-  return entry;
+  });
 }
 
 /**
- * The one rule for the outcome numbers a transcript states: an exit code is a whole number a 32-bit column holds,
- * a duration whole non-negative milliseconds below 2^53; anything else (1e308 s, Infinity, 1.5) is not stated.
+ * The one rule for the outcome numbers a transcript states, for an entry and for a result: an exit code is a
+ * whole number a 32-bit column holds, a duration whole non-negative milliseconds below 2^53; anything else
+ * (1e308 s, Infinity, 1.5) is not stated. Sets the fields of `value` in place (a field it leaves out stays out)
+ * and returns it.
  */
-export function toExitCode(value: number | null | undefined): number | null {
+export function holdOutcomeNumbers<T extends { exitCode?: number | null; durationMs?: number | null }>(value: T): T {
+  if (value.exitCode !== undefined) value.exitCode = toExitCode(value.exitCode);
+  if (value.durationMs !== undefined) value.durationMs = toDurationMs(value.durationMs);
+  return value;
+}
+
+function toExitCode(value: number | null): number | null {
   return Number.isInteger(value) && Math.abs(value as number) <= 2 ** 31 - 1 ? (value as number) : null;
 }
 
-export function toDurationMs(value: number | null | undefined): number | null {
+function toDurationMs(value: number | null): number | null {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) return null;
   const ms = Math.round(value);
   return ms <= Number.MAX_SAFE_INTEGER ? ms : null;

@@ -5,9 +5,8 @@ import {
   mergeResultInto,
   type Session,
   type ToolResult,
-  toDurationMs,
-  toExitCode,
   type UsageSnapshot,
+  holdOutcomeNumbers,
 } from '../model.js';
 import { isObject } from './json-value.js';
 import type { ParsedChunk, ResultPatch } from './source.js';
@@ -106,7 +105,7 @@ export abstract class ChunkBuilder<State extends ChunkCarry> {
    */
   attachResult(callId: string, stated: ToolResult): void {
     const key = `tool:${callId}`;
-    const patch = withOutcomeNumbers(stated);
+    const patch = holdOutcomeNumbers({ ...stated });
     const pendingIndex = this.state.pending.indexOf(callId);
     // A call stays pending until its output text arrives: an outcome event may come first (Codex exec_command_end).
     if (pendingIndex >= 0 && patch.result !== null) this.state.pending.splice(pendingIndex, 1);
@@ -168,10 +167,3 @@ export abstract class ChunkBuilder<State extends ChunkCarry> {
   }
 }
 
-/** A result's exit code and duration held to what an entry may hold (model.ts: toExitCode, toDurationMs). */
-function withOutcomeNumbers(patch: ToolResult): ToolResult {
-  const out = { ...patch };
-  if (out.exitCode !== undefined) out.exitCode = toExitCode(out.exitCode);
-  if (out.durationMs !== undefined) out.durationMs = toDurationMs(out.durationMs);
-  return out;
-}

@@ -31,8 +31,7 @@ export function addToolCall(chunk: CodexChunk, record: RawRecord, payload: JsonO
     // A shell command that only applies a patch is an apply_patch: found by `--tool apply_patch` like the others.
     { name: patch ? 'apply_patch' : name, text: described.text, target: described.target },
   );
-  chunk.pushCall(entry);
-  if (callId) chunk.state.pending.push(callId);
+  chunk.pushCall(entry, callId);
 }
 
 /**
@@ -100,9 +99,7 @@ export function addWebSearch(
     { id, key },
     { name: 'web_search', text: search.query || 'web_search', target: search.query || null, status: search.status },
   );
-  chunk.pushCall(entry);
-  // Like any call, a later record may complete it, in this chunk or the next one.
-  if (search.id) chunk.state.pending.push(search.id);
+  chunk.pushCall(entry, search.id);
 }
 
 /** The query of a `web_search_call` item: a search names its query (or queries), an opened page its url. */

@@ -84,10 +84,14 @@ export class CodexChunk extends ChunkBuilder<CodexCarry> {
     this.state.lastEntryId = entry.id;
   }
 
-  /** A tool entry, remembered so its output can find it later in this chunk. */
-  pushCall(entry: Entry): void {
+  /**
+   * A tool entry, remembered so its output can find it later in this chunk; a call with an id the file states
+   * stays pending, so a record of a later chunk can complete it too.
+   */
+  pushCall(entry: Entry, callId: string | null): void {
     this.calls.set(entry.key, entry);
     this.push(entry);
+    if (callId) this.state.pending.push(callId);
   }
 
   /** True when a call with this id was emitted by this chunk or an earlier one still in the carry's windows. */

@@ -28,7 +28,7 @@ import { cpus, freemem, release, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { DEFAULT_PG_BIN, startPostgres } from '../scripts/lib/postgres-server.mjs';
+import { startPostgres } from '../scripts/lib/postgres-server.mjs';
 import { generateCorpus, parseSize, sizeLabel } from './generate-corpus.mjs';
 import { BASELINE_SUBSET, JQ_FILTER, QUERIES } from './queries.mjs';
 
@@ -847,7 +847,7 @@ async function main() {
     } catch (error) {
       throw new Error(`${error.message}\n(the PostgreSQL rows need a local server; pass --no-postgres to measure SQLite only)`);
     }
-    serverInfo = { version: postgresVersion(server), settings: server.settings };
+    serverInfo = { version: server.version(), settings: server.settings };
     console.log(`postgres: ${serverInfo.version}, temp server on port ${server.port} (${Object.entries(server.settings).filter(([name]) => name !== 'listen_addresses').map(([n, v]) => `${n}=${v}`).join(' ')})`);
   }
   try {
@@ -965,11 +965,6 @@ function sameResults(a, b) {
   return { same, compared, differing };
 }
 
-/** `PostgreSQL 15.x ...` of the temp server, best effort. */
-function postgresVersion(server) {
-  const run = spawnSync(join(DEFAULT_PG_BIN, 'psql'), ['-h', '127.0.0.1', '-p', String(server.port), '-U', 'postgres', '-d', 'postgres', '-X', '-Atc', 'SHOW server_version'], { encoding: 'utf8' });
-  return run.status === 0 ? `PostgreSQL ${run.stdout.trim()}` : 'PostgreSQL (version unknown)';
-}
 
 main().catch((error) => {
   console.error(`bench: ${error.message}`);

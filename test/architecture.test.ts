@@ -64,6 +64,14 @@ describe('architecture', () => {
     expect(broken.map((item) => `${item.from} → ${item.target}`)).toEqual([]);
   });
 
+  test('the product never loads the embedded test PostgreSQL (PGlite is a dev dependency of the tests)', () => {
+    const broken = imports.filter((item) => !item.local && item.target.startsWith('@electric-sql/'));
+    expect(broken.map((item) => `${item.from} → ${item.target}`)).toEqual([]);
+    const manifest = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
+    const shipped = ['dependencies', 'optionalDependencies', 'peerDependencies'].flatMap((field) => Object.keys(manifest[field] ?? {}));
+    expect(shipped.filter((name) => name.startsWith('@electric-sql/'))).toEqual([]);
+  });
+
   test('interfaces reach the library API only', () => {
     const broken = imports.filter(
       (item) => item.local && item.from.startsWith('interfaces/') && !item.target.startsWith('interfaces/') && !INTERFACE_ALLOWED.has(item.target),

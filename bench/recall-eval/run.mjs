@@ -8,7 +8,7 @@ import { cpus, platform, release, tmpdir, totalmem } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { DEFAULT_PG_BIN, startPostgres } from '../../scripts/lib/postgres-server.mjs';
+import { startPostgres } from '../../scripts/lib/postgres-server.mjs';
 import { REPO, diaIdOf, loadLocomo, resolveDataDir, sessionNumberOf, writeTranscripts } from './convert.mjs';
 import { CATEGORIES, METRIC_KEYS, aggregate, fmt, fmtDelta, mean, percentile, scoreQuestion } from './metrics.mjs';
 
@@ -290,12 +290,6 @@ function storeBytes(home, env) {
   }
 }
 
-/** `PostgreSQL 15.x ...` of the temp server, best effort. */
-function postgresVersion(server) {
-  const psql = join(DEFAULT_PG_BIN, 'psql');
-  const run = spawnSync(psql, ['-h', '127.0.0.1', '-p', String(server.port), '-U', 'postgres', '-d', 'postgres', '-X', '-Atc', 'SHOW server_version'], { encoding: 'utf8' });
-  return run.status === 0 ? `PostgreSQL ${run.stdout.trim()}` : 'PostgreSQL (version unknown)';
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // Queries and scoring.
@@ -431,7 +425,7 @@ async function main(argv) {
     log('starting a temp PostgreSQL server (scripts/lib/postgres-server.mjs, bench profile)');
     postgres = await startPostgres({ profile: 'bench', settings: options.pgSettings });
     stopPostgresOnExit = () => postgres.stop();
-    log(`PostgreSQL on port ${postgres.port}: ${postgresVersion(postgres)}`);
+    log(`PostgreSQL on port ${postgres.port}: ${postgres.version()}`);
   }
   /** home → the URL of the fresh database its index lives in (PostgreSQL configs only). */
   const databases = new Map();
@@ -646,7 +640,7 @@ async function main(argv) {
     os: `${platform()} ${release()}`,
   };
   const command = ['node', 'bench/recall-eval/run.mjs', ...argv].map(shellQuote).join(' ');
-  const postgresInfo = postgres ? { version: postgresVersion(postgres), settings: postgres.settings } : null;
+  const postgresInfo = postgres ? { version: postgres.version(), settings: postgres.settings } : null;
   if (postgres) {
     postgres.stop();
     stopPostgresOnExit = null;

@@ -1,7 +1,7 @@
 /** Types of scripts/lib/postgres-server.mjs: a throwaway PostgreSQL server for tests and benches. */
 
 export interface StartPostgresOptions {
-  /** Folder holding initdb, postgres, pg_ctl, pg_isready and psql. Default: MOON_TEST_PG_BIN, else /usr/lib/postgresql/15/bin. */
+  /** Folder holding initdb, postgres, pg_ctl, pg_isready and psql. Default: findPostgresBin()'s. */
   bin?: string;
   /** 'test' (default): BASE_SETTINGS only. 'bench': BASE_SETTINGS plus BENCH_SETTINGS (memory and WAL sizing). */
   profile?: 'test' | 'bench';
@@ -21,17 +21,25 @@ export interface PostgresServer {
    * process is gone, then removes the temp dir. Also runs on process exit if not called.
    */
   stop(): void;
+  /** The folder of the server's binaries (psql among them). */
+  bin: string;
   /** The loopback port the server listens on. */
   port?: number;
   /** The temp dir holding the data dir and the socket. */
   dir?: string;
   /** The settings the server was started with. */
   settings?: Readonly<Record<string, string>>;
+  /** `PostgreSQL 15.x …` as the server reports it, best effort. */
+  version(): string;
   /** The last few KB the server wrote to stderr. */
   log?(): string;
 }
 
-export declare const DEFAULT_PG_BIN: string;
+/**
+ * Where a server with pgvector can be started from: MOON_TEST_PG_BIN alone when set, else `pg_config --bindir`
+ * and /usr/lib/postgresql/<version>/bin. `reason` says why none counts.
+ */
+export declare function findPostgresBin(env?: NodeJS.ProcessEnv): { bin: string } | { bin: null; reason: string };
 export declare const BASE_SETTINGS: Readonly<Record<string, string>>;
 export declare const BENCH_SETTINGS: Readonly<Record<string, string>>;
 

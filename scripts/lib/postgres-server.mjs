@@ -3,13 +3,69 @@
 // binaries fail loudly: callers that need PostgreSQL never skip silently (scripts/ci/install-postgres.sh installs
 // them). Plain ESM JavaScript so `.mjs` bench scripts can import it; test/helpers/postgres.ts re-exports it.
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** Where the server binaries are looked for: MOON_TEST_PG_BIN, else Debian/Ubuntu's PostgreSQL 15 location. */
-export const DEFAULT_PG_BIN = process.env.MOON_TEST_PG_BIN ?? '/usr/lib/postgresql/15/bin';
+const INSTALL_HINT = 'scripts/ci/install-postgres.sh installs PostgreSQL 15 + pgvector (Debian, as root)';
+
+/**
+ * Where a PostgreSQL server with pgvector can be started from. MOON_TEST_PG_BIN, when set, is the only place
+ * looked at; otherwise `pg_config --bindir`, then /usr/lib/postgresql/<version>/bin, newest first. A folder counts
+ * only if initdb and postgres are there and the vector extension is installed for that server: a server
+ * without pgvector is no server for moon. Synchronous (file checks and pg_config), so a test file can decide at
+ * collection time which cases to run.
+ *
+ * @returns {{ bin: string } | { bin: null, reason: string }}
+ */
+export function findPostgresBin(env = process.env) {
+  const explicit = env.MOON_TEST_PG_BIN?.trim();
+  const candidates = explicit ? [explicit] : [...new Set([pgConfig('pg_config', '--bindir'), ...debianBinDirs()].filter(Boolean))];
+  if (candidates.length === 0) return { bin: null, reason: `no PostgreSQL server found (no pg_config on PATH, no /usr/lib/postgresql/*/bin): ${INSTALL_HINT}` };
+  const refusals = [];
+  for (const bin of candidates) {
+    if (!existsSync(join(bin, 'initdb')) || !existsSync(join(bin, 'postgres'))) {
+      refusals.push(`${bin} has no initdb`);
+      continue;
+    }
+    const shareDirs = extensionShareDirs(bin);
+    if (!shareDirs.some((dir) => existsSync(join(dir, 'extension', 'vector.control')))) {
+      refusals.push(`the server in ${bin} has no pgvector (no vector.control in ${join(shareDirs[0], 'extension')})`);
+      continue;
+    }
+    return { bin };
+  }
+  return { bin: null, reason: `no PostgreSQL server with pgvector found${explicit ? ' in MOON_TEST_PG_BIN' : ''}: ${refusals.join('; ')}. ${INSTALL_HINT}` };
+}
+
+/** `pg_config <flag>` of the given executable, or null when there is none or it fails. */
+function pgConfig(executable, flag) {
+  try {
+    return execFileSync(executable, [flag], { stdio: ['ignore', 'pipe', 'ignore'], encoding: 'utf8', timeout: 10_000 }).trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+/** Debian's and Ubuntu's server folders, newest version first. */
+function debianBinDirs() {
+  try {
+    return readdirSync('/usr/lib/postgresql')
+      .filter((version) => /^\d+$/.test(version))
+      .sort((a, b) => Number(b) - Number(a))
+      .map((version) => join('/usr/lib/postgresql', version, 'bin'));
+  } catch {
+    return [];
+  }
+}
+
+/** Where the server in `bin` keeps its extensions' control files: its own pg_config's answer, else the usual layouts. */
+function extensionShareDirs(bin) {
+  const own = existsSync(join(bin, 'pg_config')) ? pgConfig(join(bin, 'pg_config'), '--sharedir') : null;
+  const debian = /^\/usr\/lib\/postgresql\/(\d+)\/bin\/?$/.exec(bin);
+  return [...new Set([own, debian ? `/usr/share/postgresql/${debian[1]}` : null, join(bin, '..', 'share', 'postgresql'), join(bin, '..', 'share')].filter(Boolean))];
+}
 
 /**
  * Settings every throwaway server gets. Durability is off (fsync, synchronous_commit, full_page_writes): the data
@@ -53,9 +109,14 @@ const STOP_TIMEOUT_S = 60;
  * @returns {Promise<import('./postgres-server.d.mts').PostgresServer>}
  */
 export async function startPostgres(options = {}) {
-  const bin = options.bin ?? DEFAULT_PG_BIN;
+  let bin = options.bin;
+  if (!bin) {
+    const found = findPostgresBin();
+    if (!found.bin) throw new Error(found.reason);
+    bin = found.bin;
+  }
   if (!existsSync(join(bin, 'initdb')) || !existsSync(join(bin, 'postgres'))) {
-    throw new Error(`PostgreSQL binaries not found in ${bin}: run scripts/ci/install-postgres.sh (as root), or set MOON_TEST_PG_BIN`);
+    throw new Error(`PostgreSQL binaries not found in ${bin}: ${INSTALL_HINT}, or set MOON_TEST_PG_BIN`);
   }
   const startTimeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
   const settings = { ...BASE_SETTINGS, ...(options.profile === 'bench' ? BENCH_SETTINGS : {}), ...(options.settings ?? {}) };
@@ -184,6 +245,7 @@ export async function startPostgres(options = {}) {
   const base = `postgres://postgres@127.0.0.1:${port}`;
   return {
     url: `${base}/postgres`,
+    bin,
     port,
     dir,
     settings,
@@ -199,6 +261,18 @@ export async function startPostgres(options = {}) {
         throw new Error(`CREATE DATABASE ${quoted} failed: ${error.stderr?.toString().trim() || error.message}`);
       }
       return `${base}/${encodeURIComponent(name)}`;
+    },
+    version() {
+      try {
+        const shown = execFileSync(join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-X', '-Atc', 'SHOW server_version'], {
+          stdio: 'pipe',
+          encoding: 'utf8',
+          timeout: 15_000,
+        });
+        return `PostgreSQL ${shown.trim()}`;
+      } catch {
+        return 'PostgreSQL (version unknown)';
+      }
     },
     stop,
     log: () => log,

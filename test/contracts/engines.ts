@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, test } from 'vitest';
 import type { EngineName, StoreEngine } from '../../src/store/ports.js';
 import { openSqliteEngine } from '../../src/store/sqlite/engine.js';
-import { type PostgresServer, startPostgres } from '../helpers/postgres.js';
+import { type TestPostgres, startTestPostgres } from '../helpers/postgres.js';
 
 /**
  * The engines every contract suite runs against. Each suite calls `describeEachEngine(title, (factory) => …)`
@@ -12,8 +12,9 @@ import { type PostgresServer, startPostgres } from '../helpers/postgres.js';
  *
  * MOON_TEST_ENGINES (local work only; CI never sets it): a comma-separated list of engine names to run, e.g.
  * `MOON_TEST_ENGINES=sqlite npx vitest run test/contracts` while the PostgreSQL engine is unfinished. Without
- * it every engine runs, and the PostgreSQL cases fail loudly — never skip — when the server cannot start or the
- * engine module is missing.
+ * it every engine runs, and the PostgreSQL cases fail loudly — never skip — when PostgreSQL cannot start or the
+ * engine module is missing. They run on a real server when one is found, else on the embedded one (PGlite);
+ * test/helpers/postgres.ts decides.
  */
 
 export interface OpenedEngine {
@@ -65,8 +66,8 @@ const sqlite: EngineFactory = {
   },
 };
 
-/** One PostgreSQL server per test file (vitest runs each file in its own process), started on first use. */
-let server: Promise<PostgresServer> | null = null;
+/** One PostgreSQL per test file (vitest runs each file in its own process), started on first use. */
+let server: Promise<TestPostgres> | null = null;
 let postgresModule: Promise<PostgresEngineModule> | null = null;
 let databases = 0;
 
@@ -87,11 +88,11 @@ async function loadPostgresEngine(): Promise<PostgresEngineModule> {
   return loaded as PostgresEngineModule;
 }
 
-async function startServer(): Promise<PostgresServer> {
+async function startServer(): Promise<TestPostgres> {
   try {
-    return await startPostgres();
+    return await startTestPostgres();
   } catch (error) {
-    throw new Error(`PostgreSQL server for the contract suites did not start: ${(error as Error).message}`, { cause: error });
+    throw new Error(`PostgreSQL for the contract suites did not start: ${(error as Error).message}`, { cause: error });
   }
 }
 
@@ -104,8 +105,14 @@ const postgres: EngineFactory = {
     server ??= startServer();
     const running = await server;
     databases += 1;
-    const url = running.createDatabase(`moon_contract_${process.pid}_${databases}`);
-    const engines: StoreEngine[] = [await openPostgresEngine(url, { machine: 'contract-a' })];
+    const url = await running.createDatabase(`moon_contract_${process.pid}_${databases}`);
+    const engines: StoreEngine[] = [];
+    try {
+      engines.push(await openPostgresEngine(url, { machine: 'contract-a' }));
+    } catch (error) {
+      await running.dropDatabase(url);
+      throw error;
+    }
     return {
       engine: engines[0]!,
       async openAnother(options = {}) {
@@ -115,6 +122,7 @@ const postgres: EngineFactory = {
       },
       async cleanup() {
         for (const engine of engines) await engine.close();
+        await running.dropDatabase(url);
       },
     };
   },
@@ -146,7 +154,7 @@ export function registerServerStop(): void {
     server = null;
     if (!started) return;
     const running = await started.catch(() => null);
-    running?.stop();
+    await running?.stop();
   });
 }
 

@@ -1,23 +1,20 @@
 import { appendFileSync, cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { RecallResult } from '../../src/model.js';
 import { makeTempDir, spawnMoon } from '../helpers/cli.js';
-import { type PostgresServer, startPostgres } from '../helpers/postgres.js';
+import { describeOnServer } from '../helpers/postgres.js';
 import { claudeSession } from '../helpers/transcripts.js';
 
 /**
  * Forgetting on a database two machines share: what one machine forgets is gone for both — from every recall,
  * from the other machine's archive at its next run — and neither brings it back, even when its transcript grows.
  */
-let server: PostgresServer;
 let temp: { path: string; cleanup: () => void };
-beforeAll(async () => {
-  server = await startPostgres();
+beforeAll(() => {
   temp = makeTempDir('moon-pg-forget-');
 });
 afterAll(() => {
-  server?.stop();
   temp?.cleanup();
 });
 
@@ -35,9 +32,9 @@ function write(dir: string, sessionId: string, cwd: string, at: string, text: st
   );
 }
 
-describe('forgetting on a shared PostgreSQL database', () => {
+describeOnServer('forgetting on a shared PostgreSQL database', 'moon index, which reads ahead on one connection while another holds a transaction', (postgres) => {
   test('sessions, projects and dates forgotten on one machine are gone for both, for good', async () => {
-    const url = server.createDatabase('forget');
+    const url = await postgres().createDatabase('forget');
     const root = temp.path;
     const corpusA = join(root, 'corpus-a');
     const corpusB = join(root, 'corpus-b');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { StoreEngine } from '../../src/store/ports.js';
 import { openPostgresEngine } from '../../src/store/postgres/engine.js';
-import { type PostgresServer, startPostgres, withPgClient } from '../helpers/postgres.js';
+import { usePostgres, withPgClient } from '../helpers/postgres.js';
 import { listFixtureCommits } from '../helpers/prepared.js';
 
 /**
@@ -13,14 +13,12 @@ import { listFixtureCommits } from '../helpers/prepared.js';
  * rows merged in place (the word index updated), and sessions forgotten — and `checkIntegrity` must notice when
  * they do not.
  */
-let server: PostgresServer;
+const postgres = usePostgres();
 let home: string;
-beforeAll(async () => {
-  server = await startPostgres();
+beforeAll(() => {
   home = mkdtempSync(join(tmpdir(), 'moon-lexemes-'));
 });
 afterAll(() => {
-  server?.stop();
   rmSync(home, { recursive: true, force: true });
 });
 
@@ -41,7 +39,7 @@ async function driftOf(url: string): Promise<unknown[]> {
 
 describe('PostgreSQL lexeme counts', () => {
   test('follow inserts, rows merged in place and forgotten sessions; checkIntegrity reports a drift', async () => {
-    const url = server.createDatabase('lexemes');
+    const url = await postgres().createDatabase('lexemes');
     const engine: StoreEngine = await openPostgresEngine(url, { machine: 'lexemes' });
     try {
       // Every fixture in two halves: the second half repeats the first's last entry with more text (an UPDATE).
@@ -64,7 +62,7 @@ describe('PostgreSQL lexeme counts', () => {
   });
 
   test('a database indexed before the counts existed gets them from its entries when it is opened', async () => {
-    const url = server.createDatabase('lexemes_backfill');
+    const url = await postgres().createDatabase('lexemes_backfill');
     const first = await openPostgresEngine(url, { machine: 'lexemes' });
     try {
       for (const [commit] of listFixtureCommits(join(home, 'backfill'), false)) await first.ingest.transaction(async (tx) => tx.commitFile(commit!));

@@ -1,22 +1,19 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, test } from 'vitest';
 import { makeTempDir, spawnMoon } from '../helpers/cli.js';
-import { type PostgresServer, startPostgres, withPgClient } from '../helpers/postgres.js';
+import { describeOnServer, withPgClient } from '../helpers/postgres.js';
 import { type TurnSpec, claudeSession } from '../helpers/transcripts.js';
 
 /**
  * The connection to the server drops while a file is being committed: that file is rolled back whole (no half
  * session, no file state), the run stops with an error that names the database, and the next run completes it.
  */
-let server: PostgresServer;
 let temp: { path: string; cleanup: () => void };
-beforeAll(async () => {
-  server = await startPostgres();
+beforeAll(() => {
   temp = makeTempDir('moon-lost-connection-');
 });
 afterAll(() => {
-  server?.stop();
   temp?.cleanup();
 });
 
@@ -29,9 +26,9 @@ function session(id: string, turns: number): string {
   return claudeSession({ sessionId: id, turns: list });
 }
 
-describe('a lost connection mid-file', () => {
+describeOnServer('a lost connection mid-file', 'pg_terminate_backend on a writer', (postgres) => {
   test('rolls that file back, and the next run completes it', async () => {
-    const url = server.createDatabase('lost_connection');
+    const url = await postgres().createDatabase('lost_connection');
     const home = join(temp.path, 'home');
     const corpus = join(temp.path, 'corpus');
     mkdirSync(corpus);

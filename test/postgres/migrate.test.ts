@@ -5,21 +5,18 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RecallResult } from '../../src/model.js';
 import { BIN, makeTempDir, spawnMoon } from '../helpers/cli.js';
-import { type PostgresServer, startPostgres } from '../helpers/postgres.js';
+import { describeOnServer } from '../helpers/postgres.js';
 import { type TurnSpec, claudeSession } from '../helpers/transcripts.js';
 
 /**
  * `moon migrate --to URL` copies an embedded index into PostgreSQL without reading transcripts: recall answers
  * the same on both, the next index finds nothing to do, and a migrate killed halfway resumes where it stopped.
  */
-let server: PostgresServer;
 let temp: { path: string; cleanup: () => void };
-beforeAll(async () => {
-  server = await startPostgres();
+beforeAll(() => {
   temp = makeTempDir('moon-migrate-');
 });
 afterAll(() => {
-  server?.stop();
   temp?.cleanup();
 });
 
@@ -57,14 +54,14 @@ async function recallIds(env: Record<string, string>, query: string): Promise<st
   return (JSON.parse(run.stdout) as RecallResult).matches.map((match) => `${match.metadata.session_id}:${match.metadata.message_ids.join(',')}`);
 }
 
-describe('moon migrate', () => {
+describeOnServer('moon migrate', 'moon index, which reads ahead on one connection while another holds a transaction', (postgres) => {
   test('copies an index, answers the same, and resumes after being killed', async () => {
     const corpus = join(temp.path, 'corpus');
     writeCorpus(corpus);
     const home = join(temp.path, 'home');
     const embedded = { MOON_HOME: home };
     expect((await spawnMoon(['index', corpus], embedded)).code).toBe(0);
-    const url = server.createDatabase('migrated');
+    const url = await postgres().createDatabase('migrated');
 
     // Kill the first migrate once some sessions are copied.
     const child = spawn(process.execPath, [BIN, 'migrate', '--to', url], { env: { PATH: process.env.PATH, ...embedded }, stdio: 'ignore' });
@@ -108,7 +105,9 @@ describe('moon migrate', () => {
     const again = JSON.parse((await spawnMoon(['migrate', '--to', url, '--json'], embedded)).stdout) as { copied: number; skipped: number };
     expect(again).toMatchObject({ copied: 0, skipped: SESSIONS });
   });
+});
 
+describe('moon migrate, arguments', () => {
   test('a target that is not a PostgreSQL URL is a usage error', async () => {
     const run = await spawnMoon(['migrate', '--to', 'mysql://x@y/z'], { MOON_HOME: join(temp.path, 'empty') });
     expect(run.code).toBe(2);

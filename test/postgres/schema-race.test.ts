@@ -1,26 +1,18 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { migratePostgres } from '../../src/store/postgres/schema.js';
-import { type PostgresServer, startPostgres } from '../helpers/postgres.js';
+import { describeOnServer } from '../helpers/postgres.js';
 
 /**
  * Several processes opening one fresh database at once (two machines' first `moon index`, a hook beside a run):
  * every one of them finds the schema ready, and each migration is applied exactly once. Without one lock around
  * the whole bootstrap, two `CREATE … IF NOT EXISTS` race on PostgreSQL's catalogue and one of them fails.
  */
-let server: PostgresServer;
-beforeAll(async () => {
-  server = await startPostgres();
-});
-afterAll(() => {
-  server?.stop();
-});
-
 const OPENERS = 8;
 
-describe('PostgreSQL schema bootstrap', () => {
+describeOnServer('PostgreSQL schema bootstrap', 'eight connections creating one schema at once', (postgres) => {
   test.each([1, 2, 3])('%i: eight openers of a fresh database at once all succeed; each migration applied once', async (round) => {
-    const url = server.createDatabase(`schema_race_${round}`);
+    const url = await postgres().createDatabase(`schema_race_${round}`);
     const clients = Array.from({ length: OPENERS }, () => new pg.Client({ connectionString: url }));
     await Promise.all(clients.map((client) => client.connect()));
     try {

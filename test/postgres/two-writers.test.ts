@@ -1,9 +1,9 @@
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, test } from 'vitest';
 import { makeTempDir, spawnMoon } from '../helpers/cli.js';
-import { type PostgresServer, startPostgres } from '../helpers/postgres.js';
+import { describeOnServer } from '../helpers/postgres.js';
 import { type TurnSpec, claudeSession } from '../helpers/transcripts.js';
 
 /**
@@ -11,14 +11,11 @@ import { type TurnSpec, claudeSession } from '../helpers/transcripts.js';
  * transcripts only one of them has, and transcripts both have — at the same path (a shared home) and at
  * different paths (a synced copy). Every session is stored once, with every entry once, and nothing is lost.
  */
-let server: PostgresServer;
 let temp: { path: string; cleanup: () => void };
-beforeAll(async () => {
-  server = await startPostgres();
+beforeAll(() => {
   temp = makeTempDir('moon-two-writers-');
 });
 afterAll(() => {
-  server?.stop();
   temp?.cleanup();
 });
 
@@ -48,9 +45,9 @@ async function query<T extends Record<string, unknown>>(url: string, sql: string
   }
 }
 
-describe('two writers, one database', () => {
+describeOnServer('two writers, one database', 'two writers at once', (postgres) => {
   test('overlapping and distinct transcripts at the same time: no duplicates, nothing lost', async () => {
-    const url = server.createDatabase('two_writers');
+    const url = await postgres().createDatabase('two_writers');
     const root = temp.path;
     writeSet(join(root, 'only-a'), 'alpha');
     writeSet(join(root, 'only-b'), 'beta');

@@ -41,14 +41,24 @@ export async function createPool(url: string): Promise<PgPool> {
     max: 4,
     types,
     connectionTimeoutMillis: 15_000,
-    // Tables are qualified with moon.; public holds the pg_trgm and pgvector operators.
-    options: '-c search_path=moon,public -c hnsw.iterative_scan=strict_order',
+    // Each new connection's settings, before the pool hands it out (a failure fails the connect). Not as startup
+    // `options`: poolers and PostgreSQL-compatible servers may ignore those.
+    onConnect: async (client) => {
+      await client.query(SESSION_SETTINGS);
+    },
   });
   // An idle client whose connection drops emits 'error' on the pool; without a listener that would crash the
   // process. The next query reports the failure instead.
   pool.on('error', () => undefined);
   return pool as unknown as PgPool;
 }
+
+/**
+ * Every connection's settings. Tables are qualified with moon.; public holds the pg_trgm and pgvector operators.
+ * With filters, pgvector's iterative scan keeps walking the HNSW graph in distance order until enough rows pass
+ * (a custom setting: accepted before the extension is loaded, ignored by a pgvector without it).
+ */
+const SESSION_SETTINGS = "SELECT set_config('search_path', 'moon, public', false), set_config('hnsw.iterative_scan', 'strict_order', false)";
 
 /** A failure talking to the server as a MoonError naming the database (never its password). */
 export function toPgError(location: string, error: unknown): unknown {

@@ -21,7 +21,7 @@ const INSTALL_HINT = 'scripts/ci/install-postgres.sh installs PostgreSQL 15 + pg
  */
 export function findPostgresBin(env = process.env) {
   const explicit = env.MOON_TEST_PG_BIN?.trim();
-  const candidates = explicit ? [explicit] : [...new Set([pgConfig('pg_config', '--bindir'), ...debianBinDirs()].filter(Boolean))];
+  const candidates = explicit ? [explicit] : [...new Set([pgConfig('pg_config', '--bindir', env), ...debianBinDirs()].filter(Boolean))];
   if (candidates.length === 0) return { bin: null, reason: `no PostgreSQL server found (no pg_config on PATH, no /usr/lib/postgresql/*/bin): ${INSTALL_HINT}` };
   const refusals = [];
   for (const bin of candidates) {
@@ -29,7 +29,7 @@ export function findPostgresBin(env = process.env) {
       refusals.push(`${bin} has no initdb`);
       continue;
     }
-    const shareDirs = extensionShareDirs(bin);
+    const shareDirs = extensionShareDirs(bin, env);
     if (!shareDirs.some((dir) => existsSync(join(dir, 'extension', 'vector.control')))) {
       refusals.push(`the server in ${bin} has no pgvector (no vector.control in ${join(shareDirs[0], 'extension')})`);
       continue;
@@ -39,10 +39,10 @@ export function findPostgresBin(env = process.env) {
   return { bin: null, reason: `no PostgreSQL server with pgvector found${explicit ? ' in MOON_TEST_PG_BIN' : ''}: ${refusals.join('; ')}. ${INSTALL_HINT}` };
 }
 
-/** `pg_config <flag>` of the given executable, or null when there is none or it fails. */
-function pgConfig(executable, flag) {
+/** `pg_config <flag>` of the given executable (looked up on env's PATH), or null when there is none or it fails. */
+function pgConfig(executable, flag, env) {
   try {
-    return execFileSync(executable, [flag], { stdio: ['ignore', 'pipe', 'ignore'], encoding: 'utf8', timeout: 10_000 }).trim() || null;
+    return execFileSync(executable, [flag], { env, stdio: ['ignore', 'pipe', 'ignore'], encoding: 'utf8', timeout: 10_000 }).trim() || null;
   } catch {
     return null;
   }
@@ -61,8 +61,8 @@ function debianBinDirs() {
 }
 
 /** Where the server in `bin` keeps its extensions' control files: its own pg_config's answer, else the usual layouts. */
-function extensionShareDirs(bin) {
-  const own = existsSync(join(bin, 'pg_config')) ? pgConfig(join(bin, 'pg_config'), '--sharedir') : null;
+function extensionShareDirs(bin, env) {
+  const own = existsSync(join(bin, 'pg_config')) ? pgConfig(join(bin, 'pg_config'), '--sharedir', env) : null;
   const debian = /^\/usr\/lib\/postgresql\/(\d+)\/bin\/?$/.exec(bin);
   return [...new Set([own, debian ? `/usr/share/postgresql/${debian[1]}` : null, join(bin, '..', 'share', 'postgresql'), join(bin, '..', 'share')].filter(Boolean))];
 }

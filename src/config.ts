@@ -74,11 +74,9 @@ const schema = z
         snippet_chars: z.number().int().min(80).max(4000).default(320),
         /** `hybrid`: fused lexical, trigram, vector and temporal signals; `bm25`: plain BM25 (the baseline). */
         strategy: z.enum(['hybrid', 'bm25']).default('hybrid'),
-        /** Matches each candidate list scores at most, the newest first (filters and time windows applied first). */
-        score_cap: z.number().int().min(1).max(10_000_000).default(20_000),
       })
       .strict()
-      .default({ limit: 10, messages_per_session: 5, snippet_chars: 320, strategy: 'hybrid', score_cap: 20_000 }),
+      .default({ limit: 10, messages_per_session: 5, snippet_chars: 320, strategy: 'hybrid' }),
     store: z
       .object({
         /**
@@ -131,7 +129,6 @@ export const ENV_KEYS: Record<string, { key: string; kind: EnvKind }> = {
   MOON_INDEX_WORKERS: { key: 'index.workers', kind: 'int' },
   MOON_RECALL_LIMIT: { key: 'recall.limit', kind: 'int' },
   MOON_RECALL_STRATEGY: { key: 'recall.strategy', kind: 'string' },
-  MOON_RECALL_SCORE_CAP: { key: 'recall.score_cap', kind: 'int' },
   MOON_DATABASE_URL: { key: 'store.url', kind: 'string' },
   MOON_EMBED_PROVIDER: { key: 'embed.provider', kind: 'string' },
   MOON_EMBED_MODEL: { key: 'embed.model', kind: 'string' },

@@ -220,7 +220,6 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
             messagesPerSession: config.recall.messages_per_session,
             snippetChars: config.recall.snippet_chars,
             strategy: config.recall.strategy,
-            scoreCap: config.recall.score_cap,
           },
           projectionPathFor: (sessionId) => projectionPathFor(paths, sessionId),
           nowMs: clock,

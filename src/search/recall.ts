@@ -18,8 +18,7 @@ export interface RecallEnvironment {
   vectors: VectorPort | null;
   /** Default zone for times without an offset. */
   timezone: string;
-  /** `scoreCap`: matches scored per list at most (`recall.score_cap`), SCORE_CAP when not given. */
-  defaults: { limit: number; messagesPerSession: number; snippetChars: number; strategy: RecallStrategy; scoreCap?: number };
+  defaults: { limit: number; messagesPerSession: number; snippetChars: number; strategy: RecallStrategy };
   /** Path of a session's projection when the index has none recorded. */
   projectionPathFor: (sessionId: string) => string;
   nowMs: () => number;
@@ -31,13 +30,6 @@ export interface RecallEnvironment {
 export const SESSION_DECAY = [1, 0.5, 0.25, 0.125, 0.0625];
 
 /** Signal weights for weighted reciprocal-rank fusion. */
-/**
- * Matches scored per list at most: the newest ones (by index order, filters and time windows applied first).
- * A word in most of a million entries is not worth scoring a million times; below this many matches the
- * ranking is exactly the uncapped one (docs/benchmarks.md, "Recall at scale").
- */
-export const SCORE_CAP = 20_000;
-
 export const SIGNAL_WEIGHTS = { lexical: 1.0, trigram: 0.4, vector: 0.8, temporalWithText: 0.3, temporalOnly: 1.0 };
 
 export async function recall(environment: RecallEnvironment, options: RecallOptions): Promise<RecallResult> {
@@ -127,8 +119,6 @@ interface RecallPlan {
   filters: SearchFilters;
   boosts: BoostContext;
   empty: boolean;
-  /** Matches each list scores at most, the newest first. */
-  scoreCap: number;
   /** What was left out of an oversized query (RecallResult.notes). */
   notes: string[];
 }
@@ -184,7 +174,6 @@ async function planRecall(environment: RecallEnvironment, options: RecallOptions
     filters,
     boosts: buildBoostContext(text, terms),
     empty: terms.length === 0 && required.length === 0 && !hasTime,
-    scoreCap: environment.defaults.scoreCap ?? SCORE_CAP,
     notes,
   };
 }
@@ -232,7 +221,6 @@ async function rankCandidates(environment: RecallEnvironment, plan: RecallPlan):
       none: plan.excluded,
       filters: plan.filters,
       limit: plan.pool,
-      scoreCap: plan.scoreCap,
     });
     lists.push({ signal: 'trigram', weight: SIGNAL_WEIGHTS.trigram, candidates: trigram });
   }
@@ -246,7 +234,6 @@ async function rankCandidates(environment: RecallEnvironment, plan: RecallPlan):
       limit: plan.pool,
       context: false,
       prefix: true,
-      scoreCap: plan.scoreCap,
     });
     // The index stems a prefix first ("buy" → "bui*" finds "build"): keep the entries a typed prefix starts a word of.
     const typed = prefix.filter((candidate) => prefixes.some((term) => hasWordStartingWith(candidate.entry, term)));
@@ -284,18 +271,12 @@ export function selectPartialTerms(terms: readonly string[], isKnownWord: (term:
 }
 
 /**
- * The words list. With several terms, entries holding all of them are asked for first: when they alone fill
- * the pool they are the strongest BM25 candidates anyway, and scoring only them is 4–6× faster on a million
- * entries than scoring every entry that holds any term. Otherwise the full any-term query runs.
+ * The words list: the exact BM25 top of every entry holding any term (the engines prune what cannot reach it,
+ * store/top-k.ts).
  */
 async function searchWords(store: SearchPort, plan: RecallPlan, any: string[], context: boolean): Promise<Candidate[]> {
   if (any.length === 0) return [];
-  const query = { any, all: plan.required, none: plan.excluded, filters: plan.filters, limit: plan.pool, context, scoreCap: plan.scoreCap };
-  if (any.length > 1) {
-    const every = await store.searchLexical({ ...query, every: true });
-    if (every.length >= plan.pool) return every;
-  }
-  return store.searchLexical(query);
+  return store.searchLexical({ any, all: plan.required, none: plan.excluded, filters: plan.filters, limit: plan.pool, context });
 }
 
 function asBaseline(candidate: Candidate, index: number): FusedCandidate {

@@ -185,11 +185,6 @@ export interface LexicalQuery {
   every?: boolean;
   /** Match each `any` term's last word as a prefix ("wrangl" finds "wrangler"), after the same stemming. */
   prefix?: boolean;
-  /**
-   * Score at most the newest this-many matches (by row id, filters applied first): a word in most entries is
-   * not worth scoring a million times. Where fewer match, the ranking is exactly the uncapped one.
-   */
-  scoreCap?: number;
 }
 
 export interface Candidate {

@@ -150,17 +150,6 @@ describe('moon recall', () => {
     expect(sessionsOf(JSON.parse(run.stdout) as RecallResult)).not.toContain('sess-c');
   });
 
-  test('recall.score_cap: each list scores only its newest matches; a bad value names the key', async () => {
-    const all = await recallJson('wrangler');
-    expect(sessionsOf(all).sort()).toEqual(['sess-a', 'sess-c']);
-    const capped = await runMoon(['recall', 'wrangler', '--home', home, '--json'], { MOON_RECALL_SCORE_CAP: '1' });
-    expect(capped.code, capped.stderr).toBe(0);
-    expect(sessionsOf(JSON.parse(capped.stdout) as RecallResult)).toEqual(['sess-c']);
-    const bad = await runMoon(['recall', 'wrangler', '--home', home, '--json'], { MOON_RECALL_SCORE_CAP: '0' });
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/recall\.score_cap|MOON_RECALL_SCORE_CAP/);
-  });
-
   test('--batch reads one query per line and writes one RecallResult per line', async () => {
     const temp = makeTempDir();
     try {

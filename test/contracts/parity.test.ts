@@ -91,8 +91,10 @@ const LEXICAL: { name: string; query: LexicalQuery }[] = [
     query: lexical([term], { prefix: true, context: false }),
   })),
   { name: 'prefixes with context', query: lexical(['paym', 'datab'], { prefix: true }) },
-  { name: 'score cap binding', query: lexical(['deploy', 'test'], { scoreCap: 4 }) },
-  { name: 'score cap with filters', query: { ...lexical(['deploy'], { scoreCap: 2 }), filters: { projects: ['shop'] } } },
+  { name: 'pruned: two words, limit 4', query: lexical(['deploy', 'test'], { limit: 4 }) },
+  { name: 'pruned: rare and common words, limit 2', query: lexical(['midnight', 'cache', 'deploy', 'redis'], { limit: 2 }) },
+  { name: 'pruned: with filters, limit 2', query: { ...lexical(['deploy', 'kafka', 'payment'], { limit: 2 }), filters: { projects: ['shop'] } } },
+  { name: 'pruned: required and excluded, limit 3', query: lexical(['cache', 'redis', 'timeout'], { limit: 3, all: ['cache'], none: ['kafka'] }) },
   { name: 'all', query: lexical(['payment'], { all: ['secret'] }) },
   { name: 'all only', query: lexical([], { all: ['deploy'] }) },
   { name: 'none', query: lexical(['deploy'], { none: ['staging'] }) },
@@ -128,7 +130,7 @@ const TRIGRAM: { name: string; query: LexicalQuery }[] = [
   { name: 'filters', query: { ...lexical(['deploy', 'cart-totals']), filters: { projects: ['shop'], roles: ['tool'] } } },
   { name: 'all and none', query: lexical(['cart-totals', 'deploy'], { none: ['PASS'], all: ['test'] }) },
   { name: 'limit 2', query: lexical(['cache', 'deploy'], { limit: 2 }) },
-  { name: 'score cap', query: lexical(['cart-totals', 'DATABASE_URL', 'deploy'], { scoreCap: 3 }) },
+  { name: 'pruned: limit 3', query: lexical(['cart-totals', 'DATABASE_URL', 'deploy'], { limit: 3 }) },
 ];
 
 const TIME: { name: string; query: TimeSearch }[] = [

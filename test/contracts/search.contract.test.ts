@@ -17,6 +17,7 @@ import {
   idSet,
   ids,
   lexical,
+  storedSession,
   timeQuery,
   turn,
 } from './fixtures.js';
@@ -176,35 +177,29 @@ describeEachEngine('SearchPort', (factory) => {
     });
   });
 
-  describe('a score cap: only the newest matches are scored', () => {
-    const capped = (query: LexicalQuery, scoreCap: number) => search().searchLexical({ ...query, scoreCap });
-    const deploy = lexical(['deploy'], { context: false });
-
-    test('where it does not bind, the ranking is exactly the uncapped one', async () => {
-      const full = await lex(deploy);
-      expect(full.length).toBeGreaterThan(3);
-      expect(await capped(deploy, full.length)).toEqual(full);
-      expect(await capped(deploy, 1000)).toEqual(full);
-      const tri = await search().searchTrigram(lexical(['cart-totals', 'DATABASE_URL']));
-      expect(await search().searchTrigram({ ...lexical(['cart-totals', 'DATABASE_URL']), scoreCap: tri.length })).toEqual(tri);
-    });
-
-    test('where it binds, the newest matches are ranked as before, the older ones left out', async () => {
-      const full = await lex(deploy);
-      const newest = [...full].sort((a, b) => b.rowid - a.rowid).slice(0, 3);
-      const three = await capped(deploy, 3);
-      expect(idSet(three)).toEqual(idSet(newest));
-      // Their order and scores are those of the full ranking (IDF still counts every match).
-      expect(three.map((hit) => hit.entry.id)).toEqual(full.filter((hit) => newest.includes(hit)).map((hit) => hit.entry.id));
-      for (const hit of three) expect(hit.score).toBeCloseTo(full.find((item) => item.rowid === hit.rowid)!.score, 9);
-    });
-
-    test('filters come first: the cap counts only the matches they keep', async () => {
-      const inShop = { ...deploy, filters: { projects: ['shop'] } };
-      const kept = await lex(inShop);
-      const newest = [...kept].sort((a, b) => b.rowid - a.rowid).slice(0, 2);
-      expect(idSet(await capped(inShop, 2))).toEqual(idSet(newest));
-    });
+  describe('exact top-k: a short list is the head of the full ranking', () => {
+    // At limit 200 every match of these queries is scored (the corpus holds fewer); at a small limit the engines
+    // prune what cannot reach the top (store/top-k.ts). The short list must be exactly the long one's head.
+    const queries: { name: string; query: LexicalQuery; trigram?: boolean }[] = [
+      { name: 'a rare and a common word', query: lexical(['midnight', 'deploy']) },
+      { name: 'several words, own columns', query: lexical(['payment', 'deploy', 'test', 'cache', 'staging'], { context: false }) },
+      { name: 'with required and excluded words', query: lexical(['deploy', 'cache', 'payment'], { all: ['deploy'], none: ['blog'] }) },
+      { name: 'with filters', query: { ...lexical(['deploy', 'test', 'images']), filters: { projects: ['shop'] } } },
+      { name: 'prefixes', query: lexical(['paym', 'dep', 'stag'], { prefix: true, context: false }) },
+      { name: 'substrings', query: lexical(['cart-totals', 'DATABASE_URL', 'deploy.sh', 'setSystemTime']), trigram: true },
+    ];
+    for (const { name, query, trigram } of queries) {
+      test(name, async () => {
+        const run = (limit: number) => (trigram ? search().searchTrigram({ ...query, limit }) : lex({ ...query, limit }));
+        const full = await run(200);
+        expect(full.length, 'the query matches enough to prune').toBeGreaterThan(3);
+        for (const limit of [1, 2, 3, 5]) {
+          const short = await run(limit);
+          expect(ids(short), `limit ${limit}`).toEqual(ids(full).slice(0, limit));
+          short.forEach((hit, index) => expect(hit.score).toBeCloseTo(full[index]!.score, 9));
+        }
+      });
+    }
   });
 
   describe('lexical: filters are applied before the limit', () => {
@@ -565,4 +560,31 @@ describeEachEngine('SearchPort on a small store', (factory) => {
     expect(ids(await ctx.engine.search.searchLexical(lexical(['reproduce'])))).toEqual(['shop-flaky-test.2', 'shop-flaky-test.1']);
     expect(ids(await ctx.engine.search.searchLexical(lexical(['reproduce'], { context: false })))).toEqual(['shop-flaky-test.2']);
   });
+});
+
+describeEachEngine('SearchPort at scale', (factory) => {
+  const ctx = useFreshEngine(factory);
+
+  // The case a cap on scored matches loses: a natural question's common words match more entries than any cap,
+  // and the one entry that holds its rare words is the oldest of them all.
+  test('the only entry holding a rare word, older than 50,000 common-word matches, comes first', async () => {
+    const COMMON = 50_000;
+    const PER_SESSION = 5_000;
+    const rare = storedSession({ id: 'temple', source: 'claude-code', project: 'games', cwd: '/home/dev/games', startMs: at(1, 8), endMs: at(1, 9) });
+    const first = turn('temple', 1, { ts: at(1, 8), role: 'user', text: 'How many mummies will the party face in the djinn temple?' });
+    await ctx.engine.ingest.transaction(async (tx) => tx.commitFile(fileCommit(rare, [first])));
+    for (let start = 0; start < COMMON; start += PER_SESSION) {
+      const id = `chat-${start / PER_SESSION}`;
+      const session = storedSession({ id, source: 'claude-code', project: 'chat', cwd: '/home/dev/chat', startMs: at(2, 0), endMs: at(9, 0) });
+      const entries = Array.from({ length: PER_SESSION }, (_, index) =>
+        turn(id, index + 1, { ts: at(2, 0) + (start + index) * 1000, role: index % 2 === 0 ? 'user' : 'assistant', text: `going back to the party, how many came ${index % 97}` }),
+      );
+      await ctx.engine.ingest.transaction(async (tx) => tx.commitFile(fileCommit(session, entries)));
+    }
+    const question = lexical(['going', 'back', 'many', 'party', 'face', 'djinn', 'temple', 'mummies'], { limit: 400 });
+    const found = await ctx.engine.search.searchLexical(question);
+    expect(found).toHaveLength(400);
+    expect(found[0]!.entry.id).toBe('temple.1');
+    expect((await ctx.engine.search.searchLexical({ ...question, limit: 1 })).map((hit) => hit.entry.id)).toEqual(['temple.1']);
+  }, 600_000);
 });

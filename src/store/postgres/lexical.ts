@@ -139,10 +139,14 @@ export interface RenderedLexical {
   match: string | null;
   /** Phrases scored by BM25 (ranked and required ones), in FTS5's order. */
   scored: Phrase[];
+  /** How many of `scored` are ranked (`any`) phrases; the rest are required. */
+  ranked: number;
+  /** Ranked phrases joined by AND. */
+  every: boolean;
 }
 
 /**
- * A structured query as a tsquery and the phrases BM25 scores, mirroring how SQLite's renderFtsQuery writes it:
+ * A structured query as a tsquery and the phrases BM25 scores, mirroring how SQLite's renderFtsParts / joinFtsParts write it:
  * `any` terms (with or without the context column, OR or AND), then required `all` terms in the entry's own
  * columns, then `none` terms that must not be in its own columns. Every term is tokenized here, never parsed
  * by PostgreSQL, so no input is read as query syntax.
@@ -152,13 +156,13 @@ export function renderLexicalQuery(query: Pick<LexicalQuery, 'any' | 'all' | 'no
   const any = toPhrases(query.any, anyLabels).map((phrase) => ({ ...phrase, prefix: query.prefix === true }));
   const all = toPhrases(query.all, OWN_LABELS);
   const none = toPhrases(query.none, OWN_LABELS);
-  if (any.length === 0 && all.length === 0) return { match: null, scored: [] };
+  if (any.length === 0 && all.length === 0) return { match: null, scored: [], ranked: 0, every: false };
   const parts: string[] = [];
   if (any.length > 0) parts.push(`(${any.map(renderPhrase).join(query.every ? ' & ' : ' | ')})`);
   for (const phrase of all) parts.push(renderPhrase(phrase));
   let match = parts.join(' & ');
   if (none.length > 0) match = `${match} & !(${none.map(renderPhrase).join(' | ')})`;
-  return { match, scored: [...any, ...all] };
+  return { match, scored: [...any, ...all], ranked: any.length, every: query.every === true };
 }
 
 /** Terms joined by one operator, in the entry's own columns (--require / --exclude). */
@@ -205,12 +209,6 @@ export function phraseText(phrase: Phrase): string {
 
 function quoteLexeme(lexeme: string): string {
   return `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
-}
-
-/** FTS5's BM25 inverse document frequency: never below a tiny positive value, so common words still count. */
-export function inverseDocumentFrequency(rows: number, hits: number): number {
-  const idf = Math.log((rows - hits + 0.5) / (hits + 0.5));
-  return idf <= 0 ? 1e-6 : idf;
 }
 
 /** A trigram query's needles: each term of three or more characters, folded, distinct as FTS5 quotes them. */

@@ -5,7 +5,6 @@ import {
   OWN_LABELS,
   type Phrase,
   RANK_WEIGHTS,
-  inverseDocumentFrequency,
   likePattern,
   renderLexicalQuery,
   renderPhrase,
@@ -13,6 +12,7 @@ import {
   toTrigramNeedles,
 } from './lexical.js';
 import { ENTRY_COLUMNS, type EntryRow, toEntry } from './rows.js';
+import { SCORE_DECIMALS, inverseDocumentFrequency, phraseBound, rankExactTopKAsync } from '../top-k.js';
 
 /**
  * The candidate lists of recall. Word and substring matches are scored by BM25 exactly as FTS5 scores them
@@ -31,36 +31,41 @@ export async function searchLexical(db: PgClient, query: LexicalQuery): Promise<
   const toolExtra = params.add(RANK_WEIGHTS.toolExtra);
   const avgdl = params.add(tokens / rows);
   // Each phrase's column-weighted frequency, from C (ts_rank_cd sums the label weights of its occurrences).
-  const frequencies = rendered.scored.map((phrase, index) => {
-    const phraseQuery = params.add(renderPhrase(phrase));
-    return `${scale}::float8 * ts_rank_cd(${weights}::float4[], e.tv, ${phraseQuery}::tsquery, 0)
-      + ${toolExtra}::float8 * ts_rank_cd('{1,1,1,1}'::float4[], e.tool_tv, ${phraseQuery}::tsquery, 0) AS f${index}`;
-  });
+  const phraseQueries = rendered.scored.map((phrase) => params.add(renderPhrase(phrase)));
+  const frequencies = phraseQueries.map(
+    (phraseQuery, index) => `${scale}::float8 * ts_rank_cd(${weights}::float4[], e.tv, ${phraseQuery}::tsquery, 0)
+      + ${toolExtra}::float8 * ts_rank_cd('{1,1,1,1}'::float4[], e.tool_tv, ${phraseQuery}::tsquery, 0) AS f${index}`,
+  );
   const terms = rendered.scored.map((_, index) => {
     const idf = params.add(inverseDocumentFrequency(rows, hits[index] ?? 0));
     return `${idf}::float8 * (fr.f${index} * 2.2) / (fr.f${index} + 1.2 * (0.25 + 0.75 * e.doc_len / ${avgdl}::float8))`;
   });
   const filters = renderFilters(query.filters, params);
-  return rank(
-    db,
-    `WITH ${capMatches(`e.tv @@ ${match}::tsquery`, filters, query.scoreCap)}
-     SELECT ${ENTRY_COLUMNS}, ${terms.join(' + ')} AS score
-     FROM capped JOIN moon.entries e ON e.rowid = capped.rowid
-     CROSS JOIN LATERAL (SELECT ${frequencies.join(', ')}) fr
-     ORDER BY score DESC, e.ts DESC NULLS LAST, e.rowid LIMIT ${params.add(query.limit)}`,
-    params.values,
-  );
+  const limit = params.add(query.limit);
+  /** Every match (holding one of those ranked phrases, when given) scored with every phrase; the best kept. */
+  const scoreHolding = (holding: readonly number[] | null) => {
+    // The rarest phrases select the rows: GIN reads their posting lists and skips through the others'.
+    const selecting = holding === null ? '' : ` AND e.tv @@ (${holding.map((index) => `${phraseQueries[index]}::tsquery`).join(' || ')})`;
+    return rank(
+      db,
+      `WITH ${matchRows(`e.tv @@ ${match}::tsquery${selecting}`, filters)}
+       SELECT ${ENTRY_COLUMNS}, round((${terms.join(' + ')})::numeric, ${SCORE_DECIMALS})::float8 AS score
+       FROM matched JOIN moon.entries e ON e.rowid = matched.rowid
+       CROSS JOIN LATERAL (SELECT ${frequencies.join(', ')}) fr
+       ORDER BY score DESC, e.ts DESC NULLS LAST, e.rowid LIMIT ${limit}`,
+      params.values,
+    );
+  };
+  if (rendered.every || rendered.ranked <= 1) return scoreHolding(null);
+  const bounds = hits.map((count) => phraseBound(rows, count));
+  const plan = { bounds: bounds.slice(0, rendered.ranked), fixed: bounds.slice(rendered.ranked).reduce((sum, bound) => sum + bound, 0), limit: query.limit };
+  return rankExactTopKAsync(plan, (holding) => scoreHolding(holding.length === rendered.ranked ? null : holding));
 }
 
-/**
- * The `capped` CTE: the row ids of the newest `cap` matches (filters applied first; all of them without a cap),
- * found in one scan; only those rows are read again and scored — as on SQLite.
- */
-function capMatches(match: string, filters: ReturnType<typeof renderFilters>, cap: number | undefined): string {
-  const limit = cap === undefined ? 'ALL' : String(Math.max(0, Math.trunc(cap)));
-  return `capped AS MATERIALIZED (
-      SELECT e.rowid FROM moon.entries e ${joinSessions(filters)} WHERE ${match} ${andClauses(filters)}
-      ORDER BY e.rowid DESC LIMIT ${limit})`;
+/** The `matched` CTE: the row ids of every match (filters applied) in one scan; only those rows are read again and scored. */
+function matchRows(match: string, filters: ReturnType<typeof renderFilters>): string {
+  return `matched AS MATERIALIZED (
+      SELECT e.rowid FROM moon.entries e ${joinSessions(filters)} WHERE ${match} ${andClauses(filters)})`;
 }
 
 /**
@@ -87,21 +92,25 @@ export async function searchTrigram(db: PgClient, query: LexicalQuery): Promise<
     db,
     needles.map((needle) => ({ sql: "e.tri LIKE $ ESCAPE '\\'", value: likePattern(needle) })),
   );
-  const params = new Params();
-  const any = needles.map((needle) => `e.tri LIKE ${params.add(likePattern(needle))} ESCAPE '\\'`).join(' OR ');
-  const list = params.add(needles);
-  const idf = params.add(hits.map((count) => inverseDocumentFrequency(rows, count)));
+  const idf = hits.map((count) => inverseDocumentFrequency(rows, count));
   // An index with no trigram at all (only short texts) scores every match alike.
-  const avgdl = params.add(tokens > 0 ? tokens / rows : 1);
-  const filters = renderFilters(query.filters, params, query);
-  return rank(
-    db,
-    `WITH ${capMatches(`(${any})`, filters, query.scoreCap)}
-     SELECT ${ENTRY_COLUMNS}, moon.bm25_substr(e.tri, e.tri_len, ${list}::text[], ${idf}::float8[], ${avgdl}::float8) AS score
-     FROM capped JOIN moon.entries e ON e.rowid = capped.rowid
-     ORDER BY score DESC, e.ts DESC NULLS LAST, e.rowid LIMIT ${params.add(query.limit)}`,
-    params.values,
-  );
+  const avgdl = tokens > 0 ? tokens / rows : 1;
+  /** Every row holding one of those needles, scored with every needle; the best kept. */
+  const scoreHolding = (holding: readonly number[]) => {
+    const params = new Params();
+    const holds = holding.map((index) => `e.tri LIKE ${params.add(likePattern(needles[index]!))} ESCAPE '\\'`);
+    const scoring = `moon.bm25_substr(e.tri, e.tri_len, ${params.add(needles)}::text[], ${params.add(idf)}::float8[], ${params.add(avgdl)}::float8)`;
+    const filters = renderFilters(query.filters, params, query);
+    return rank(
+      db,
+      `WITH ${matchRows(`(${holds.join(' OR ')})`, filters)}
+       SELECT ${ENTRY_COLUMNS}, round(${scoring}::numeric, ${SCORE_DECIMALS})::float8 AS score
+       FROM matched JOIN moon.entries e ON e.rowid = matched.rowid
+       ORDER BY score DESC, e.ts DESC NULLS LAST, e.rowid LIMIT ${params.add(query.limit)}`,
+      params.values,
+    );
+  };
+  return rankExactTopKAsync({ bounds: hits.map((count) => phraseBound(rows, count)), fixed: 0, limit: query.limit }, scoreHolding);
 }
 
 export async function searchTime(db: PgClient, query: TimeSearch): Promise<Candidate[]> {

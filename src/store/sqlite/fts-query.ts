@@ -6,22 +6,54 @@ const SEARCH_COLUMNS = '{text tool target keywords context}';
 const OWN_COLUMNS = '{text tool target keywords}';
 
 /**
- * Render a structured query as an FTS5 MATCH expression. Every term is a quoted string with quotes doubled,
- * so no user input — `NEAR`, `*`, `:`, unbalanced brackets — can be read as FTS5 syntax.
- * Returns null when there is no positive term (FTS5 cannot evaluate a bare NOT).
+ * A structured query as FTS5 MATCH expressions. Every term is a quoted string with quotes doubled, so no user
+ * input — `NEAR`, `*`, `:`, unbalanced brackets — can be read as FTS5 syntax.
  */
-export function renderFtsQuery(query: Pick<LexicalQuery, 'any' | 'all' | 'none' | 'context' | 'every' | 'prefix'>): string | null {
+
+/** A word query's pieces: what exact top-k (store/top-k.ts) needs to match and bound phrase by phrase. */
+export interface FtsParts {
+  /** The column filter of the ranked terms. */
+  columns: string;
+  /** Each ranked (`any`) term as a quoted phrase, a prefix marked, in FTS5's order. */
+  ranked: string[];
+  every: boolean;
+  /** Each required term as a phrase in the entry's own columns. */
+  required: string[];
+  /** The excluded terms, quoted. */
+  excluded: string[];
+}
+
+/** Null when there is no positive term (FTS5 cannot evaluate a bare NOT). */
+export function renderFtsParts(query: Pick<LexicalQuery, 'any' | 'all' | 'none' | 'context' | 'every' | 'prefix'>): FtsParts | null {
   // A prefix query marks each term's last token as a prefix (FTS5 stems it first, as any query word).
-  const any = quoteAll(query.any).map((quoted) => (query.prefix ? `${quoted}*` : quoted));
+  const ranked = quoteAll(query.any).map((quoted) => (query.prefix ? `${quoted}*` : quoted));
   const all = quoteAll(query.all);
-  const none = quoteAll(query.none);
-  if (any.length === 0 && all.length === 0) return null;
-  const columns = query.context === false ? OWN_COLUMNS : SEARCH_COLUMNS;
-  const ranked = any.length > 0 ? [`${columns} : (${any.join(query.every ? ' AND ' : ' OR ')})`] : [];
-  const required = all.map((term) => `${OWN_COLUMNS} : ${term}`);
-  let expression = [...ranked, ...required].join(' AND ');
-  if (none.length > 0) expression = `${expression} NOT ${OWN_COLUMNS} : (${none.join(' OR ')})`;
+  if (ranked.length === 0 && all.length === 0) return null;
+  return {
+    columns: query.context === false ? OWN_COLUMNS : SEARCH_COLUMNS,
+    ranked,
+    every: query.every === true,
+    required: all.map((term) => `${OWN_COLUMNS} : ${term}`),
+    excluded: quoteAll(query.none),
+  };
+}
+
+/**
+ * The MATCH expression of `parts`. With `holding` (indexes of ranked phrases), only rows holding one of those
+ * match, and those phrases come twice — once to select, once in the full list — so BM25 counts them twice:
+ * subtract the score of `joinFtsPhrases(parts, holding)` to get the query's own.
+ */
+export function joinFtsParts(parts: FtsParts, holding?: readonly number[]): string {
+  const ranked = parts.ranked.length > 0 ? [`${parts.columns} : (${parts.ranked.join(parts.every ? ' AND ' : ' OR ')})`] : [];
+  const selecting = holding ? [joinFtsPhrases(parts, holding)] : [];
+  let expression = [...selecting, ...ranked, ...parts.required].join(' AND ');
+  if (parts.excluded.length > 0) expression = `${expression} NOT ${OWN_COLUMNS} : (${parts.excluded.join(' OR ')})`;
   return expression;
+}
+
+/** The ranked phrases at `indexes`, any of them, alone. */
+export function joinFtsPhrases(parts: FtsParts, indexes: readonly number[]): string {
+  return `${parts.columns} : (${indexes.map((index) => parts.ranked[index]!).join(' OR ')})`;
 }
 
 /**
@@ -34,12 +66,11 @@ export function renderFtsTerms(terms: readonly string[], operator: 'AND' | 'OR')
 }
 
 /**
- * Trigram MATCH: each term of three or more characters as a quoted substring, any of them. Shorter terms
- * cannot be matched by a trigram index and are left to the porter index.
+ * The trigram query's phrases: each distinct term of three or more characters as a quoted substring (matched
+ * any of them). Shorter terms cannot be matched by a trigram index and are left to the porter index.
  */
-export function renderTrigramQuery(terms: readonly string[]): string | null {
-  const quoted = [...new Set(terms.filter((term) => [...term].length >= 3).map(quoteTerm).filter(isPresent))];
-  return quoted.length === 0 ? null : quoted.join(' OR ');
+export function renderTrigramPhrases(terms: readonly string[]): string[] {
+  return [...new Set(terms.filter((term) => [...term].length >= 3).map(quoteTerm).filter(isPresent))];
 }
 
 function quoteAll(terms: readonly string[]): string[] {

@@ -30,7 +30,8 @@ import type {
   VectorQuery,
 } from '../store.js';
 import { type RenderedFilters, andClauses, joinSessions, renderFilters } from './filters.js';
-import { renderFtsQuery, renderFtsTerms, renderTrigramQuery } from './fts-query.js';
+import { renderFtsTerms } from './fts-query.js';
+import { searchSubstrings, searchWords } from './search.js';
 import {
   type AnchorRow,
   type EntryRow,
@@ -52,11 +53,6 @@ import { runFromColumns } from '../row-mapping.js';
 import { listCopied, listRuns, markCopied, readSessionExtras, writeSessionExtras } from './copy.js';
 import { listSessionSummaries } from './session-list.js';
 import { type WriteLockOptions, beginWrite, endWrite, retryWhileLocked, runWriteTransaction } from './write-lock.js';
-
-/** BM25 column weights in the FTS table's column order: text, role, tool, target, keywords, context. */
-const BM25_WEIGHTS = [COLUMN_WEIGHTS.text, COLUMN_WEIGHTS.role, COLUMN_WEIGHTS.tool, COLUMN_WEIGHTS.target, COLUMN_WEIGHTS.keywords, COLUMN_WEIGHTS.context]
-  .map((weight) => weight.toFixed(1))
-  .join(', ');
 
 export interface OpenStoreOptions {
   readonly?: boolean;
@@ -344,10 +340,7 @@ class SqliteStore implements Store {
   }
 
   searchLexical(query: LexicalQuery): Candidate[] {
-    const match = renderFtsQuery(query);
-    return match === null
-      ? []
-      : this.rankFts('entries_fts', `bm25(entries_fts, ${BM25_WEIGHTS})`, match, renderFilters(query.filters), query.limit, query.scoreCap);
+    return searchWords(this.db, query);
   }
 
   hasLexicalMatch(term: string): boolean {
@@ -357,38 +350,7 @@ class SqliteStore implements Store {
   }
 
   searchTrigram(query: LexicalQuery): Candidate[] {
-    const match = renderTrigramQuery(query.any);
-    return match === null ? [] : this.rankFts('entries_tri', 'bm25(entries_tri)', match, renderFilters(query.filters, query), query.limit, query.scoreCap);
-  }
-
-  /**
-   * Rank one FTS5 table's matches, scoring at most the newest `cap` of them (filters applied first), in one
-   * walk: FTS5 walks the doclist newest first (ORDER BY rowid DESC needs no sort) and stops after `cap` rows,
-   * each scored as it is read; only those are sorted by score. Without a filter, entries rows are read for the
-   * top rows alone — joining before the sort would read one for every match (3–4× slower for common words on
-   * a 100k-entry index). With filters, the join applies them before the cap and the top-k are taken.
-   */
-  private rankFts(table: string, rankExpression: string, match: string, filters: RenderedFilters, limit: number, cap?: number): Candidate[] {
-    const newest = cap === undefined ? '' : `ORDER BY ${table}.rowid DESC LIMIT ${Math.max(0, Math.floor(cap))}`;
-    if (filters.where.length === 0) {
-      return this.rank(
-        `WITH scored AS (SELECT rowid, ${rankExpression} AS rank FROM ${table} WHERE ${table} MATCH ? ${newest}),
-           hits AS (SELECT rowid, rank FROM scored ORDER BY rank LIMIT ?)
-         SELECT e.*, hits.rank FROM hits JOIN entries e ON e.rowid = hits.rowid
-         ORDER BY hits.rank, e.ts DESC, e.rowid`,
-        [match, limit],
-        (rank) => -rank,
-      );
-    }
-    return this.rank(
-      `WITH scored AS (
-         SELECT e.*, ${rankExpression} AS rank
-         FROM ${table} JOIN entries e ON e.rowid = ${table}.rowid ${joinSessions(filters)}
-         WHERE ${table} MATCH ? ${andClauses(filters)} ${newest})
-       SELECT * FROM scored ORDER BY rank, ts DESC, rowid LIMIT ?`,
-      [match, ...filters.params, limit],
-      (rank) => -rank,
-    );
+    return searchSubstrings(this.db, query);
   }
 
   searchVector(query: VectorQuery): Candidate[] {

@@ -38,6 +38,11 @@ export const QUERIES = [
   { query: 'split-brain', kind: 'rare word' },
   { query: 'PAY-1234', kind: 'ticket id' },
   { query: 'quokkaflux', kind: 'absent' },
+  // Questions as people ask them: common frame words around a few content words (the case a score cap lost).
+  { query: "I'm going back to our previous chat about the flaky test. Can you remind me how we fixed the connection pool timeout?", kind: 'natural question' },
+  { query: 'What did we decide about the database migration before the deploy to production last time?', kind: 'natural question' },
+  { query: 'Can you remind me why handleWebhook kept failing when STRIPE_SECRET_KEY was missing?', kind: 'natural question' },
+  { query: 'How many times did we run into the race condition in the cache invalidation code, and what was the fix?', kind: 'natural question' },
 ];
 
 /** One query of each kind, for the baseline on large corpora. */

@@ -224,6 +224,7 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
           projectionPathFor: (sessionId) => projectionPathFor(paths, sessionId),
           nowMs: clock,
           embedQuery: config.embed.provider === 'none' ? null : (text) => embedQuery(source, text),
+          listEntries: (sessionId) => source.browse.listEntries(sessionId),
         },
         { ...options, excludeSession: excluded(options.excludeSession) },
       );

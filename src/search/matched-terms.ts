@@ -1,29 +1,57 @@
 import type { Entry } from '../model.js';
+import { tokenizeFts } from '../text/fts-tokens.js';
 import { selectIndexedText } from '../text/limits.js';
+import { isTechnical } from '../text/technical.js';
 
-/** Where in an entry a query term was found: its text, the tool result, the tool name or target. */
-export type MatchField = 'text' | 'result' | 'tool' | 'target';
+/** Where in an entry a query term was found: its text, the tool result, the tool name or target, or an identifier's part. */
+export type MatchField = 'text' | 'result' | 'tool' | 'target' | 'identifiers';
 
 export interface TermMatch {
   term: string;
-  /** Empty when the term is only in the neighbouring entries (the index's context column) or matched by meaning. */
+  /** The entry's own fields that hold it; empty when only a neighbour does, or nothing. */
   fields: MatchField[];
+  /** Ids of the neighbouring entries whose text holds it (the index's context column), when the entry does not. */
+  neighbours?: string[];
+  /** False when neither the entry nor a neighbour holds it: it added nothing to this match. */
+  matched: boolean;
 }
 
-
 /**
- * Which query terms an entry holds, and where — what `--explain` shows beside the signals. The word index
- * stems ("deploys" finds "deployed"), so a term also counts when its stem starts a word in the field.
+ * Which query terms an entry holds, and where — what `--explain` shows beside the signals. A term counts in a
+ * field as the indexes find it: its words, stemmed as the word index stems them, in a row (`tokenizeFts`); a
+ * substring of the field (the substring index, for technical terms); or, as a word cut short, the start of a
+ * word. A term the entry lacks is looked for in `neighbours` (the entries whose text the index adds to this one's
+ * context column); one that none holds is reported as not matched — never guessed to be in a neighbour.
  */
-export function findMatchedTerms(entry: Entry, terms: readonly string[]): TermMatch[] {
-  const lowered = indexedFields(entry).map(([name, value]) => [name, value.toLowerCase()] as const);
+export function findMatchedTerms(entry: Entry, terms: readonly string[], neighbours: readonly Entry[] = []): TermMatch[] {
+  const fields = indexedFields(entry);
+  const fieldTokens = fields.map(([name, value]) => [name, value.toLowerCase(), tokenizeFts(value)] as const);
+  const identifiers = tokenizeFts(splitIdentifierParts(fields.map(([, value]) => value).join(' ')));
+  const neighbourTexts = neighbours.map((neighbour) => [neighbour.id, selectIndexedText(neighbour.text)] as const);
   return [...new Set(terms.map((term) => term.toLowerCase()))].map((term) => {
-    const stem = stemOf(term);
-    return {
-      term,
-      fields: lowered.filter(([, value]) => value.includes(term) || containsWordStart(value, stem)).map(([name]) => name),
-    };
+    const wanted = tokenizeFts(term);
+    const technical = isTechnical(term);
+    const holds = (lowered: string, tokens: readonly string[]) =>
+      (wanted.length > 0 && containsRun(tokens, wanted)) || (technical && lowered.includes(term)) || containsWordStart(lowered, term);
+    const found: MatchField[] = fieldTokens.filter(([, lowered, tokens]) => holds(lowered, tokens)).map(([name]) => name);
+    if (found.length === 0 && wanted.length > 0 && containsRun(identifiers, wanted)) found.push('identifiers');
+    if (found.length > 0) return { term, fields: found, matched: true };
+    const near = neighbourTexts.filter(([, text]) => holds(text.toLowerCase(), tokenizeFts(text))).map(([id]) => id);
+    return near.length > 0 ? { term, fields: [], neighbours: near, matched: true } : { term, fields: [], matched: false };
   });
+}
+
+/** Whether `run` occurs in `tokens`, consecutively (a phrase). */
+function containsRun(tokens: readonly string[], run: readonly string[]): boolean {
+  for (let start = tokens.indexOf(run[0]!); start >= 0; start = tokens.indexOf(run[0]!, start + 1)) {
+    if (run.every((token, offset) => tokens[start + offset] === token)) return true;
+  }
+  return false;
+}
+
+/** Identifiers cut at their case changes, as the index's identifier column splits them (`setSystemTime` → set System Time). */
+function splitIdentifierParts(text: string): string {
+  return text.replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2').replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2');
 }
 
 /**
@@ -47,12 +75,6 @@ function indexedFields(entry: Entry): [MatchField, string][] {
     ['tool', selectIndexedText(entry.toolName ?? '')],
     ['target', selectIndexedText(entry.toolTarget ?? '')],
   ];
-}
-
-/** The term without a common English ending, never shorter than four characters. */
-function stemOf(term: string): string {
-  const stripped = term.replace(/(?:ing|ed|es|s|ly)$/, '');
-  return stripped.length >= 4 ? stripped : term;
 }
 
 function containsWordStart(text: string, stem: string): boolean {

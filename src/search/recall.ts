@@ -4,6 +4,7 @@ import type { SearchPort, VectorPort } from '../store/ports.js';
 import { isTechnical } from '../text/technical.js';
 import type { Candidate, SearchFilters, StoredSession } from '../store/types.js';
 import { selectIndexedText } from '../text/limits.js';
+import { CONTEXT_RADIUS } from '../store/index-document.js';
 import { isValidTimezone } from '../time/zone.js';
 import { type BoostContext, type FusedCandidate, type SignalList, fuseSignals } from './fusion.js';
 import { type RecallOptions, type RecallStrategy, parseIsoBound, toList } from './options.js';
@@ -24,6 +25,8 @@ export interface RecallEnvironment {
   nowMs: () => number;
   /** Embeds the query with the index's model, or null when vectors are off or not built yet. */
   embedQuery: ((text: string) => Promise<Float32Array | null>) | null;
+  /** A session's entries in order: read for `--explain` alone, to name the neighbours a term was found in. */
+  listEntries?: (sessionId: string) => Promise<Entry[]>;
 }
 
 /** Weight of a session's 1st, 2nd, 3rd ... best message in its score: one strong hit beats many weak ones. */
@@ -63,8 +66,9 @@ export async function recall(environment: RecallEnvironment, options: RecallOpti
     }
   }
   const sessionOf = (id: string): StoredSession | null => sessions.get(id) ?? null;
+  const neighboursOf = options.explain === true ? await readNeighbours(environment, picked.flatMap(({ top }) => top)) : () => [];
   const matches = picked.map(({ top, score, count, window }) =>
-    toMatch(environment, sessionOf, top, score, count, highlight, options.explain === true, window),
+    toMatch(environment, sessionOf, top, score, count, highlight, options.explain === true ? neighboursOf : null, window),
   );
   return {
     query: options.query,
@@ -346,6 +350,25 @@ function groupBySession(candidates: FusedCandidate[], perSession: number, decay:
     .sort((a, b) => b.score - a.score || b.latestMs - a.latestMs || a.sessionId.localeCompare(b.sessionId));
 }
 
+/**
+ * The entries whose text the index put in each candidate's context column: CONTEXT_RADIUS on each side in session
+ * order. Each session is read once.
+ */
+async function readNeighbours(environment: RecallEnvironment, candidates: readonly FusedCandidate[]): Promise<(entry: Entry) => Entry[]> {
+  const bySession = new Map<string, Entry[]>();
+  if (environment.listEntries) {
+    for (const { entry } of candidates) {
+      if (!bySession.has(entry.sessionId)) bySession.set(entry.sessionId, await environment.listEntries(entry.sessionId));
+    }
+  }
+  return (entry) => {
+    const entries = bySession.get(entry.sessionId) ?? [];
+    const at = entries.findIndex((item) => item.id === entry.id);
+    if (at < 0) return [];
+    return entries.slice(Math.max(0, at - CONTEXT_RADIUS), at + CONTEXT_RADIUS + 1).filter((item) => item.id !== entry.id);
+  };
+}
+
 function toMatch(
   environment: RecallEnvironment,
   sessionOf: (id: string) => StoredSession | null,
@@ -353,7 +376,7 @@ function toMatch(
   score: number,
   count: number,
   terms: string[],
-  explain: boolean,
+  neighboursOf: ((entry: Entry) => Entry[]) | null,
   window: 'inside' | 'outside' | null,
 ): RecallMatch {
   const first = top[0]!.entry;
@@ -383,8 +406,8 @@ function toMatch(
       session_end: toIso(session?.endMs ?? null),
       raw_archive_path: session?.archivePath ?? null,
       ...(window ? { time_window: window } : {}),
-      ...(explain
-        ? { explain: top.map((candidate) => ({ ...candidate.explanation, terms: findMatchedTerms(candidate.entry, terms) })) }
+      ...(neighboursOf
+        ? { explain: top.map((candidate) => ({ ...candidate.explanation, terms: findMatchedTerms(candidate.entry, terms, neighboursOf(candidate.entry)) })) }
         : {}),
     },
   };

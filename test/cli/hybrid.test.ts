@@ -182,6 +182,10 @@ describe('lexical signals', () => {
     expect(run.stdout).toMatch(/terms: config\.toml in text, target/);
     const words = await runMoon(['recall', 'deploy timeout', '--explain', '--home', home, ...NOW]);
     expect(words.stdout).toMatch(/terms: deploy in text; timeout in text/);
+    // A word no message holds is said to be unmatched, not guessed to be in a neighbour.
+    const absent = await runMoon(['recall', 'deploy quokkaflux', '--explain', '--home', home, ...NOW]);
+    expect(absent.stdout).toMatch(/terms: deploy in text; quokkaflux not matched/);
+    expect(absent.stdout).not.toMatch(/neighbouring/);
   });
 });
 

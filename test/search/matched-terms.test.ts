@@ -17,19 +17,35 @@ const deploy = createEntry({
 });
 
 describe('findMatchedTerms', () => {
-  test('names each field a term is in, stems included, and none for a term only the neighbours hold', () => {
+  test('names each field a term is in, as the word index stems it; a term the entry lacks is not matched', () => {
     expect(findMatchedTerms(deploy, ['deploys', 'Bash', 'stripe'])).toEqual([
-      { term: 'deploys', fields: ['text', 'result', 'target'] },
-      { term: 'bash', fields: ['tool'] },
-      { term: 'stripe', fields: [] },
+      { term: 'deploys', fields: ['text', 'result', 'target'], matched: true },
+      { term: 'bash', fields: ['tool'], matched: true },
+      { term: 'stripe', fields: [], matched: false },
     ]);
   });
 
-  test('the term itself counts anywhere (partial words), a stem only where it starts a word', () => {
-    expect(findMatchedTerms(deploy, ['ployed'])[0]!.fields).toEqual(['result']);
-    expect(findMatchedTerms(deploy, ['ployment'])[0]!.fields).toEqual([]);
+  test('a plain word counts as the indexes find it: whole stemmed words or a word start, not any substring', () => {
     expect(findMatchedTerms(deploy, ['triggering'])[0]!.fields).toEqual(['result']);
-    expect(findMatchedTerms(deploy, ['iggering'])[0]!.fields).toEqual([]);
+    expect(findMatchedTerms(deploy, ['wrangl'])[0]!.fields).toEqual(['text', 'target']);
+    expect(findMatchedTerms(deploy, ['ployed'])[0]).toEqual({ term: 'ployed', fields: [], matched: false });
+    expect(findMatchedTerms(deploy, ['iggering'])[0]!.matched).toBe(false);
+  });
+
+  test('a technical term counts as a substring (the substring index); an identifier part in the identifiers', () => {
+    const entry = createEntry({ id: 'e3', key: 'k3', sessionId: 's', seq: 3000, line: 3, ts: null, role: 'assistant', text: 'vi.setSystemTime froze the clock in test/cart-totals.test.ts' });
+    expect(findMatchedTerms(entry, ['cart-totals'])[0]!.fields).toEqual(['text']);
+    expect(findMatchedTerms(entry, ['system'])[0]).toEqual({ term: 'system', fields: ['identifiers'], matched: true });
+  });
+
+  test('a term only a neighbour holds names that neighbour; one no neighbour holds is not matched', () => {
+    const neighbour = (n: number, text: string) => createEntry({ id: `n${n}`, key: `n${n}`, sessionId: 's', seq: n, line: n, ts: null, role: 'user', text });
+    const neighbours = [neighbour(1, 'the djinn temple in the desert'), neighbour(2, 'mummies guard the temple'), neighbour(3, 'sounds good')];
+    expect(findMatchedTerms(deploy, ['djinn', 'temple', 'pyramid'], neighbours)).toEqual([
+      { term: 'djinn', fields: [], neighbours: ['n1'], matched: true },
+      { term: 'temple', fields: [], neighbours: ['n1', 'n2'], matched: true },
+      { term: 'pyramid', fields: [], matched: false },
+    ]);
   });
 });
 

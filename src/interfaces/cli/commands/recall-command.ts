@@ -253,11 +253,15 @@ function formatExplain(ids: string[], explain: unknown): string[] {
 
 const KNOWN_EXPLAIN_KEYS = new Set(['signals', 'boosts', 'fused', 'score', 'terms']);
 
-/** `stripe in text, result; webhook only in neighbouring messages`. */
+/** `stripe in text, result; webhook in neighbour m-12; djinn not matched`. */
 function describeTerms(terms: NonNullable<Explanation['terms']>): string {
-  return terms
-    .map((match) => (match.fields.length > 0 ? `${match.term} in ${match.fields.join(', ')}` : `${match.term} only in neighbouring messages`))
-    .join('; ');
+  return terms.map(describeTerm).join('; ');
+}
+
+function describeTerm(match: NonNullable<Explanation['terms']>[number]): string {
+  if (match.fields.length > 0) return `${match.term} in ${match.fields.join(', ')}`;
+  if (match.neighbours && match.neighbours.length > 0) return `${match.term} in neighbour${match.neighbours.length > 1 ? 's' : ''} ${match.neighbours.join(', ')}`;
+  return `${match.term} not matched`;
 }
 
 function describeValue(value: unknown): string {

@@ -12,6 +12,19 @@ export const CATEGORIES = [
 /** The per-question metrics, in report order. */
 export const METRIC_KEYS = ['turnR1', 'turnR5', 'turnR10', 'ndcg10', 'sessR1', 'sessR5', 'sessR10'];
 
+/** LongMemEval question types (the dev split has every one; no abstention questions). */
+export const LME_TYPES = [
+  { id: 'multi-session', name: 'multi-session' },
+  { id: 'temporal-reasoning', name: 'temporal-reasoning' },
+  { id: 'knowledge-update', name: 'knowledge-update' },
+  { id: 'single-session-user', name: 'single-session-user' },
+  { id: 'single-session-assistant', name: 'single-session-assistant' },
+  { id: 'single-session-preference', name: 'single-session-preference' },
+];
+
+/** LongMemEval's per-question metrics, in report order (the paper's session metrics at 5, plus turn recall@10). */
+export const LME_METRIC_KEYS = ['recallAll5', 'recallAny5', 'ndcg5', 'turnR10'];
+
 /** Ranked ids with later duplicates removed (a duplicate can neither earn credit twice nor push others out). */
 export function dedupeRanked(ranked) {
   const seen = new Set();
@@ -35,6 +48,15 @@ export function recallAtK(ranked, relevant, k) {
   let found = 0;
   for (const id of dedupeRanked(ranked).slice(0, k)) if (wanted.has(id)) found += 1;
   return found / wanted.size;
+}
+
+/** 1 when every relevant id is in the first k ranked ids, else 0; null when nothing is relevant. */
+export function recallAllAtK(ranked, relevant, k) {
+  const wanted = new Set(relevant);
+  if (wanted.size === 0) return null;
+  if (!Number.isInteger(k) || k <= 0) throw new RangeError(`k must be a positive integer, got ${k}`);
+  const top = new Set(dedupeRanked(ranked).slice(0, k));
+  return [...wanted].every((id) => top.has(id)) ? 1 : 0;
 }
 
 /** 1 when any relevant id is in the first k ranked ids, else 0; null when nothing is relevant. */
@@ -98,13 +120,30 @@ export function scoreQuestion({ turnRanked, sessionRanked, evidence, evidenceSes
 }
 
 /**
- * Averages per category and overall. rows: [{ category, metrics: { turnR1, ... } }].
+ * Every metric of one LongMemEval question.
+ *   turnRanked:    the message ids of the message-level results, best first
+ *   sessionRanked: the session ids of the session-level results, best first
+ *   goldTurns:     the ids of its turns marked has_answer; goldSessions: the sessions holding them
+ * Session metrics at 5 (recall_all, recall_any, NDCG, binary relevance), turn recall at 10.
+ */
+export function scoreLongMemEval({ turnRanked, sessionRanked, goldTurns, goldSessions }) {
+  return {
+    recallAll5: recallAllAtK(sessionRanked, goldSessions, 5),
+    recallAny5: hitAtK(sessionRanked, goldSessions, 5),
+    ndcg5: ndcgAtK(sessionRanked, goldSessions, 5),
+    turnR10: recallAtK(turnRanked, goldTurns, 10),
+  };
+}
+
+/**
+ * Averages per category and overall. rows: [{ category, metrics: { turnR1, ... } }]; `keys`: the metrics to
+ * average (LoCoMo's by default; LME_METRIC_KEYS with LME_TYPES, whose ids are the question types).
  * Returns { byCategory: { [id]: { n, turnR1, ... } }, overall: { n, turnR1, ... } }.
  */
-export function aggregate(rows, categories = CATEGORIES) {
+export function aggregate(rows, categories = CATEGORIES, keys = METRIC_KEYS) {
   const summarize = (subset) => {
     const out = { n: subset.length };
-    for (const key of METRIC_KEYS) out[key] = mean(subset.map((row) => row.metrics[key]));
+    for (const key of keys) out[key] = mean(subset.map((row) => row.metrics[key]));
     return out;
   };
   const byCategory = {};

@@ -1,61 +1,68 @@
 #!/usr/bin/env node
-// Recall quality on LoCoMo (dev split), measured through the real product path.
+// Recall quality on LoCoMo and LongMemEval (dev splits), measured through the real product path. LoCoMo lives here,
+// LongMemEval in longmemeval*.mjs, what both use in harness.mjs.
 // Run `node bench/recall-eval/run.mjs --help` for the flags; bench/recall-eval/README.md for the method.
-import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { cpus, platform, release, tmpdir, totalmem } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { startPostgres } from '../../scripts/lib/postgres-server.mjs';
 import { REPO, diaIdOf, loadLocomo, resolveDataDir, sessionNumberOf, writeTranscripts } from './convert.mjs';
+import {
+  BIN,
+  DIST,
+  DOC,
+  PG_PLACEHOLDER,
+  baseEnvironment,
+  buildConfigs,
+  describeEnv,
+  envForHome,
+  indexHome,
+  indexedIds,
+  machineInfo,
+  machineLine,
+  recallBatch,
+  shellQuote,
+  storeBytes,
+  writeDocsSection,
+  yieldToSignals,
+} from './harness.mjs';
+import { resolveLongMemEvalFile } from './longmemeval.mjs';
+import { LME_SECTION, runLongMemEval } from './longmemeval-run.mjs';
 import { CATEGORIES, METRIC_KEYS, aggregate, fmt, fmtDelta, mean, percentile, scoreQuestion } from './metrics.mjs';
 
-const BIN = join(REPO, 'bin', 'moon.js');
-const DIST = join(REPO, 'dist', 'index.js');
-const DOC = join(REPO, 'docs', 'benchmarks.md');
 const SECTION = '## Recall quality on LoCoMo (dev split)';
 const TARGETS = { turnR5: 0.7, sessR5: 0.93, p95Ms: 150 };
 const DAY_MS = 86_400_000;
-/** Inherited variables that would change what is indexed or asked: the harness sets them itself. */
-const CONTROLLED_ENV = [
-  'MOON_HOME',
-  'MOON_SOURCES',
-  'MOON_CURRENT_SESSION_ID',
-  'MOON_RECALL_STRATEGY',
-  'MOON_RECALL_LIMIT',
-  'MOON_EMBED_PROVIDER',
-  'MOON_RESIDENTIAL_TIMEZONE',
-  // The engine: SQLite unless a config names a database (--postgres, or --config NAME:MOON_DATABASE_URL=...).
-  'MOON_DATABASE_URL',
-];
-/**
- * MOON_DATABASE_URL of the --postgres configs until their index is made: each home indexed for them gets a fresh
- * database on the temp server, and this placeholder is replaced by its URL wherever the config runs.
- */
-const PG_PLACEHOLDER = 'postgres://temp-server/fresh-database';
-/** The configs --postgres adds: the SQLite config they mirror → their name. */
-const PG_TWINS = { bm25: 'bm25-pg', hybrid: 'hybrid-pg' };
-const HELP = `Recall quality on LoCoMo (dev split), through the real CLI.
+const HELP = `Recall quality on LoCoMo and LongMemEval (dev splits), through the real CLI.
 
 usage: node bench/recall-eval/run.mjs [flags]      (build first: npm run build)
 
-  --data DIR            eval data: the folder holding locomo-dev/ (or locomo-dev/ itself)
+  --dataset locomo|longmemeval|all
+                        which data to measure [default: all]
+  --data DIR            LoCoMo data: the folder holding locomo-dev/ (or locomo-dev/ itself)
                         [default: <repo>/../shared/eval]
+  --lme-data PATH       LongMemEval data: longmemeval-s-dev115.json.gz, or a folder holding it or holding
+                        longmemeval-dev/ [default: <repo>/../shared/eval/longmemeval-dev/longmemeval-s-dev115.json.gz]
+  --protocol pooled|per-question|both
+                        LongMemEval: one index holding every question's haystack (pooled), a fresh index per
+                        question holding only its own haystack (per-question), or both [default: both]
+  --questions N         LongMemEval: only the first N questions (quick runs) [default: all 115]
   --embed none|local    embedding provider of the "hybrid" config [default: none]
   --config NAME:ENV=VAL,ENV=VAL
                         an extra configuration (repeatable), e.g. --config bm25-local:MOON_RECALL_STRATEGY=bm25,MOON_EMBED_PROVIDER=local
                         Configs whose non-recall (MOON_RECALL_*) variables match share one index.
   --only NAME,NAME      run only these configs (bm25 is always run: it is the baseline)
-  --samples ID,ID       only these conversations (e.g. conv-26) [default: all in the split]
-  --limit N             results per query (messages or sessions) [default: 10]
+  --samples ID,ID       LoCoMo: only these conversations (e.g. conv-26) [default: all in the split]
+  --limit N             results per query (messages or sessions), both datasets [default: 10]
   --isolation auto|project|home
+                        LoCoMo only:
                         project: one home, every query filtered with "project": <sample_id>;
                         home: one home per conversation; auto: project if a pre-check shows the filter isolates
                         conversations, else home [default: auto]
-  --warmup N            untimed in-process queries per config before timing [default: 2000, about one full pass]
-  --no-latency          skip the in-process latency pass
+  --warmup N            LoCoMo: untimed in-process queries per config before timing [default: 2000, about one full pass]
+  --no-latency          LoCoMo: skip the in-process latency pass (LongMemEval reports CLI batch times only)
   --out DIR             where the report goes [default: bench/out]
   --tmp DIR             work folder for transcripts, homes and batch files [default: a fresh temp dir]
   --keep                keep the work folder (default: deleted at the end)
@@ -63,20 +70,26 @@ usage: node bench/recall-eval/run.mjs [flags]      (build first: npm run build)
                         scripts/lib/postgres-server.mjs, a fresh database per index), side by side with SQLite;
                         the report adds the pg − sqlite difference per metric and the questions that differ
   --pg-set NAME=VALUE   a PostgreSQL server setting for --postgres (repeatable), e.g. --pg-set jit=off
-  --write-docs          replace the "${SECTION}" section of docs/benchmarks.md
-  --docs-file FILE      write that section to FILE instead of docs/benchmarks.md (implies --write-docs)
+  --write-docs          replace the "${SECTION}" and/or "${LME_SECTION}" section of
+                        docs/benchmarks.md (those of the datasets measured)
+  --docs-file FILE      write those sections to FILE instead of docs/benchmarks.md (implies --write-docs)
   -h, --help            this text
 
 Configs always run: bm25 (MOON_RECALL_STRATEGY=bm25, MOON_EMBED_PROVIDER=none, the baseline) and hybrid
-(MOON_RECALL_STRATEGY=hybrid, MOON_EMBED_PROVIDER=<--embed>). Writes bench/out/recall-eval-<date>.md and .json.
-Targets: turn-level Recall@5 >= ${TARGETS.turnR5}, session-level Recall@5 >= ${TARGETS.sessR5}, p95 < ${TARGETS.p95Ms} ms.`;
+(MOON_RECALL_STRATEGY=hybrid, MOON_EMBED_PROVIDER=<--embed>). LongMemEval also gets fts5-naive, a plain SQLite FTS5
+baseline the harness computes itself. Writes bench/out/recall-eval-<date>.md and .json.
+LoCoMo targets: turn-level Recall@5 >= ${TARGETS.turnR5}, session-level Recall@5 >= ${TARGETS.sessR5}, p95 < ${TARGETS.p95Ms} ms.`;
 
 // ---------------------------------------------------------------------------------------------------------
 // Arguments.
 
 function parseArgs(argv) {
   const options = {
+    dataset: 'all',
     data: null,
+    lmeData: null,
+    protocol: 'both',
+    questions: null,
     embed: 'none',
     configs: [],
     only: null,
@@ -110,8 +123,22 @@ function parseArgs(argv) {
       case '--help':
         options.help = true;
         break;
+      case '--dataset':
+        options.dataset = value(flag, i++);
+        if (!['locomo', 'longmemeval', 'all'].includes(options.dataset)) throw usage(`--dataset: expected locomo, longmemeval or all, got "${options.dataset}"`);
+        break;
       case '--data':
         options.data = value(flag, i++);
+        break;
+      case '--lme-data':
+        options.lmeData = value(flag, i++);
+        break;
+      case '--protocol':
+        options.protocol = value(flag, i++);
+        if (!['pooled', 'per-question', 'both'].includes(options.protocol)) throw usage(`--protocol: expected pooled, per-question or both, got "${options.protocol}"`);
+        break;
+      case '--questions':
+        options.questions = positive(flag, value(flag, i++));
         break;
       case '--embed':
         options.embed = value(flag, i++);
@@ -198,100 +225,6 @@ function parseConfigFlag(text) {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Running the CLI.
-
-/** The environment every child and the in-process pass start from: inherited, minus what the harness controls. */
-function baseEnvironment() {
-  const env = { ...process.env };
-  for (const key of CONTROLLED_ENV) delete env[key];
-  env.MOON_RESIDENTIAL_TIMEZONE = 'UTC';
-  return env;
-}
-
-/** Index-affecting part of a config's environment: everything but MOON_RECALL_*. Same key → same home. */
-function indexKey(env) {
-  const relevant = Object.entries(env)
-    .filter(([key]) => key.startsWith('MOON_') && !key.startsWith('MOON_RECALL_') && key !== 'MOON_HOME')
-    .map(([key, value]) => [key, key === 'MOON_EMBED_PROVIDER' && value === '' ? 'none' : value]);
-  if (!relevant.some(([key]) => key === 'MOON_EMBED_PROVIDER')) relevant.push(['MOON_EMBED_PROVIDER', 'none']);
-  return JSON.stringify(relevant.sort(([a], [b]) => a.localeCompare(b)));
-}
-
-function runMoon(args, env, { stdoutFile } = {}) {
-  const started = performance.now();
-  let fd = null;
-  try {
-    if (stdoutFile) fd = openSync(stdoutFile, 'w');
-    const child = spawnSync(process.execPath, [BIN, ...args], {
-      env,
-      cwd: REPO,
-      stdio: ['ignore', fd ?? 'pipe', 'pipe'],
-      maxBuffer: 256 * 1024 * 1024,
-      encoding: 'utf8',
-    });
-    const ms = performance.now() - started;
-    if (child.error) throw child.error;
-    return { status: child.status, stdout: stdoutFile ? readFileSync(stdoutFile, 'utf8') : child.stdout, stderr: child.stderr, ms };
-  } finally {
-    if (fd !== null) closeSync(fd);
-  }
-}
-
-function indexHome(folder, home, env) {
-  const run = runMoon(['index', folder, '--home', home, '--json'], { ...env, MOON_HOME: home });
-  let report = null;
-  try {
-    report = JSON.parse(run.stdout);
-  } catch {
-    // reported below
-  }
-  if (run.status !== 0 || !report) {
-    throw new Error(`moon index ${folder} --home ${home} exited ${run.status}\n${run.stderr.trim()}\n${run.stdout.slice(0, 2000)}`);
-  }
-  return { ms: run.ms, report, stderr: run.stderr.trim() };
-}
-
-/** One `moon recall --batch` process over a batch file; returns the parsed lines, in order, and the wall time. */
-function recallBatch(batchFile, home, env, expected) {
-  const outFile = `${batchFile}.out`;
-  const run = runMoon(['recall', '--batch', batchFile, '--home', home], { ...env, MOON_HOME: home }, { stdoutFile: outFile });
-  const lines = run.stdout.split('\n').filter((line) => line.trim() !== '');
-  if (run.status !== 0 && lines.length !== expected) {
-    throw new Error(`moon recall --batch ${batchFile} exited ${run.status}\n${run.stderr.trim().slice(0, 4000)}`);
-  }
-  if (lines.length !== expected) throw new Error(`moon recall --batch ${batchFile}: ${lines.length} result lines for ${expected} queries`);
-  const results = lines.map((line) => JSON.parse(line));
-  return { results, ms: run.ms, status: run.status, stderr: run.stderr.trim(), bytes: Buffer.byteLength(run.stdout) };
-}
-
-/** Entry ids in a home's index, read from its SQLite file (best effort: the schema is moon's, not ours). */
-function indexedIds(home) {
-  try {
-    const require = createRequire(join(REPO, 'package.json'));
-    const Database = require('better-sqlite3');
-    const db = new Database(join(home, 'moon.db'), { readonly: true, fileMustExist: true });
-    try {
-      return new Set(db.prepare('SELECT id FROM entries').all().map((row) => row.id));
-    } finally {
-      db.close();
-    }
-  } catch {
-    return null;
-  }
-}
-
-/** The index size `moon status --json` reports (SQLite: the db file + WAL; PostgreSQL: the moon schema's relations). */
-function storeBytes(home, env) {
-  const run = runMoon(['status', '--json', '--home', home], { ...env, MOON_HOME: home });
-  try {
-    return Number(JSON.parse(run.stdout).dbBytes);
-  } catch {
-    return null;
-  }
-}
-
-
-// ---------------------------------------------------------------------------------------------------------
 // Queries and scoring.
 
 function buildQuestions(qrels) {
@@ -374,50 +307,19 @@ async function main(argv) {
   const startedAt = new Date();
   const t0 = performance.now();
   const log = (message) => process.stderr.write(`[recall-eval ${((performance.now() - t0) / 1000).toFixed(1)}s] ${message}\n`);
+  const datasets = options.dataset === 'all' ? ['locomo', 'longmemeval'] : [options.dataset];
 
-  const dataDir = resolveDataDir(options.data);
-  const { samples, qrels } = loadLocomo(dataDir, options.samples);
-  const { questions, skipped } = buildQuestions(qrels);
+  const base = baseEnvironment();
+  const configs = buildConfigs(options, base, usage);
+  const inherited = Object.keys(base).filter((key) => key.startsWith('MOON_') && key !== 'MOON_RESIDENTIAL_TIMEZONE').sort();
+  // Read the data before any work: a wrong path fails fast.
+  const locomoData = datasets.includes('locomo') ? resolveDataDir(options.data) : null;
+  const lmeFile = datasets.includes('longmemeval') ? resolveLongMemEvalFile(options.lmeData) : null;
+
   const work = options.tmp ?? mkdtempSync(join(tmpdir(), 'moon-recall-eval-'));
   mkdirSync(work, { recursive: true });
   // On failure too: the temp dir holds converted CC BY-NC data (keep it with --keep or --tmp to debug).
   if (!options.keep && !options.tmp) removeWorkOnExit = () => rmSync(work, { recursive: true, force: true });
-  const transcripts = join(work, 'transcripts');
-  rmSync(transcripts, { recursive: true, force: true });
-  const converted = writeTranscripts(samples, transcripts);
-  const sampleIds = Object.keys(converted.samples);
-  const nowIso = Object.fromEntries(sampleIds.map((id) => [id, new Date(converted.samples[id].lastEndMs + DAY_MS).toISOString()]));
-  log(`${sampleIds.length} conversations, ${converted.files} sessions, ${converted.turns} turns → ${transcripts}; ${questions.length} questions (${skipped} without evidence skipped)`);
-
-  // Configurations.
-  let configs = [
-    { name: 'bm25', env: { MOON_RECALL_STRATEGY: 'bm25', MOON_EMBED_PROVIDER: 'none' } },
-    { name: 'hybrid', env: { MOON_RECALL_STRATEGY: 'hybrid', MOON_EMBED_PROVIDER: options.embed } },
-    ...options.configs,
-  ];
-  const names = new Set();
-  for (const config of configs) {
-    if (names.has(config.name)) throw usage(`config "${config.name}" given twice`);
-    names.add(config.name);
-  }
-  if (options.postgres) {
-    for (const [twin, name] of Object.entries(PG_TWINS)) {
-      const config = configs.find((candidate) => candidate.name === twin);
-      if (names.has(name)) throw usage(`config "${name}" given twice (--postgres adds it)`);
-      configs.push({ name, env: { ...config.env, MOON_DATABASE_URL: PG_PLACEHOLDER }, pgTwinOf: twin });
-      names.add(name);
-    }
-  }
-  if (options.only) {
-    for (const name of options.only) if (!names.has(name)) throw usage(`--only: unknown config "${name}"`);
-    configs = configs.filter((config) => config.name === 'bm25' || options.only.includes(config.name));
-  }
-  const base = baseEnvironment();
-  const inherited = Object.keys(base).filter((key) => key.startsWith('MOON_') && key !== 'MOON_RESIDENTIAL_TIMEZONE').sort();
-  for (const config of configs) {
-    config.fullEnv = { ...base, ...config.env };
-    config.key = indexKey(config.fullEnv);
-  }
 
   // The PostgreSQL server of the --postgres configs: a temp one, stopped at the end, on failure too.
   let postgres = null;
@@ -427,18 +329,66 @@ async function main(argv) {
     stopPostgresOnExit = () => postgres.stop();
     log(`PostgreSQL on port ${postgres.port}: ${postgres.version()}`);
   }
+  const postgresInfo = postgres ? { version: postgres.version(), settings: postgres.settings } : null;
+  const machine = machineInfo();
+  const command = ['node', 'bench/recall-eval/run.mjs', ...argv].map(shellQuote).join(' ');
+  const shared = { options, datasets, configs, inherited, postgres, postgresInfo, work, log, startedAt, machine, command };
+
+  const parts = [];
+  if (locomoData) parts.push(await runLocomo(shared, locomoData));
+  if (lmeFile) {
+    const part = await runLongMemEval(shared, lmeFile);
+    // A new LongMemEval section goes right after the LoCoMo one.
+    parts.push({ ...part, docs: { ...part.docs, after: SECTION } });
+  }
+  const totalMs = performance.now() - t0;
+  if (postgres) {
+    postgres.stop();
+    stopPostgresOnExit = null;
+    log('PostgreSQL server stopped');
+  }
+
+  const markdown = parts.map((part) => part.markdown).join('\n');
+  process.stdout.write(`${markdown}\n`);
+  mkdirSync(options.out, { recursive: true });
+  const stamp = startedAt.toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, '');
+  const mdPath = join(options.out, `recall-eval-${stamp}.md`);
+  const jsonPath = join(options.out, `recall-eval-${stamp}.json`);
+  writeFileSync(mdPath, `${markdown}\n`);
+  // LoCoMo's fields stay at the top level, as before LongMemEval was added; LongMemEval's go under "longmemeval".
+  const json = { startedAt: startedAt.toISOString(), totalMs, machine, command, datasets };
+  for (const part of parts) Object.assign(json, part.json);
+  writeFileSync(jsonPath, `${JSON.stringify(json, null, 1)}\n`);
+  log(`report: ${relative(REPO, mdPath)} (+ .json)`);
+  if (options.writeDocs) {
+    for (const part of parts) {
+      writeDocsSection(options.docsFile, part.docs.heading, part.docs.text, { after: part.docs.after });
+      log(`docs: replaced "${part.docs.heading}" in ${relative(REPO, options.docsFile)}`);
+    }
+  }
+  if (removeWorkOnExit) removeWorkOnExit();
+  else log(`work folder kept: ${work}`);
+  removeWorkOnExit = null;
+  return 0;
+}
+
+/** The LoCoMo part of a run: convert, index, ask, score; returns its report, its .json fields and its docs section. */
+async function runLocomo(shared, dataDir) {
+  const { options, datasets, configs, inherited, postgres, postgresInfo, work, log, startedAt, machine, command } = shared;
+  const t0 = performance.now();
+  const { samples, qrels } = loadLocomo(dataDir, options.samples);
+  const { questions, skipped } = buildQuestions(qrels);
+  const transcripts = join(work, 'transcripts');
+  rmSync(transcripts, { recursive: true, force: true });
+  const converted = writeTranscripts(samples, transcripts);
+  const sampleIds = Object.keys(converted.samples);
+  const nowIso = Object.fromEntries(sampleIds.map((id) => [id, new Date(converted.samples[id].lastEndMs + DAY_MS).toISOString()]));
+  log(`${sampleIds.length} conversations, ${converted.files} sessions, ${converted.turns} turns → ${transcripts}; ${questions.length} questions (${skipped} without evidence skipped)`);
+
   /** home → the URL of the fresh database its index lives in (PostgreSQL configs only). */
   const databases = new Map();
   /** A config's environment for one of its homes: the placeholder replaced by that home's database. */
-  const envFor = (config, home) => {
-    const env = { ...config.fullEnv, MOON_HOME: home };
-    if (env.MOON_DATABASE_URL === PG_PLACEHOLDER) {
-      const url = databases.get(home);
-      if (!url) throw new Error(`no database for ${home} (${config.name})`);
-      env.MOON_DATABASE_URL = url;
-    }
-    return env;
-  };
+  const envFor = (config, home) => envForHome(config, home, databases);
 
   // Homes: one per distinct index key (project isolation) or one per key and conversation (home isolation).
   const keys = [...new Set(configs.map((config) => config.key))];
@@ -632,63 +582,22 @@ async function main(argv) {
   }
 
   const totalMs = performance.now() - t0;
-  const machine = {
-    cpu: cpus()[0]?.model?.trim() ?? 'unknown CPU',
-    cores: cpus().length,
-    ramGB: totalmem() / 1024 ** 3,
-    node: process.version,
-    os: `${platform()} ${release()}`,
+  const context = { startedAt, totalMs, machine, command, datasets, dataDir, samples: sampleIds, converted, questions, skipped, isolation, preflight, enginePreflights, indexRuns, coverage, inherited, options, work, postgres: postgresInfo };
+  const json = {
+    isolation,
+    preflight,
+    enginePreflights,
+    postgres: postgresInfo,
+    engineComparison: engineComparison(results),
+    coverage,
+    index: indexRuns.map(({ report, ...rest }) => ({ ...rest, entries: report.entries, filtered: report.filtered, failed: report.failed, warnings: report.warnings })),
+    configs: results.map(({ rows, ...rest }) => ({
+      ...rest,
+      // Ids and scores only; the questions themselves stay in ../shared/eval (CC BY-NC 4.0).
+      questions: rows.map(({ sampleId, qaIndex, category, metrics, turnRanked, sessionRanked }) => ({ sampleId, qaIndex, category, metrics, turnRanked, sessionRanked })),
+    })),
   };
-  const command = ['node', 'bench/recall-eval/run.mjs', ...argv].map(shellQuote).join(' ');
-  const postgresInfo = postgres ? { version: postgres.version(), settings: postgres.settings } : null;
-  if (postgres) {
-    postgres.stop();
-    stopPostgresOnExit = null;
-    log('PostgreSQL server stopped');
-  }
-  const context = { startedAt, totalMs, machine, command, dataDir, samples: sampleIds, converted, questions, skipped, isolation, preflight, enginePreflights, indexRuns, coverage, inherited, options, work, postgres: postgresInfo };
-  const markdown = renderReport(results, context);
-  process.stdout.write(`${markdown}\n`);
-
-  mkdirSync(options.out, { recursive: true });
-  const stamp = startedAt.toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, '');
-  const mdPath = join(options.out, `recall-eval-${stamp}.md`);
-  const jsonPath = join(options.out, `recall-eval-${stamp}.json`);
-  writeFileSync(mdPath, `${markdown}\n`);
-  writeFileSync(
-    jsonPath,
-    `${JSON.stringify(
-      {
-        startedAt: startedAt.toISOString(),
-        totalMs,
-        machine,
-        command,
-        isolation,
-        preflight,
-        enginePreflights,
-        postgres: postgresInfo,
-        engineComparison: engineComparison(results),
-        coverage,
-        index: indexRuns.map(({ report, ...rest }) => ({ ...rest, entries: report.entries, filtered: report.filtered, failed: report.failed, warnings: report.warnings })),
-        configs: results.map(({ rows, ...rest }) => ({
-          ...rest,
-          // Ids and scores only; the questions themselves stay in ../shared/eval (CC BY-NC 4.0).
-          questions: rows.map(({ sampleId, qaIndex, category, metrics, turnRanked, sessionRanked }) => ({ sampleId, qaIndex, category, metrics, turnRanked, sessionRanked })),
-        })),
-      },
-      null,
-      1,
-    )}\n`,
-  );
-  log(`report: ${relative(REPO, mdPath)} (+ .json)`);
-  if (options.writeDocs) {
-    writeDocsSection(options.docsFile, renderDocsSection(results, context));
-    log(`docs: replaced "${SECTION}" in ${relative(REPO, options.docsFile)}`);
-  }
-  if (removeWorkOnExit) removeWorkOnExit();
-  else log(`work folder kept: ${work}`);
-  removeWorkOnExit = null;
-  return 0;
+  return { markdown: renderReport(results, context), json, docs: { heading: SECTION, text: renderDocsSection(results, context), after: null } };
 }
 
 /**
@@ -944,12 +853,6 @@ function latencyLine(result) {
   return parts.join(' ');
 }
 
-function describeEnv(env) {
-  return Object.entries(env)
-    .map(([key, value]) => `${key}=${value}`)
-    .join(' ');
-}
-
 function referenceFigures() {
   return [
     'Reference figures (from `../shared/eval/README.md`, for context — different setups, not directly comparable):',
@@ -1027,16 +930,11 @@ function renderBody(results, context, headingLevel) {
   return parts.join('\n');
 }
 
-function machineLine(context) {
-  const { machine } = context;
-  return `${machine.cpu}, ${machine.cores} cores, ${machine.ramGB.toFixed(1)} GB RAM, Node ${machine.node}, ${machine.os}`;
-}
-
 function renderReport(results, context) {
   return [
     `# Recall quality on LoCoMo (dev split) — ${context.startedAt.toISOString()}`,
     '',
-    `Machine: ${machineLine(context)}. Run time: ${(context.totalMs / 1000).toFixed(1)} s.`,
+    `Machine: ${machineLine(context.machine)}. Run time${context.datasets.length > 1 ? " (LoCoMo part)" : ""}: ${(context.totalMs / 1000).toFixed(1)} s.`,
     '',
     `Command: \`${context.command}\``,
     '',
@@ -1048,7 +946,7 @@ function renderDocsSection(results, context) {
   return [
     SECTION,
     '',
-    `Measured ${context.startedAt.toISOString().slice(0, 10)} on ${machineLine(context)}; the whole run took ${(context.totalMs / 1000).toFixed(1)} s.`,
+    `Measured ${context.startedAt.toISOString().slice(0, 10)} on ${machineLine(context.machine)}; the ${context.datasets.length > 1 ? 'LoCoMo part of the run' : 'whole run'} took ${(context.totalMs / 1000).toFixed(1)} s.`,
     '',
     'Command (after `npm run build`):',
     '',
@@ -1060,31 +958,8 @@ function renderDocsSection(results, context) {
   ].join('\n');
 }
 
-function writeDocsSection(path, section) {
-  mkdirSync(dirname(path), { recursive: true });
-  let doc = existsSync(path)
-    ? readFileSync(path, 'utf8')
-    : '# Benchmarks\n\nHow fast moon ingests and recalls, measured with the scripts in `bench/`. Each section is rewritten by the script that produces it.\n';
-  const start = doc.indexOf(`${SECTION}\n`) >= 0 ? doc.indexOf(`${SECTION}\n`) : doc.endsWith(SECTION) ? doc.length - SECTION.length : -1;
-  if (start >= 0) {
-    const next = doc.indexOf('\n## ', start + SECTION.length);
-    doc = `${doc.slice(0, start)}${section.trimEnd()}\n${next >= 0 ? doc.slice(next) : ''}`;
-  } else {
-    doc = `${doc.trimEnd()}\n\n${section.trimEnd()}\n`;
-  }
-  writeFileSync(path, doc);
-}
-
-function shellQuote(arg) {
-  return /^[A-Za-z0-9_./:=,@%+-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
-}
-
 let removeWorkOnExit = null;
 
-/** One turn of the event loop between the synchronous child runs, so a SIGINT / SIGTERM handler gets to run. */
-function yieldToSignals() {
-  return new Promise((resolvePromise) => setImmediate(resolvePromise));
-}
 /** Stops the --postgres temp server; set while it runs. (The server module also stops it on process exit.) */
 let stopPostgresOnExit = null;
 

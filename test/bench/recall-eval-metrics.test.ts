@@ -8,6 +8,8 @@ import {
 } from '../../bench/recall-eval/convert.mjs';
 import {
   CATEGORIES,
+  LME_METRIC_KEYS,
+  LME_TYPES,
   aggregate,
   dedupeRanked,
   fmt,
@@ -16,7 +18,9 @@ import {
   mean,
   ndcgAtK,
   percentile,
+  recallAllAtK,
   recallAtK,
+  scoreLongMemEval,
   scoreQuestion,
 } from '../../bench/recall-eval/metrics.mjs';
 
@@ -59,6 +63,22 @@ describe('hitAtK', () => {
     expect(hitAtK(['x', 'a'], ['a', 'b'], 1)).toBe(0);
     expect(hitAtK(['x', 'a'], ['a', 'b'], 2)).toBe(1);
     expect(hitAtK(['x'], [], 2)).toBeNull();
+  });
+});
+
+describe('recallAllAtK', () => {
+  test('1 only when every relevant id is in the top k', () => {
+    expect(recallAllAtK(['a', 'x', 'b'], ['a', 'b'], 3)).toBe(1);
+    expect(recallAllAtK(['a', 'x', 'b'], ['a', 'b'], 2)).toBe(0);
+    expect(recallAllAtK(['a', 'x', 'b'], ['a'], 1)).toBe(1);
+    expect(recallAllAtK([], ['a'], 5)).toBe(0);
+  });
+
+  test('duplicates neither fill the top k nor count twice; nothing relevant is null; a bad k throws', () => {
+    // 'a' twice: the deduped top 2 is a, b.
+    expect(recallAllAtK(['a', 'a', 'b'], ['a', 'b', 'b'], 2)).toBe(1);
+    expect(recallAllAtK(['a'], [], 5)).toBeNull();
+    expect(() => recallAllAtK(['a'], ['a'], 0)).toThrow(RangeError);
   });
 });
 
@@ -147,6 +167,64 @@ describe('scoreQuestion and aggregate', () => {
     expect(result.byCategory[4]).toMatchObject({ n: 1, turnR5: 1 });
     expect(result.byCategory[2]).toMatchObject({ n: 0, turnR5: null });
     expect(Object.keys(result.byCategory).map(Number)).toEqual(CATEGORIES.map((category) => category.id));
+  });
+});
+
+describe('LongMemEval scoring', () => {
+  test('session recall_all@5, recall_any@5, NDCG@5 and turn recall@10 of one question', () => {
+    // Gold sessions g1 (rank 2) and g2 (rank 6, outside the top 5); gold turns: one of three in the top 10.
+    const metrics = scoreLongMemEval({
+      sessionRanked: ['s9', 'g1', 's8', 's7', 's6', 'g2'],
+      goldSessions: ['g1', 'g2'],
+      turnRanked: ['g1:0', 'x:1', 'g1:2', 'x:3'],
+      goldTurns: ['g1:2', 'g2:4', 'g2:5'],
+    });
+    expect(metrics.recallAll5).toBe(0);
+    expect(metrics.recallAny5).toBe(1);
+    // DCG = 1/log2(3); ideal DCG for two relevant = 1 + 1/log2(3).
+    expect(metrics.ndcg5).toBeCloseTo(1 / Math.log2(3) / (1 + 1 / Math.log2(3)), 12);
+    expect(metrics.ndcg5).toBeCloseTo(0.38685, 5);
+    expect(metrics.turnR10).toBeCloseTo(1 / 3, 12);
+  });
+
+  test('every gold session in the top 5; a gold turn past rank 10 does not count', () => {
+    const turnRanked = ['t0', 't1', 't2', 't3', 't4', 't5', 't6', 't7', 't8', 't9', 'g:0'];
+    const metrics = scoreLongMemEval({ sessionRanked: ['a', 'x', 'b'], goldSessions: ['a', 'b'], turnRanked, goldTurns: ['g:0'] });
+    expect(metrics).toMatchObject({ recallAll5: 1, recallAny5: 1, turnR10: 0 });
+    // Relevant at ranks 1 and 3: (1 + 1/2) / (1 + 1/log2(3)) ≈ 0.91972.
+    expect(metrics.ndcg5).toBeCloseTo(0.91972, 5);
+  });
+
+  test('nothing found: zeros, not nulls', () => {
+    expect(scoreLongMemEval({ sessionRanked: [], goldSessions: ['a'], turnRanked: [], goldTurns: ['a:0'] })).toEqual({ recallAll5: 0, recallAny5: 0, ndcg5: 0, turnR10: 0 });
+  });
+
+  test('averages per question type and overall', () => {
+    const hit = { recallAll5: 1, recallAny5: 1, ndcg5: 1, turnR10: 0.5 };
+    const half = { recallAll5: 0, recallAny5: 1, ndcg5: 0.5, turnR10: 0 };
+    const result = aggregate(
+      [
+        { category: 'multi-session', metrics: hit },
+        { category: 'multi-session', metrics: half },
+        { category: 'knowledge-update', metrics: half },
+      ],
+      LME_TYPES,
+      LME_METRIC_KEYS,
+    );
+    expect(result.byCategory['multi-session']).toEqual({ n: 2, recallAll5: 0.5, recallAny5: 1, ndcg5: 0.75, turnR10: 0.25 });
+    expect(result.byCategory['knowledge-update']).toEqual({ n: 1, ...half });
+    expect(result.byCategory['temporal-reasoning']).toEqual({ n: 0, recallAll5: null, recallAny5: null, ndcg5: null, turnR10: null });
+    expect(result.overall.recallAll5).toBeCloseTo(1 / 3, 12);
+    expect(result.overall.ndcg5).toBeCloseTo(2 / 3, 12);
+    expect(Object.keys(result.byCategory)).toEqual(LME_TYPES.map((type) => type.id));
+    expect(LME_TYPES.map((type) => type.id)).toEqual([
+      'multi-session',
+      'temporal-reasoning',
+      'knowledge-update',
+      'single-session-user',
+      'single-session-assistant',
+      'single-session-preference',
+    ]);
   });
 });
 

@@ -171,6 +171,10 @@ function methodText(context) {
     'Metrics per question, averaged per type and overall: session recall_all@5 (1 if every gold session is in the top 5 sessions), recall_any@5 (1 if any is), NDCG@5 over sessions (binary relevance), turn recall@10 (the fraction of gold turns among the top 10 messages).',
     "fts5-naive, the reference computed by the harness (not moon): one SQLite FTS5 table per index (`tokenize='porter unicode61'`), one row per turn (its content); the question's whitespace-separated words, each quoted, OR-ed (words with no letter or digit dropped); turns ranked by `bm25()`, sessions by their best turn.",
   ];
+  const { pooled: copiesPooled, perQuestion: copiesOwn } = data.goldCopies;
+  lines.push(
+    `Copies: ${copiesPooled.length} gold sessions have a word-for-word copy (the same turns, without the \`has_answer\` marks) under another session id in the pooled index${copiesPooled.length ? ` (${copiesPooled.slice(0, 4).map((c) => `${c.sessionId} = ${c.copies.join(', ')}`).join('; ')}${copiesPooled.length > 4 ? '; …' : ''})` : ''}: there the copy ranks like the gold session but counts as a miss. Within a question's own haystack: ${copiesOwn.length}.`,
+  );
   if (data.answerIdsDiffer.length) {
     lines.push(
       `Note: for ${data.answerIdsDiffer.length} questions \`answer_session_ids\` lists sessions with no \`has_answer\` turn (${data.answerIdsDiffer.map((d) => d.questionId).join(', ')}); the gold follows \`has_answer\`, as in the paper.`,

@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { createFtsIndex } from './fts5-naive.mjs';
 import { PG_PLACEHOLDER, envForHome, indexHome, indexedIds, recallBatch, storeBytes, yieldToSignals } from './harness.mjs';
 import { LME_SECTION, renderLmeDocsSection, renderLmeReport } from './longmemeval-report.mjs';
-import { buildLmeQuestions, collectSessions, loadLongMemEval, writeSessions } from './longmemeval.mjs';
+import { buildLmeQuestions, collectSessions, goldCopies, loadLongMemEval, writeSessions } from './longmemeval.mjs';
 import { LME_METRIC_KEYS, LME_TYPES, aggregate, fmt, scoreLongMemEval } from './metrics.mjs';
 
 export { LME_SECTION } from './longmemeval-report.mjs';
@@ -38,6 +38,11 @@ export async function runLongMemEval(shared, file) {
         : questions.map((q) => ({ id: q.id, sessions: [...collectSessions(raw.filter((r) => r.question_id === q.id)).sessions.values()], questions: [q] }));
     outcomes.push(await runProtocol(protocol, units, questions, shared, join(root, protocol)));
   }
+  // Gold sessions with a word-for-word copy under another id: in the same index, the copy competes with them.
+  const copies = {
+    pooled: goldCopies(pooled.sessions, questions.flatMap((q) => q.goldSessions)),
+    perQuestion: questions.flatMap((q) => goldCopies(collectSessions(raw.filter((r) => r.question_id === q.id)).sessions, q.goldSessions)),
+  };
   const data = {
     file,
     questions: questions.length,
@@ -50,6 +55,7 @@ export async function runLongMemEval(shared, file) {
     repeats: pooled.repeats,
     contentConflicts: pooled.contentConflicts,
     dateVariants: pooled.dateVariants,
+    goldCopies: copies,
   };
   const context = { ...shared, data, outcomes, totalMs: performance.now() - t0 };
   return {

@@ -49,3 +49,4 @@ export function collectSessions(raw: readonly LmeQuestionData[]): {
 };
 export function sessionRecords(session: LmeSession): Record<string, unknown>[];
 export function writeSessions(folder: string, sessions: Iterable<LmeSession>): { files: number; turns: number };
+export function goldCopies(sessions: Map<string, LmeSession>, goldIds: Iterable<string>): { sessionId: string; copies: string[] }[];

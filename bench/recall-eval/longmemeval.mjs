@@ -181,3 +181,30 @@ export function writeSessions(folder, sessions) {
   }
   return { files, turns };
 }
+
+/** A session's turns as comparable text: roles and contents only (has_answer marks aside). */
+function contentKey(turns) {
+  return JSON.stringify(turns.map((turn) => [turn.role, turn.content]));
+}
+
+/**
+ * Gold sessions that have a copy under another session id among `sessions` (a Map id → session): the same turns,
+ * role for role and word for word, marks aside. Such a copy ranks like the gold session but is not gold.
+ * Returns [{ sessionId, copies: [ids] }] in the order of goldIds.
+ */
+export function goldCopies(sessions, goldIds) {
+  const byContent = new Map();
+  for (const session of sessions.values()) {
+    const key = contentKey(session.turns);
+    if (!byContent.has(key)) byContent.set(key, []);
+    byContent.get(key).push(session.sessionId);
+  }
+  const out = [];
+  for (const id of new Set(goldIds)) {
+    const session = sessions.get(id);
+    if (!session) continue;
+    const copies = byContent.get(contentKey(session.turns)).filter((other) => other !== id);
+    if (copies.length > 0) out.push({ sessionId: id, copies });
+  }
+  return out;
+}

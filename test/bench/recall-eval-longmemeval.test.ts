@@ -8,6 +8,7 @@ import {
   type LmeQuestionData,
   buildLmeQuestions,
   collectSessions,
+  goldCopies,
   goldOf,
   parseLmeDate,
   sessionRecords,
@@ -188,5 +189,24 @@ describe('docs sections', () => {
     const file = join(dir, 'new.md');
     writeDocsSection(file, LME, `${LME}\n\nfigures\n`, { after: LOCOMO });
     expect(readFileSync(file, 'utf8')).toMatch(/^# Benchmarks\n\n.*\n\n## Recall quality on LongMemEval \(dev split\)\n\nfigures\n$/s);
+  });
+});
+
+describe('gold copies', () => {
+  test('a gold session with the same turns under another id is found; marks and order of sessions aside', () => {
+    const copy: LmeQuestionData = {
+      ...travelQuestion,
+      question_id: 'q5',
+      haystack_session_ids: ['pets_copy', 'pets_other'],
+      haystack_dates: ['2023/04/01 (Sat) 10:00', '2023/04/02 (Sun) 10:00'],
+      haystack_sessions: [
+        petQuestion.haystack_sessions[1]!.map(({ role, content }) => ({ role, content })),
+        // Same words, one role changed: not a copy.
+        petQuestion.haystack_sessions[1]!.map(({ content }, index) => ({ role: index === 0 ? 'user' : 'assistant', content }) as const),
+      ],
+    };
+    const { sessions } = collectSessions([petQuestion, travelQuestion, copy]);
+    expect(goldCopies(sessions, ['pets_1', 'trip_a', 'pets_1', 'missing'])).toEqual([{ sessionId: 'pets_1', copies: ['pets_copy'] }]);
+    expect(goldCopies(collectSessions([petQuestion]).sessions, ['pets_1'])).toEqual([]);
   });
 });

@@ -48,5 +48,7 @@ export interface Machine {
 }
 export function machineInfo(): Machine;
 export function machineLine(machine: Machine): string;
+/** A docs section's opening lines: heading, when and where measured, how long `part` took, the command. */
+export function renderSectionHead(heading: string, context: { startedAt: Date; machine: Machine; totalMs: number; command: string }, part: string): string[];
 export function shellQuote(arg: string): string;
 export function writeDocsSection(path: string, heading: string, section: string, options?: { after?: string | null }): void;

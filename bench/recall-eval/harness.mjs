@@ -193,6 +193,22 @@ export function machineLine(machine) {
   return `${machine.cpu}, ${machine.cores} cores, ${machine.ramGB.toFixed(1)} GB RAM, Node ${machine.node}, ${machine.os}`;
 }
 
+/** A docs section's opening: its heading, when and where it was measured, how long `part` took, the command. */
+export function renderSectionHead(heading, context, part) {
+  return [
+    heading,
+    '',
+    `Measured ${context.startedAt.toISOString().slice(0, 10)} on ${machineLine(context.machine)}; ${part} took ${(context.totalMs / 1000).toFixed(1)} s.`,
+    '',
+    'Command (after `npm run build`):',
+    '',
+    '```sh',
+    context.command,
+    '```',
+    '',
+  ];
+}
+
 export function shellQuote(arg) {
   return /^[A-Za-z0-9_./:=,@%+-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }

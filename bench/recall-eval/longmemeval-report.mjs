@@ -1,5 +1,5 @@
 // Markdown for the LongMemEval part of a recall-eval run (the report in bench/out/ and the docs section).
-import { describeEnv, machineLine } from './harness.mjs';
+import { describeEnv, machineLine, renderSectionHead } from './harness.mjs';
 import { LME_METRIC_KEYS, LME_TYPES, fmt, fmtDelta } from './metrics.mjs';
 
 export const LME_SECTION = '## Recall quality on LongMemEval (dev split)';
@@ -30,19 +30,7 @@ export function renderLmeReport(context) {
 }
 
 export function renderLmeDocsSection(context) {
-  return [
-    LME_SECTION,
-    '',
-    `Measured ${context.startedAt.toISOString().slice(0, 10)} on ${machineLine(context.machine)}; the LongMemEval part of the run took ${(context.totalMs / 1000).toFixed(1)} s.`,
-    '',
-    'Command (after `npm run build`):',
-    '',
-    '```sh',
-    context.command,
-    '```',
-    '',
-    renderBody(context, 3),
-  ].join('\n');
+  return [...renderSectionHead(LME_SECTION, context, 'the LongMemEval part of the run'), renderBody(context, 3)].join('\n');
 }
 
 function renderBody(context, level) {

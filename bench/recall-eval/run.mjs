@@ -23,6 +23,7 @@ import {
   machineInfo,
   machineLine,
   recallBatch,
+  renderSectionHead,
   shellQuote,
   storeBytes,
   writeDocsSection,
@@ -943,19 +944,8 @@ function renderReport(results, context) {
 }
 
 function renderDocsSection(results, context) {
-  return [
-    SECTION,
-    '',
-    `Measured ${context.startedAt.toISOString().slice(0, 10)} on ${machineLine(context.machine)}; the ${context.datasets.length > 1 ? 'LoCoMo part of the run' : 'whole run'} took ${(context.totalMs / 1000).toFixed(1)} s.`,
-    '',
-    'Command (after `npm run build`):',
-    '',
-    '```sh',
-    context.command,
-    '```',
-    '',
-    renderBody(results, context, 3),
-  ].join('\n');
+  const part = context.datasets.length > 1 ? 'the LoCoMo part of the run' : 'the whole run';
+  return [...renderSectionHead(SECTION, context, part), renderBody(results, context, 3)].join('\n');
 }
 
 let removeWorkOnExit = null;

@@ -1,4 +1,5 @@
 import type { Entry } from '../model.js';
+import { buildEntryDocument } from '../store/index-document.js';
 import { tokenizeFts } from '../text/fts-tokens.js';
 import { selectIndexedText } from '../text/limits.js';
 import { isTechnical } from '../text/technical.js';
@@ -24,10 +25,13 @@ export interface TermMatch {
  * context column); one that none holds is reported as not matched — never guessed to be in a neighbour.
  */
 export function findMatchedTerms(entry: Entry, terms: readonly string[], neighbours: readonly Entry[] = []): TermMatch[] {
-  const fields = indexedFields(entry);
-  const fieldTokens = fields.map(([name, value]) => [name, value.toLowerCase(), tokenizeFts(value)] as const);
-  const identifiers = tokenizeFts(splitIdentifierParts(fields.map(([, value]) => value).join(' ')));
-  const neighbourTexts = neighbours.map((neighbour) => [neighbour.id, selectIndexedText(neighbour.text)] as const);
+  const fieldTokens = indexedFields(entry).map(([name, value]) => [name, value.toLowerCase(), tokenizeFts(value)] as const);
+  // The index's identifier column itself: identifiers cut at their case changes and separators.
+  const identifiers = tokenizeFts(buildEntryDocument(entry).keywords);
+  const neighbourTokens = neighbours.map((neighbour) => {
+    const text = selectIndexedText(neighbour.text);
+    return [neighbour.id, text.toLowerCase(), tokenizeFts(text)] as const;
+  });
   return [...new Set(terms.map((term) => term.toLowerCase()))].map((term) => {
     const wanted = tokenizeFts(term);
     const technical = isTechnical(term);
@@ -36,7 +40,7 @@ export function findMatchedTerms(entry: Entry, terms: readonly string[], neighbo
     const found: MatchField[] = fieldTokens.filter(([, lowered, tokens]) => holds(lowered, tokens)).map(([name]) => name);
     if (found.length === 0 && wanted.length > 0 && containsRun(identifiers, wanted)) found.push('identifiers');
     if (found.length > 0) return { term, fields: found, matched: true };
-    const near = neighbourTexts.filter(([, text]) => holds(text.toLowerCase(), tokenizeFts(text))).map(([id]) => id);
+    const near = neighbourTokens.filter(([, lowered, tokens]) => holds(lowered, tokens)).map(([id]) => id);
     return near.length > 0 ? { term, fields: [], neighbours: near, matched: true } : { term, fields: [], matched: false };
   });
 }
@@ -47,11 +51,6 @@ function containsRun(tokens: readonly string[], run: readonly string[]): boolean
     if (run.every((token, offset) => tokens[start + offset] === token)) return true;
   }
   return false;
-}
-
-/** Identifiers cut at their case changes, as the index's identifier column splits them (`setSystemTime` → set System Time). */
-function splitIdentifierParts(text: string): string {
-  return text.replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2').replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2');
 }
 
 /**

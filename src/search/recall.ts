@@ -66,10 +66,8 @@ export async function recall(environment: RecallEnvironment, options: RecallOpti
     }
   }
   const sessionOf = (id: string): StoredSession | null => sessions.get(id) ?? null;
-  const neighboursOf = options.explain === true ? await readNeighbours(environment, picked.flatMap(({ top }) => top)) : () => [];
-  const matches = picked.map(({ top, score, count, window }) =>
-    toMatch(environment, sessionOf, top, score, count, highlight, options.explain === true ? neighboursOf : null, window),
-  );
+  const neighboursOf = options.explain === true ? await readNeighbours(environment, picked.flatMap(({ top }) => top)) : null;
+  const matches = picked.map(({ top, score, count, window }) => toMatch(environment, sessionOf, top, score, count, highlight, neighboursOf, window));
   return {
     query: options.query,
     matches,

@@ -85,13 +85,3 @@ export async function startEmbeddedDatabase(name: string): Promise<EmbeddedDatab
     },
   };
 }
-
-/** PGlite's PostgreSQL version line, e.g. `PostgreSQL 18.6 (PGlite 0.5.14) …`, for reports. */
-export async function describeEmbedded(): Promise<string> {
-  const db = await PGlite.create({ loadDataDir: await loadTemplate() });
-  try {
-    return String((await db.query<{ v: string }>('SELECT version() AS v')).rows[0]?.v ?? 'PGlite');
-  } finally {
-    await db.close();
-  }
-}

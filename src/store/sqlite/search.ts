@@ -3,7 +3,7 @@ import { COLUMN_WEIGHTS } from '../index-document.js';
 import { phraseBound, rankExactTopK, roundScore } from '../top-k.js';
 import type { Candidate, LexicalQuery } from '../types.js';
 import { type RenderedFilters, andClauses, joinSessions, renderFilters } from './filters.js';
-import { type FtsParts, joinFtsParts, joinFtsPhrases, renderFtsParts, renderTrigramPhrases } from './fts-query.js';
+import { joinFtsParts, joinFtsPhrases, renderFtsParts, renderTrigramPhrases } from './fts-query.js';
 import { type EntryRow, toEntry } from './rows.js';
 
 /** BM25 column weights in the FTS table's column order: text, role, tool, target, keywords, context. */
@@ -69,8 +69,6 @@ export function searchSubstrings(db: Database.Database, query: LexicalQuery): Ca
     limit: query.limit,
   });
 }
-
-export type { FtsParts };
 
 /**
  * The exact top `limit` of one list (store/top-k.ts): rows holding the rarest phrases are scored first, with

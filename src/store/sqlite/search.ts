@@ -20,15 +20,15 @@ type FtsTable = 'entries_fts' | 'entries_tri';
 interface FtsList {
   table: FtsTable;
   rankExpression: string;
-  /** Ranked phrases, each alone (with its column filter): their row counts are BM25's document frequencies. */
-  ranked: string[];
+  /** How many ranked phrases the query has. */
+  phrases: number;
   /** Required phrases, each alone: every match holds them. */
   required: string[];
   /** Ranked phrases joined by AND: every match holds all of them, and none can be left unscored. */
   every: boolean;
   /** The query; with `holding`, only rows holding one of those ranked phrases, which are then counted twice. */
   match(holding?: readonly number[]): string;
-  /** Those ranked phrases alone. */
+  /** Those ranked phrases alone (with their column filter); one alone is counted for its document frequency. */
   holdingAlone(holding: readonly number[]): string;
   filters: RenderedFilters;
   limit: number;
@@ -41,7 +41,7 @@ export function searchWords(db: Database.Database, query: LexicalQuery): Candida
   return rankList(db, {
     table: 'entries_fts',
     rankExpression: `bm25(entries_fts, ${BM25_WEIGHTS})`,
-    ranked: parts.ranked.map((_, index) => joinFtsPhrases(parts, [index])),
+    phrases: parts.ranked.length,
     required: parts.required,
     every: parts.every,
     match: (holding) => joinFtsParts(parts, holding),
@@ -60,7 +60,7 @@ export function searchSubstrings(db: Database.Database, query: LexicalQuery): Ca
   return rankList(db, {
     table: 'entries_tri',
     rankExpression: 'bm25(entries_tri)',
-    ranked: phrases,
+    phrases: phrases.length,
     required: [],
     every: false,
     match: (holding) => (holding ? `(${any(holding)}) AND (${any(all)})` : any(all)),
@@ -76,15 +76,15 @@ export function searchSubstrings(db: Database.Database, query: LexicalQuery): Ca
  * still lift an unscored row into the top.
  */
 function rankList(db: Database.Database, list: FtsList): Candidate[] {
-  if (list.every || list.ranked.length <= 1) return rankAll(db, list);
+  if (list.every || list.phrases <= 1) return rankAll(db, list);
   const rows = readRowCount(db, list.table);
   const bound = (phrase: string) => phraseBound(rows, countRows(db, list.table, phrase));
   const plan = {
-    bounds: list.ranked.map(bound),
+    bounds: Array.from({ length: list.phrases }, (_, index) => bound(list.holdingAlone([index]))),
     fixed: list.required.reduce((sum, phrase) => sum + bound(phrase), 0),
     limit: list.limit,
   };
-  return rankExactTopK(plan, (holding) => (holding.length === list.ranked.length ? rankAll(db, list) : rankHolding(db, list, holding)));
+  return rankExactTopK(plan, (holding) => (holding.length === list.phrases ? rankAll(db, list) : rankHolding(db, list, holding)));
 }
 
 /**

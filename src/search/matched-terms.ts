@@ -45,6 +45,11 @@ export function findMatchedTerms(entry: Entry, terms: readonly string[], neighbo
   });
 }
 
+/** Whether the entry itself holds any of the terms (a neighbour's words do not count). */
+export function holdsAnyTerm(entry: Entry, terms: readonly string[]): boolean {
+  return findMatchedTerms(entry, terms).some((match) => match.fields.length > 0);
+}
+
 /** Whether `run` occurs in `tokens`, consecutively (a phrase). */
 function containsRun(tokens: readonly string[], run: readonly string[]): boolean {
   for (let start = tokens.indexOf(run[0]!); start >= 0; start = tokens.indexOf(run[0]!, start + 1)) {

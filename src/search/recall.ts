@@ -11,6 +11,7 @@ import { type RecallOptions, type RecallStrategy, parseIsoBound, toList } from '
 import { findMatchedTerms, hasWordStartingWith } from './matched-terms.js';
 import { makeSnippet } from './snippet.js';
 import { capQueryText, capTerms, dropStopwords, isQuestionFrame, splitQueryTerms } from './terms.js';
+import { PERSONAL_QUESTION, dropFrameWords, isPersonalQuestion, readSoftWindow } from './personal.js';
 import { type TimeQuery, parseTimeQuery, resolveZoneName, toDailyFilters } from './time-query.js';
 
 export interface RecallEnvironment {
@@ -142,9 +143,13 @@ async function planRecall(environment: RecallEnvironment, options: RecallOptions
   const parsed = strategy === 'hybrid' ? parseTimeQuery(query, { nowMs, zone }) : null;
   const time = parsed ? { ...parsed, original: query } : null;
   const text = time ? time.text : query;
-  const { terms: words } = keep(capTerms(dropStopwords(splitQueryTerms(text)), 'query'));
+  // Personal questions (src/search/personal.ts): frame words dropped, the user's words and a soft window boosted.
+  const personal = strategy === 'hybrid' && isPersonalQuestion(query);
+  const split = dropStopwords(splitQueryTerms(text));
+  const { terms: words } = keep(capTerms(personal ? dropFrameWords(split) : split, 'query'));
   const asksForWindow = time !== null && (time.windows.length > 0 || time.daily.length > 0 || time.sessionRelative !== null);
   const terms = asksForWindow && isQuestionFrame(words) ? [] : words;
+  const soft = personal && terms.length > 0 ? readSoftWindow(time, nowMs) : null;
   const required = keep(capTerms((toList(options.require) ?? []).flatMap(splitQueryTerms), '--require')).terms;
   const excluded = keep(capTerms((toList(options.exclude) ?? []).flatMap(splitQueryTerms), '--exclude')).terms;
   const filters: SearchFilters = {
@@ -156,7 +161,7 @@ async function planRecall(environment: RecallEnvironment, options: RecallOptions
     tools: toList(options.tool),
     sinceMs: options.since ? parseIsoBound('--since', options.since, zone) : undefined,
     untilMs: options.until ? parseIsoBound('--until', options.until, zone) : undefined,
-    windows: time && time.windows.length > 0 ? time.windows.map(({ startMs, endMs }) => ({ startMs, endMs })) : undefined,
+    windows: time && time.windows.length > 0 && !soft ? time.windows.map(({ startMs, endMs }) => ({ startMs, endMs })) : undefined,
     daily: time && time.daily.length > 0 ? await listDailyFilters(environment.search, time, nowMs) : undefined,
     sessionRelative: time?.sessionRelative ?? undefined,
   };
@@ -174,7 +179,11 @@ async function planRecall(environment: RecallEnvironment, options: RecallOptions
     text,
     time,
     filters,
-    boosts: buildBoostContext(text, terms),
+    boosts: {
+      ...buildBoostContext(text, terms),
+      ...(soft ? { since: { ...soft, factor: PERSONAL_QUESTION.sinceFactor } } : {}),
+      ...(personal ? { userFactor: PERSONAL_QUESTION.userFactor } : {}),
+    },
     empty: terms.length === 0 && required.length === 0 && !hasTime,
     notes,
   };
@@ -427,3 +436,4 @@ function toIso(ms: number | null): string | null {
 function round(value: number): number {
   return Math.round(value * 1e6) / 1e6;
 }
+

@@ -33,6 +33,12 @@ export interface RecallEnvironment {
 /** Weight of a session's 1st, 2nd, 3rd ... best message in its score: one strong hit beats many weak ones. */
 export const SESSION_DECAY = [1, 0.5, 0.25, 0.125, 0.0625];
 
+/**
+ * Candidates each list keeps: for messages, a multiple of the limit; for sessions, enough messages to fill every
+ * session's top messages several times over (matches cluster in a few sessions).
+ */
+export const POOL = { messageMin: 50, perMessage: 5, sessionMin: 100, perSessionMessage: 4 };
+
 /** Signal weights for weighted reciprocal-rank fusion. */
 export const SIGNAL_WEIGHTS = { lexical: 1.0, trigram: 0.4, vector: 0.8, temporalWithText: 0.3, temporalOnly: 1.0 };
 
@@ -172,7 +178,7 @@ async function planRecall(environment: RecallEnvironment, options: RecallOptions
     group,
     limit,
     perSession,
-    pool: group === 'message' ? Math.max(50, limit * 5) : Math.max(100, limit * perSession * 8),
+    pool: group === 'message' ? Math.max(POOL.messageMin, limit * POOL.perMessage) : Math.max(POOL.sessionMin, limit * perSession * POOL.perSessionMessage),
     terms,
     required,
     excluded,

@@ -34,9 +34,7 @@ export function findMatchedTerms(entry: Entry, terms: readonly string[], neighbo
   });
   return [...new Set(terms.map((term) => term.toLowerCase()))].map((term) => {
     const wanted = tokenizeFts(term);
-    const technical = isTechnical(term);
-    const holds = (lowered: string, tokens: readonly string[]) =>
-      (wanted.length > 0 && containsRun(tokens, wanted)) || (technical && lowered.includes(term)) || containsWordStart(lowered, term);
+    const holds = makeTermTest(term);
     const found: MatchField[] = fieldTokens.filter(([, lowered, tokens]) => holds(lowered, tokens)).map(([name]) => name);
     if (found.length === 0 && wanted.length > 0 && containsRun(identifiers, wanted)) found.push('identifiers');
     if (found.length > 0) return { term, fields: found, matched: true };
@@ -45,9 +43,26 @@ export function findMatchedTerms(entry: Entry, terms: readonly string[], neighbo
   });
 }
 
-/** Whether the entry itself holds any of the terms (a neighbour's words do not count). */
+/**
+ * Whether the entry's own text, result, tool or target holds any of the terms, found as findMatchedTerms finds
+ * them (a neighbour's words do not count; identifiers' parts are not split out — cheap enough for every candidate).
+ */
 export function holdsAnyTerm(entry: Entry, terms: readonly string[]): boolean {
-  return findMatchedTerms(entry, terms).some((match) => match.fields.length > 0);
+  const fields = indexedFields(entry).map(([, value]) => [value.toLowerCase(), tokenizeFts(value)] as const);
+  return terms.some((term) => {
+    const holds = makeTermTest(term.toLowerCase());
+    return fields.some(([lowered, tokens]) => holds(lowered, tokens));
+  });
+}
+
+/**
+ * A lower-cased term's test against one field (lower-cased, and its tokens): its stemmed words in a row, a
+ * technical term as a substring, or the start of a word.
+ */
+function makeTermTest(term: string): (lowered: string, tokens: readonly string[]) => boolean {
+  const wanted = tokenizeFts(term);
+  const technical = isTechnical(term);
+  return (lowered, tokens) => (wanted.length > 0 && containsRun(tokens, wanted)) || (technical && lowered.includes(term)) || containsWordStart(lowered, term);
 }
 
 /** Whether `run` occurs in `tokens`, consecutively (a phrase). */

@@ -442,4 +442,3 @@ function toIso(ms: number | null): string | null {
 function round(value: number): number {
   return Math.round(value * 1e6) / 1e6;
 }
-

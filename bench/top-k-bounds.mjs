@@ -62,7 +62,9 @@ for (const { query, kind } of QUERIES.filter((item) => ['multi-word', 'command',
   const terms = [...new Set(dropStopwords(splitQueryTerms(query)))];
   const phrases = terms.map((term) => `${COLUMNS} : ${quote(term)}`);
   const holders = phrases.map((phrase) => match(phrase, 'SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?').map((row) => row.rowid));
-  const largest = phrases.map((phrase) => Math.max(0, ...match(phrase, `SELECT -${RANK} AS score FROM entries_fts WHERE entries_fts MATCH ?`).map((row) => row.score)));
+  const largest = phrases.map((phrase) =>
+    match(phrase, `SELECT -${RANK} AS score FROM entries_fts WHERE entries_fts MATCH ?`).reduce((most, row) => Math.max(most, row.score), 0),
+  );
   const loose = holders.map((rows) => (rows.length === 0 ? 0 : Math.max(1e-6, Math.log((rowCount - rows.length + 0.5) / (rows.length + 0.5))) * 2.2));
   const scores = new Map(match(`${COLUMNS} : (${terms.map(quote).join(' OR ')})`, `SELECT rowid, -${RANK} AS score FROM entries_fts WHERE entries_fts MATCH ?`).map((row) => [row.rowid, row.score]));
   const [a, b] = [simulate(loose, holders, scores), simulate(largest, holders, scores)];

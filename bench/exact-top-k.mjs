@@ -1,87 +1,118 @@
 #!/usr/bin/env node
-// Exact top-k against the score cap it replaced, side by side in one run: one index (both builds read the same
-// format), the fixed query set with natural questions (bench/queries.mjs), each query timed in-process through
-// each build's library, interleaved query by query so machine noise hits both. Also counts the queries whose
-// top sessions differ between the builds (the cap changes results; exact top-k must not).
+// Two builds of exact top-k recall side by side in one run: one index per engine (both builds read the same
+// format; the after build indexes it), the fixed query set with natural questions (bench/queries.mjs), each query
+// timed in-process through each build's library, interleaved query by query so machine noise hits both. Hybrid
+// and lexical (`--strategy bm25`) recall, on SQLite and — with `--postgres` — on a temp PostgreSQL server
+// (scripts/lib/postgres-server.mjs, bench profile). Also counts the queries whose results differ between the
+// builds (sessions, their messages and scores): a faster exact top-k must not change any.
 //
-//   node bench/exact-top-k.mjs --before DIR [--after DIR] [--messages 100000] [--reps 5] [--out FILE]
+//   node bench/exact-top-k.mjs --before DIR [--after DIR] [--messages 100000 | --corpus DIR] [--reps 5]
+//                              [--postgres] [--before-label before] [--after-label after] [--out FILE]
 //
-// DIR is a checkout with `npm run build` done (e.g. `git worktree add /tmp/before 7264d2f`).
+// DIR is a checkout with `npm run build` done (e.g. `git worktree add --detach /tmp/before main`).
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { startPostgres } from '../scripts/lib/postgres-server.mjs';
 import { generateCorpus } from './generate-corpus.mjs';
 import { QUERIES } from './queries.mjs';
 import { BENCH_DIR, REPO, makeWorkDir, readFlag as flag } from './script.mjs';
 
 const before = flag('before', null);
 if (!before) {
-  console.error('usage: node bench/exact-top-k.mjs --before DIR [--after DIR] [--messages N] [--reps N] [--out FILE]');
+  console.error('usage: node bench/exact-top-k.mjs --before DIR [--after DIR] [--messages N | --corpus DIR] [--reps N] [--postgres] [--out FILE]');
   process.exit(2);
 }
 const after = resolve(flag('after', REPO));
-const messages = Number(flag('messages', '100000'));
 const reps = Number(flag('reps', '5'));
+const labels = [flag('before-label', 'before'), flag('after-label', 'after')];
+const withPostgres = process.argv.includes('--postgres');
 const out = flag('out', join(BENCH_DIR, 'out', 'exact-top-k.md'));
 const work = makeWorkDir('moon-exact-top-k-');
-const corpus = generateCorpus({ messages, out: join(work, 'corpora'), log: () => {} }).dir;
-const home = join(work, 'home');
-const started = performance.now();
-execFileSync(process.execPath, [join(after, 'bin', 'moon.js'), 'index', corpus, '--json'], {
-  env: { PATH: process.env.PATH, MOON_HOME: home, MOON_RESIDENTIAL_TIMEZONE: 'UTC' },
-  stdio: ['ignore', 'ignore', 'inherit'],
-});
-console.error(`indexed ${messages} messages in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-
-const open = async (dir) => {
-  const { createMoon, loadConfig } = await import(pathToFileURL(join(resolve(dir), 'dist', 'index.js')).href);
-  return createMoon(loadConfig({ env: { MOON_HOME: home, MOON_RESIDENTIAL_TIMEZONE: 'UTC' } }));
-};
-const builds = [
-  { name: 'cap (before)', moon: await open(before), times: new Map() },
-  { name: 'exact (after)', moon: await open(after), times: new Map() },
-];
+const given = flag('corpus', null);
+const corpus = given ? resolve(given) : generateCorpus({ messages: Number(flag('messages', '100000')), out: join(work, 'corpora'), log: () => {} }).dir;
 const now = '2026-11-26T00:00:00Z';
-const sessionsOf = (result) => result.matches.map((match) => match.metadata.session_id).join(',');
-const differing = [];
-for (const { query } of QUERIES) {
-  const answers = [];
-  for (const build of builds) answers.push(sessionsOf(await build.moon.recall({ query, now }))); // warm-up, and the answer
-  if (answers[0] !== answers[1]) differing.push(query);
+
+/** Indexes the corpus with the after build's CLI; returns the environment both builds open it with. */
+function indexCorpus(name, databaseUrl) {
+  const env = { PATH: process.env.PATH, MOON_HOME: join(work, `home-${name}`), MOON_RESIDENTIAL_TIMEZONE: 'UTC', ...(databaseUrl ? { MOON_DATABASE_URL: databaseUrl } : {}) };
+  const started = performance.now();
+  const report = JSON.parse(execFileSync(process.execPath, [join(after, 'bin', 'moon.js'), 'index', corpus, '--json'], { env, stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 30 }).toString());
+  console.error(`${name}: indexed ${report.entries ?? '?'} entries from ${corpus} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return env;
 }
-for (let rep = 0; rep < reps; rep += 1) {
+
+async function openBuild(dir, env) {
+  const { createMoon, loadConfig } = await import(pathToFileURL(join(resolve(dir), 'dist', 'index.js')).href);
+  return createMoon(loadConfig({ env }));
+}
+
+/** Per query and build: the median of `reps` interleaved runs; and the queries whose results differ. */
+async function timeEngine(env, strategy) {
+  const builds = [
+    { name: labels[0], moon: await openBuild(before, env), medians: new Map() },
+    { name: labels[1], moon: await openBuild(after, env), medians: new Map() },
+  ];
+  const answer = (result) => JSON.stringify(result.matches.map((match) => [match.metadata.session_id, match.metadata.message_ids, match.score]));
+  const differing = [];
   for (const { query } of QUERIES) {
-    for (const build of rep % 2 === 0 ? builds : [...builds].reverse()) {
-      const t = performance.now();
-      await build.moon.recall({ query, now });
-      const list = build.times.get(query) ?? [];
-      list.push(performance.now() - t);
-      build.times.set(query, list);
+    const answers = [];
+    for (const build of builds) answers.push(answer(await build.moon.recall({ query, now, strategy }))); // warm-up, and the answer
+    if (answers[0] !== answers[1]) differing.push(query);
+  }
+  const times = builds.map(() => new Map());
+  for (let rep = 0; rep < reps; rep += 1) {
+    for (const { query } of QUERIES) {
+      for (const index of rep % 2 === 0 ? [0, 1] : [1, 0]) {
+        const started = performance.now();
+        await builds[index].moon.recall({ query, now, strategy });
+        const list = times[index].get(query) ?? [];
+        list.push(performance.now() - started);
+        times[index].set(query, list);
+      }
     }
   }
+  for (const build of builds) await build.moon.close();
+  return { medians: times.map((map) => new Map([...map].map(([query, list]) => [query, percentile(list, 50)]))), differing };
 }
-for (const build of builds) await build.moon.close();
 
-const percentile = (values, p) => {
+function percentile(values, p) {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-};
-const kinds = [...new Set(QUERIES.map((item) => item.kind))];
-const lines = [
-  `${messages.toLocaleString('en')} generated messages, ${reps} interleaved reps of ${QUERIES.length} queries, in-process recall (hybrid, no embeddings).`,
-  '',
-  '| kind | queries | cap p50 (ms) | cap p95 (ms) | exact p50 (ms) | exact p95 (ms) | exact/cap p50 |',
-  '|---|---:|---:|---:|---:|---:|---:|',
-];
-const row = (label, queries) => {
-  const [cap, exact] = builds.map((build) => queries.flatMap((query) => build.times.get(query)));
-  const p50 = [percentile(cap, 50), percentile(exact, 50)];
-  lines.push(`| ${label} | ${queries.length} | ${p50[0].toFixed(1)} | ${percentile(cap, 95).toFixed(1)} | ${p50[1].toFixed(1)} | ${percentile(exact, 95).toFixed(1)} | ${(p50[1] / p50[0]).toFixed(2)} |`);
-};
-for (const kind of kinds) row(kind, QUERIES.filter((item) => item.kind === kind).map((item) => item.query));
-row('**all**', QUERIES.map((item) => item.query));
-lines.push('', `Queries whose top sessions differ between the builds: ${differing.length} of ${QUERIES.length}${differing.length ? ` (${differing.map((query) => `"${query.slice(0, 60)}"`).join('; ')})` : ''}.`);
-const text = `${lines.join('\n')}\n`;
+  return sorted[Math.max(0, Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+function renderTable(title, { medians, differing }) {
+  const lines = [
+    `**${title}** — p50 / p95 over the per-query medians of ${reps} interleaved runs (ms)`,
+    '',
+    `| kind | queries | ${labels[0]} p50 | ${labels[0]} p95 | ${labels[1]} p50 | ${labels[1]} p95 | p50 ${labels[1]}/${labels[0]} | p95 ${labels[1]}/${labels[0]} |`,
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  const row = (label, queries) => {
+    const [b, a] = medians.map((map) => queries.map((query) => map.get(query)));
+    const figures = [percentile(b, 50), percentile(b, 95), percentile(a, 50), percentile(a, 95)];
+    lines.push(`| ${label} | ${queries.length} | ${figures.map((value) => value.toFixed(1)).join(' | ')} | ${(figures[2] / figures[0]).toFixed(2)} | ${(figures[3] / figures[1]).toFixed(2)} |`);
+  };
+  for (const kind of [...new Set(QUERIES.map((item) => item.kind))]) row(kind, QUERIES.filter((item) => item.kind === kind).map((item) => item.query));
+  row('**all**', QUERIES.map((item) => item.query));
+  lines.push('', `Queries whose results differ between the builds: ${differing.length} of ${QUERIES.length}${differing.length ? ` (${differing.map((query) => `"${query.slice(0, 60)}"`).join('; ')})` : ''}.`, '');
+  return lines.join('\n');
+}
+
+const sections = [`Corpus ${corpus}; ${QUERIES.length} queries; in-process recall (no embeddings), limit 10.`, ''];
+const sqlite = indexCorpus('sqlite');
+for (const strategy of ['hybrid', 'bm25']) sections.push(renderTable(`SQLite, ${strategy}`, await timeEngine(sqlite, strategy)));
+if (withPostgres) {
+  const server = await startPostgres({ profile: 'bench' });
+  try {
+    const postgres = indexCorpus('postgres', await server.createDatabase('exact_top_k'));
+    for (const strategy of ['hybrid', 'bm25']) sections.push(renderTable(`PostgreSQL, ${strategy}`, await timeEngine(postgres, strategy)));
+  } finally {
+    server.stop();
+  }
+}
+const text = `${sections.join('\n')}\n`;
+mkdirSync(dirname(out), { recursive: true });
 writeFileSync(out, text);
 console.log(text);

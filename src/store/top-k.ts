@@ -10,7 +10,8 @@
  * below the sum of their bounds: once that sum is below θ, no unscored entry can reach the top k, and the k
  * best scored are the exact top k. Otherwise m grows — straight to where the tail of bounds falls below the θ
  * already found (θ only rises as m does) — and the check is made again. A common word is then read only for
- * the entries a rarer word already brought, however many entries hold it.
+ * the entries a rarer word already brought, however many entries hold it. A phrase no entry holds adds nothing
+ * and is never read.
  */
 
 /** BM25's k1, as FTS5 uses it (k1 1.2, b 0.75). */
@@ -22,9 +23,9 @@ export function inverseDocumentFrequency(rows: number, hits: number): number {
   return idf <= 0 ? 1e-6 : idf;
 }
 
-/** The most one phrase with this document frequency can add to an entry's BM25 score. */
+/** The most one phrase with this document frequency can add to an entry's BM25 score: nothing when no entry holds it. */
 export function phraseBound(rows: number, hits: number): number {
-  return inverseDocumentFrequency(rows, hits) * (BM25_K1 + 1);
+  return hits === 0 ? 0 : inverseDocumentFrequency(rows, hits) * (BM25_K1 + 1);
 }
 
 /**
@@ -91,7 +92,8 @@ function planSteps(plan: TopKPlan) {
     /** How many phrases to score with next, or null when `scored` (with the first `essential`) is exact. */
     next(essential: number, scored: readonly { score: number }[]): number | null {
       if (essential >= count) return null;
-      if (scored.length < plan.limit) return essential + 1;
+      // Short of the limit: the next phrase may bring more rows, unless no entry holds any of those left.
+      if (scored.length < plan.limit) return order[essential]!.bound > 0 ? essential + 1 : null;
       const threshold = scored[plan.limit - 1]!.score;
       let next = essential;
       while (next < count && tail[next]! * SAFETY >= threshold) next += 1;

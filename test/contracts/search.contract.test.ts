@@ -184,6 +184,10 @@ describeEachEngine('SearchPort', (factory) => {
       { name: 'a rare and a common word', query: lexical(['midnight', 'deploy']) },
       { name: 'several words, own columns', query: lexical(['payment', 'deploy', 'test', 'cache', 'staging'], { context: false }) },
       { name: 'with required and excluded words', query: lexical(['deploy', 'cache', 'payment'], { all: ['deploy'], none: ['blog'] }) },
+      // FTS5 leaves out a phrase's occurrences under an AND below a NOT (sqlite/fts-query.ts): each shape once.
+      { name: 'with excluded words', query: lexical(['deploy', 'cache', 'payment'], { none: ['blog'] }) },
+      { name: 'with required words', query: lexical(['deploy', 'cache', 'payment', 'test'], { all: ['deploy'] }) },
+      { name: 'with a word no entry holds', query: lexical(['deploy', 'quokkaflux', 'cache', 'payment']) },
       { name: 'with filters', query: { ...lexical(['deploy', 'test', 'images']), filters: { projects: ['shop'] } } },
       { name: 'prefixes', query: lexical(['paym', 'dep', 'stag'], { prefix: true, context: false }) },
       { name: 'substrings', query: lexical(['cart-totals', 'DATABASE_URL', 'deploy.sh', 'setSystemTime']), trigram: true },
@@ -559,6 +563,30 @@ describeEachEngine('SearchPort on a small store', (factory) => {
     await ctx.engine.ingest.transaction(async (tx) => tx.commitFile(fileCommit(FLAKY.session, FLAKY.entries.slice(1, 2), { reset: false })));
     expect(ids(await ctx.engine.search.searchLexical(lexical(['reproduce'])))).toEqual(['shop-flaky-test.2', 'shop-flaky-test.1']);
     expect(ids(await ctx.engine.search.searchLexical(lexical(['reproduce'], { context: false })))).toEqual(['shop-flaky-test.2']);
+  });
+});
+
+describeEachEngine('exact top-k: ties at the cut', (factory) => {
+  const ctx = useFreshEngine(factory);
+
+  // Thirty-six entries score alike in their own columns — the same text between neighbours of the same length
+  // (the first two and the last two are filler) — and the newest come first, however many tie past the limit.
+  test('rows tied with the last kept are ordered newest first, however many tie', async () => {
+    const session = storedSession({ id: 'echo', source: 'claude-code', project: 'echo', cwd: '/home/dev/echo', startMs: at(1, 8), endMs: at(1, 9) });
+    const entries = Array.from({ length: 40 }, (_, index) =>
+      turn('echo', index + 1, {
+        ts: at(1, 8) + index * 1000,
+        role: 'user',
+        text: index < 2 || index >= 38 ? 'one two three four five six seven eight' : 'the gateway echoed src/echo_gateway.ts twice',
+      }),
+    );
+    await ctx.engine.ingest.transaction(async (tx) => tx.commitFile(fileCommit(session, entries)));
+    for (const query of [lexical(['echoed'], { limit: 3, context: false }), lexical(['echoed', 'gateway', 'absent-word'], { limit: 3, context: false })]) {
+      expect(ids(await ctx.engine.search.searchLexical(query))).toEqual(['echo.38', 'echo.37', 'echo.36']);
+    }
+    for (const terms of [['echo_gateway'], ['echo_gateway', 'nowhere_else']]) {
+      expect(ids(await ctx.engine.search.searchTrigram(lexical(terms, { limit: 2 })))).toEqual(['echo.38', 'echo.37']);
+    }
   });
 });
 

@@ -46,15 +46,13 @@ export async function searchLexical(db: PgClient, query: LexicalQuery): Promise<
   const scoreHolding = (holding: readonly number[] | null) => {
     // The rarest phrases select the rows: GIN reads their posting lists and skips through the others'.
     const selecting = holding === null ? '' : ` AND e.tv @@ (${holding.map((index) => `${phraseQueries[index]}::tsquery`).join(' || ')})`;
-    return rank(
-      db,
-      `WITH ${matchRows(`e.tv @@ ${match}::tsquery${selecting}`, filters)}
-       SELECT ${ENTRY_COLUMNS}, round((${terms.join(' + ')})::numeric, ${SCORE_DECIMALS})::float8 AS score
-       FROM matched JOIN moon.entries e ON e.rowid = matched.rowid
-       CROSS JOIN LATERAL (SELECT ${frequencies.join(', ')}) fr
-       ORDER BY score DESC, e.ts DESC NULLS LAST, e.rowid LIMIT ${limit}`,
-      params.values,
-    );
+    return rankTop(db, {
+      from: `moon.entries e ${joinSessions(filters)} CROSS JOIN LATERAL (SELECT ${frequencies.join(', ')}) fr`,
+      where: `e.tv @@ ${match}::tsquery${selecting} ${andClauses(filters)}`,
+      score: `round((${terms.join(' + ')})::numeric, ${SCORE_DECIMALS})::float8`,
+      limit,
+      params: params.values,
+    });
   };
   if (rendered.every || rendered.ranked <= 1) return scoreHolding(null);
   const bounds = hits.map((count) => phraseBound(rows, count));
@@ -62,10 +60,21 @@ export async function searchLexical(db: PgClient, query: LexicalQuery): Promise<
   return rankExactTopKAsync(plan, (holding) => scoreHolding(holding.length === rendered.ranked ? null : holding));
 }
 
-/** The `matched` CTE: the row ids of every match (filters applied) in one scan; only those rows are read again and scored. */
-function matchRows(match: string, filters: ReturnType<typeof renderFilters>): string {
-  return `matched AS MATERIALIZED (
-      SELECT e.rowid FROM moon.entries e ${joinSessions(filters)} WHERE ${match} ${andClauses(filters)})`;
+/**
+ * The best `limit` rows of one scan: each row matching `where` is scored as it is read (its tsvector or trigram
+ * body is unpacked there once, not again by a second read of the matches), and only the rows kept are joined
+ * back for their columns. Best first: score, then newest, then row id, as on every engine.
+ */
+function rankTop(db: PgClient, query: { from: string; where: string; score: string; limit: string; params: unknown[] }): Promise<Candidate[]> {
+  return rank(
+    db,
+    `WITH top AS (
+       SELECT e.rowid, e.ts, ${query.score} AS score FROM ${query.from} WHERE ${query.where}
+       ORDER BY score DESC, e.ts DESC NULLS LAST, e.rowid LIMIT ${query.limit})
+     SELECT ${ENTRY_COLUMNS}, top.score FROM top JOIN moon.entries e ON e.rowid = top.rowid
+     ORDER BY top.score DESC, top.ts DESC NULLS LAST, top.rowid`,
+    query.params,
+  );
 }
 
 /**
@@ -101,14 +110,13 @@ export async function searchTrigram(db: PgClient, query: LexicalQuery): Promise<
     const holds = holding.map((index) => `e.tri LIKE ${params.add(likePattern(needles[index]!))} ESCAPE '\\'`);
     const scoring = `moon.bm25_substr(e.tri, e.tri_len, ${params.add(needles)}::text[], ${params.add(idf)}::float8[], ${params.add(avgdl)}::float8)`;
     const filters = renderFilters(query.filters, params, query);
-    return rank(
-      db,
-      `WITH ${matchRows(`(${holds.join(' OR ')})`, filters)}
-       SELECT ${ENTRY_COLUMNS}, round(${scoring}::numeric, ${SCORE_DECIMALS})::float8 AS score
-       FROM matched JOIN moon.entries e ON e.rowid = matched.rowid
-       ORDER BY score DESC, e.ts DESC NULLS LAST, e.rowid LIMIT ${params.add(query.limit)}`,
-      params.values,
-    );
+    return rankTop(db, {
+      from: `moon.entries e ${joinSessions(filters)}`,
+      where: `(${holds.join(' OR ')}) ${andClauses(filters)}`,
+      score: `round(${scoring}::numeric, ${SCORE_DECIMALS})::float8`,
+      limit: params.add(query.limit),
+      params: params.values,
+    });
   };
   return rankExactTopKAsync({ bounds: hits.map((count) => phraseBound(rows, count)), fixed: 0, limit: query.limit }, scoreHolding);
 }

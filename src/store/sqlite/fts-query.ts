@@ -39,16 +39,46 @@ export function renderFtsParts(query: Pick<LexicalQuery, 'any' | 'all' | 'none' 
 }
 
 /**
- * The MATCH expression of `parts`. With `holding` (indexes of ranked phrases), only rows holding one of those
- * match, and those phrases come twice — once to select, once in the full list — so BM25 counts them twice:
- * subtract the score of `joinFtsPhrases(parts, holding)` to get the query's own.
+ * The MATCH expression of `parts`: every row the query matches.
+ *
+ * Every expression here keeps FTS5's AND at the top (an excluded group is NOT-ed from the last operand, which
+ * binds tighter than AND): FTS5 empties the positions of the phrases under an AND that is not the root when it
+ * meets a row that fails it, and a phrase already past that row keeps them empty at its own, so bm25 would
+ * miss its occurrences there — `(a AND b) NOT c` scores lower than `a AND b NOT c`.
  */
-export function joinFtsParts(parts: FtsParts, holding?: readonly number[]): string {
+export function joinFtsParts(parts: FtsParts): string {
   const ranked = parts.ranked.length > 0 ? [`${parts.columns} : (${parts.ranked.join(parts.every ? ' AND ' : ' OR ')})`] : [];
-  const selecting = holding ? [joinFtsPhrases(parts, holding)] : [];
-  let expression = [...selecting, ...ranked, ...parts.required].join(' AND ');
-  if (parts.excluded.length > 0) expression = `${expression} NOT ${OWN_COLUMNS} : (${parts.excluded.join(' OR ')})`;
-  return expression;
+  return excludeFrom([...ranked, ...parts.required], excludedGroup(parts));
+}
+
+/**
+ * The rows the query matches that hold one of the ranked phrases at `holding`, as two expressions over disjoint
+ * rows: those also holding one of the other ranked phrases, and those holding none of them. Each phrase appears
+ * once in each, so FTS5's bm25 of either is the query's own score of its rows (a phrase a row lacks adds
+ * nothing), and each can be ordered and cut inside SQLite. `holding` must leave out at least one ranked phrase.
+ */
+export function joinFtsHolding(parts: FtsParts, holding: readonly number[]): { withRest: string; withoutRest: string } {
+  const kept = new Set(holding);
+  const selecting = joinFtsPhrases(parts, holding);
+  const rest = joinFtsPhrases(
+    parts,
+    parts.ranked.map((_, index) => index).filter((index) => !kept.has(index)),
+  );
+  const excluded = excludedGroup(parts);
+  return {
+    withRest: excludeFrom([selecting, rest, ...parts.required], excluded),
+    withoutRest: excludeFrom([selecting, ...parts.required], excluded === null ? rest : `(${rest} OR ${excluded})`),
+  };
+}
+
+function excludedGroup(parts: FtsParts): string | null {
+  return parts.excluded.length > 0 ? `${OWN_COLUMNS} : (${parts.excluded.join(' OR ')})` : null;
+}
+
+/** `operands` joined by AND, the last without `excluded`: NOT binds tighter than AND, so AND stays the root. */
+function excludeFrom(operands: readonly string[], excluded: string | null): string {
+  const expression = operands.join(' AND ');
+  return excluded === null ? expression : `${expression} NOT ${excluded}`;
 }
 
 /** The ranked phrases at `indexes`, any of them, alone. */

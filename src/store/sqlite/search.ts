@@ -3,7 +3,7 @@ import { COLUMN_WEIGHTS } from '../index-document.js';
 import { phraseBound, rankExactTopK, roundScore } from '../top-k.js';
 import type { Candidate, LexicalQuery } from '../types.js';
 import { type RenderedFilters, andClauses, joinSessions, renderFilters } from './filters.js';
-import { joinFtsParts, joinFtsPhrases, renderFtsParts, renderTrigramPhrases } from './fts-query.js';
+import { joinFtsHolding, joinFtsParts, joinFtsPhrases, renderFtsParts, renderTrigramPhrases } from './fts-query.js';
 import { type EntryRow, toEntry } from './rows.js';
 
 /** BM25 column weights in the FTS table's column order: text, role, tool, target, keywords, context. */
@@ -26,8 +26,10 @@ interface FtsList {
   required: string[];
   /** Ranked phrases joined by AND: every match holds all of them, and none can be left unscored. */
   every: boolean;
-  /** The query; with `holding`, only rows holding one of those ranked phrases, which are then counted twice. */
-  match(holding?: readonly number[]): string;
+  /** The query: every row it matches. */
+  match(): string;
+  /** The rows of the query holding one of those ranked phrases, as two expressions (fts-query.ts joinFtsHolding). */
+  matchHolding(holding: readonly number[]): { withRest: string; withoutRest: string };
   /** Those ranked phrases alone (with their column filter); one alone is counted for its document frequency. */
   holdingAlone(holding: readonly number[]): string;
   filters: RenderedFilters;
@@ -44,7 +46,8 @@ export function searchWords(db: Database.Database, query: LexicalQuery): Candida
     phrases: parts.ranked.length,
     required: parts.required,
     every: parts.every,
-    match: (holding) => joinFtsParts(parts, holding),
+    match: () => joinFtsParts(parts),
+    matchHolding: (holding) => joinFtsHolding(parts, holding),
     holdingAlone: (holding) => joinFtsPhrases(parts, holding),
     filters: renderFilters(query.filters),
     limit: query.limit,
@@ -56,14 +59,19 @@ export function searchSubstrings(db: Database.Database, query: LexicalQuery): Ca
   const phrases = renderTrigramPhrases(query.any);
   if (phrases.length === 0) return [];
   const any = (indexes: readonly number[]) => indexes.map((index) => phrases[index]!).join(' OR ');
-  const all = phrases.map((_, index) => index);
+  const others = (indexes: readonly number[]) => phrases.map((_, index) => index).filter((index) => !indexes.includes(index));
   return rankList(db, {
     table: 'entries_tri',
     rankExpression: 'bm25(entries_tri)',
     phrases: phrases.length,
     required: [],
     every: false,
-    match: (holding) => (holding ? `(${any(holding)}) AND (${any(all)})` : any(all)),
+    match: () => phrases.join(' OR '),
+    // As joinFtsHolding: each phrase once, over disjoint rows.
+    matchHolding: (holding) => ({
+      withRest: `(${any(holding)}) AND (${any(others(holding))})`,
+      withoutRest: `(${any(holding)}) NOT (${any(others(holding))})`,
+    }),
     holdingAlone: any,
     filters: renderFilters(query.filters, query),
     limit: query.limit,
@@ -87,40 +95,53 @@ function rankList(db: Database.Database, list: FtsList): Candidate[] {
   return rankExactTopK(plan, (holding) => (holding.length === list.phrases ? rankAll(db, list) : rankHolding(db, list, holding)));
 }
 
-/**
- * Every match scored, the top `limit` kept. Without a filter, entries rows are read for the top rows alone —
- * joining before the sort would read one for every match (3–4× slower for common words on a 100k-entry index).
- */
+/** Every match scored, the top `limit` kept. */
 function rankAll(db: Database.Database, list: FtsList): Candidate[] {
-  const { table, rankExpression, filters } = list;
-  // A few rows past the limit, so rows whose scores round equal at the cut are ordered by time as well.
-  const take = list.limit + CUT_SLACK;
-  if (filters.where.length === 0) {
-    return orderCandidates(
-      readCandidates(
-        db,
-        `WITH scored AS (SELECT rowid, ${rankExpression} AS rank FROM ${table} WHERE ${table} MATCH ?),
-           hits AS (SELECT rowid, rank FROM scored ORDER BY rank LIMIT ?)
-         SELECT e.*, hits.rank FROM hits JOIN entries e ON e.rowid = hits.rowid`,
-        [list.match(), take],
-      ),
-      list.limit,
-    );
-  }
-  return orderCandidates(
-    readCandidates(
-      db,
-      `SELECT e.*, ${rankExpression} AS rank
-       FROM ${table} JOIN entries e ON e.rowid = ${table}.rowid ${joinSessions(filters)}
-       WHERE ${table} MATCH ? ${andClauses(filters)}
-       ORDER BY rank, e.ts DESC, e.rowid LIMIT ?`,
-      [list.match(), ...filters.params, take],
-    ),
-    list.limit,
-  );
+  return orderCandidates(readTop(db, list, list.match()), list.limit);
 }
 
-/** Rows read past the limit at the cut (rankAll). */
+/**
+ * Every match holding one of the `holding` phrases, scored with every phrase of the query: the rows that also
+ * hold another ranked phrase and those that do not, each an expression naming every phrase once (so FTS5 walks
+ * only the holding phrases' rows, seeks the others' doclists to them, and its bm25 is the query's score), each
+ * ordered and cut inside SQLite. The two lists hold different rows; together they hold the top of their union.
+ */
+function rankHolding(db: Database.Database, list: FtsList, holding: readonly number[]): Candidate[] {
+  const { withRest, withoutRest } = list.matchHolding(holding);
+  return orderCandidates([...readTop(db, list, withRest), ...readTop(db, list, withoutRest)], list.limit);
+}
+
+/**
+ * The rows matching `expression` that can be among the best `limit` (rounded score, then newest, then row id):
+ * ordered and cut inside SQLite, with every row whose rounded score ties the `limit`-th. Without a filter,
+ * entries rows are read for the top rows alone — joining before the sort would read one for every match (3–4×
+ * slower for common words on a 100k-entry index).
+ */
+function readTop(db: Database.Database, list: FtsList, expression: string): Candidate[] {
+  const { table, rankExpression, filters } = list;
+  const scored =
+    filters.where.length === 0
+      ? `SELECT rowid, ${rankExpression} AS rank FROM ${table} WHERE ${table} MATCH ?`
+      : `SELECT e.*, ${rankExpression} AS rank
+         FROM ${table} JOIN entries e ON e.rowid = ${table}.rowid ${joinSessions(filters)}
+         WHERE ${table} MATCH ? ${andClauses(filters)}`;
+  const select = (cut: string) =>
+    filters.where.length === 0
+      ? `WITH scored AS (${scored}), hits AS (SELECT rowid, rank FROM scored ${cut})
+         SELECT e.*, hits.rank FROM hits JOIN entries e ON e.rowid = hits.rowid`
+      : `WITH scored AS (${scored}) SELECT * FROM scored ${cut}`;
+  const params = [expression, ...filters.params];
+  // A few rows past the limit, so rows whose scores round equal at the cut are ordered by time as well.
+  const take = list.limit + CUT_SLACK;
+  const rows = readCandidates(db, select(`ORDER BY rank${filters.where.length === 0 ? '' : ', ts DESC, rowid'} LIMIT ?`), [...params, take]);
+  rows.sort((a, b) => b.score - a.score);
+  // The raw scores are in order, so a later row can tie the limit-th only when the last one read does: then
+  // every row scoring as high is read (FTS5's bm25 is the negated score; a margin for the rounding).
+  if (rows.length < take || rows[take - 1]!.score < rows[list.limit - 1]!.score) return rows;
+  return readCandidates(db, select('WHERE rank <= ?'), [...params, -rows[list.limit - 1]!.score + 1e-9]);
+}
+
+/** Rows read past the limit at the cut (readTop). */
 const CUT_SLACK = 16;
 
 /** Best first: rounded score, then newest, then row id; the first `limit`. */
@@ -128,42 +149,6 @@ function orderCandidates(candidates: Candidate[], limit: number): Candidate[] {
   return candidates
     .sort((a, b) => b.score - a.score || (b.entry.ts ?? -Infinity) - (a.entry.ts ?? -Infinity) || a.rowid - b.rowid)
     .slice(0, limit);
-}
-
-/**
- * Every match holding one of the `holding` phrases, scored with every phrase of the query. FTS5 walks only the
- * rows of the holding phrases and seeks the others' doclists to them. The holding phrases appear twice in that
- * expression, so their own score (the same phrases alone, on the same rows) is subtracted: BM25 is a sum over
- * phrases. The best `limit` (with every row tied with the last of them) are read and ordered as rankAll orders.
- */
-function rankHolding(db: Database.Database, list: FtsList, holding: readonly number[]): Candidate[] {
-  const { table, rankExpression, filters } = list;
-  const own = new Map<number, number>();
-  const alone = db.prepare<[string], { rowid: number; rank: number }>(`SELECT rowid, ${rankExpression} AS rank FROM ${table} WHERE ${table} MATCH ?`);
-  for (const row of alone.iterate(list.holdingAlone(holding))) own.set(row.rowid, row.rank);
-  const combined =
-    filters.where.length === 0
-      ? db.prepare<unknown[], { rowid: number; rank: number }>(`SELECT rowid, ${rankExpression} AS rank FROM ${table} WHERE ${table} MATCH ?`)
-      : db.prepare<unknown[], { rowid: number; rank: number }>(
-          `SELECT e.rowid, ${rankExpression} AS rank
-           FROM ${table} JOIN entries e ON e.rowid = ${table}.rowid ${joinSessions(filters)}
-           WHERE ${table} MATCH ? ${andClauses(filters)}`,
-        );
-  // FTS5's bm25 is the negated score: the query's own is the holding phrases' part minus the doubled whole.
-  const scored: { rowid: number; score: number }[] = [];
-  for (const row of combined.iterate(list.match(holding), ...filters.params)) scored.push({ rowid: row.rowid, score: roundScore((own.get(row.rowid) ?? 0) - row.rank) });
-  if (scored.length === 0) return [];
-  scored.sort((a, b) => b.score - a.score);
-  const last = scored[Math.min(list.limit, scored.length) - 1]!.score;
-  const kept = scored.filter((row) => row.score >= last);
-  const scores = new Map(kept.map((row) => [row.rowid, row.score]));
-  const entries = db
-    .prepare<[string], EntryRow>('SELECT e.* FROM entries e WHERE e.rowid IN (SELECT value FROM json_each(?))')
-    .all(JSON.stringify(kept.map((row) => row.rowid)));
-  return orderCandidates(
-    entries.map((row) => ({ rowid: row.rowid, entry: toEntry(row), score: scores.get(row.rowid)! })),
-    list.limit,
-  );
 }
 
 function readCandidates(db: Database.Database, sql: string, params: unknown[]): Candidate[] {

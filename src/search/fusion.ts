@@ -1,7 +1,7 @@
 import type { Entry } from '../model.js';
 import type { Candidate } from '../store/types.js';
 import { selectIndexedText } from '../text/limits.js';
-import { type TermMatch, holdsAnyTerm } from './matched-terms.js';
+import type { TermMatch } from './matched-terms.js';
 
 export type Signal = 'lexical' | 'trigram' | 'vector' | 'temporal';
 
@@ -23,7 +23,7 @@ export interface BoostContext {
   /** A soft time window: entries from its start up to now weigh more (a personal question's "last month"). */
   since?: { startMs: number; endMs: number; factor: number };
   /** The user's own statements of the query's words weigh more (a question about the user's own life). */
-  userFactor?: number;
+  userWords?: { factor: number; holds: (entry: Entry) => boolean };
 }
 
 export interface SignalContribution {
@@ -118,7 +118,8 @@ export function computeBoosts(entry: Entry, context: BoostContext): { name: stri
   if (phrase) boosts.push({ name: `phrase:${phrase.text}`, factor: phrase.factor });
   const since = context.since;
   if (since && entry.ts !== null && entry.ts >= since.startMs && entry.ts < since.endMs) boosts.push({ name: 'time:since', factor: since.factor });
-  if (context.userFactor !== undefined && entry.role === 'user' && holdsAnyTerm(entry, [...context.words])) boosts.push({ name: 'role:user', factor: context.userFactor });
+  const user = context.userWords;
+  if (user && entry.role === 'user' && user.holds(entry)) boosts.push({ name: 'role:user', factor: user.factor });
   return boosts;
 }
 

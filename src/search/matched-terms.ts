@@ -44,15 +44,16 @@ export function findMatchedTerms(entry: Entry, terms: readonly string[], neighbo
 }
 
 /**
- * Whether the entry's own text, result, tool or target holds any of the terms, found as findMatchedTerms finds
- * them (a neighbour's words do not count; identifiers' parts are not split out — cheap enough for every candidate).
+ * A test of whether an entry's own text, result, tool or target holds any of the terms, found as findMatchedTerms
+ * finds them (a neighbour's words do not count; identifiers' parts are not split out). The terms are prepared
+ * once, so the test is cheap enough for every candidate of a query.
  */
-export function holdsAnyTerm(entry: Entry, terms: readonly string[]): boolean {
-  const fields = indexedFields(entry).map(([, value]) => [value.toLowerCase(), tokenizeFts(value)] as const);
-  return terms.some((term) => {
-    const holds = makeTermTest(term.toLowerCase());
-    return fields.some(([lowered, tokens]) => holds(lowered, tokens));
-  });
+export function prepareHoldsAnyTerm(terms: readonly string[]): (entry: Entry) => boolean {
+  const tests = [...new Set(terms.map((term) => term.toLowerCase()))].map(makeTermTest);
+  return (entry) => {
+    const fields = indexedFields(entry).map(([, value]) => [value.toLowerCase(), tokenizeFts(value)] as const);
+    return tests.some((holds) => fields.some(([lowered, tokens]) => holds(lowered, tokens)));
+  };
 }
 
 /**

@@ -8,7 +8,7 @@ import { CONTEXT_RADIUS } from '../store/index-document.js';
 import { isValidTimezone } from '../time/zone.js';
 import { type BoostContext, type FusedCandidate, type SignalList, fuseSignals } from './fusion.js';
 import { type RecallOptions, type RecallStrategy, parseIsoBound, toList } from './options.js';
-import { findMatchedTerms, hasWordStartingWith } from './matched-terms.js';
+import { findMatchedTerms, hasWordStartingWith, prepareHoldsAnyTerm } from './matched-terms.js';
 import { makeSnippet } from './snippet.js';
 import { capQueryText, capTerms, dropStopwords, isQuestionFrame, splitQueryTerms } from './terms.js';
 import { PERSONAL_QUESTION, dropFrameWords, isPersonalQuestion, readSoftWindow } from './personal.js';
@@ -188,7 +188,7 @@ async function planRecall(environment: RecallEnvironment, options: RecallOptions
     boosts: {
       ...buildBoostContext(text, terms),
       ...(soft ? { since: { ...soft, factor: PERSONAL_QUESTION.sinceFactor } } : {}),
-      ...(personal ? { userFactor: PERSONAL_QUESTION.userFactor } : {}),
+      ...(personal ? { userWords: { factor: PERSONAL_QUESTION.userFactor, holds: prepareHoldsAnyTerm(terms) } } : {}),
     },
     empty: terms.length === 0 && required.length === 0 && !hasTime,
     notes,

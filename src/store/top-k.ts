@@ -29,9 +29,9 @@ export function phraseBound(rows: number, hits: number): number {
 }
 
 /**
- * Decimals a BM25 list's scores are rounded to before they are ordered (then newest first, then by row id). An
- * engine may reach the same score by different sums — SQLite subtracts the holding phrases' part (sqlite/search.ts)
- * — which differ in the last bits; rounded, equal scores are equal and ties break the same way on every path.
+ * Decimals a BM25 list's scores are rounded to before they are ordered (then newest first, then by row id). The
+ * engines reach the same score by different sums (FTS5's bm25, PostgreSQL's per-phrase terms), which differ in
+ * the last bits; rounded, equal scores are equal and ties break the same way on every engine and path.
  */
 export const SCORE_DECIMALS = 9;
 

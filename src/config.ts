@@ -22,6 +22,10 @@ function checkPattern(pattern: string, context: z.RefinementCtx): void {
   }
 }
 
+/** LLM providers (src/llm/): `local` is extractive and offline, the rest speak a vendor's HTTP API. */
+export const LLM_PROVIDERS = ['local', 'openai', 'anthropic', 'gemini', 'openai-compatible'] as const;
+export type LlmProviderName = (typeof LLM_PROVIDERS)[number];
+
 const timezone = z.string().refine(isValidTimezone, { message: 'is not an IANA time zone (e.g. "Australia/Sydney")' });
 
 const schema = z
@@ -46,6 +50,50 @@ const schema = z
     distill: z
       .object({
         residential_timezone: timezone.optional(),
+        /** Who writes L2 synthesis (and, later, digests and summaries): `local` is extractive and needs no network. */
+        provider: z.enum(LLM_PROVIDERS).default('local'),
+        model: z.string().min(1).optional(),
+        base_url: z.string().url().optional(),
+        /** The NAME of the environment variable holding the API key — never the key itself. */
+        api_key_env: z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'must be the name of an environment variable, e.g. "OPENAI_API_KEY"' })
+          .optional(),
+        timeout_ms: z.number().int().positive().default(60_000),
+        /** Attempts per request, the first included. */
+        max_tries: z.number().int().min(1).max(10).default(3),
+        /** L1 input chunking: "auto" (from model_context_tokens) or a positive number of bytes. */
+        chunk_bytes: z.union([z.literal('auto'), z.number().int().positive()]).default('auto'),
+        max_chunks: z.number().int().min(1).optional(),
+        model_context_tokens: z.number().int().min(1).optional(),
+        /** L1 normalisations per watcher cycle, oldest pending first. */
+        max_per_cycle: z.number().int().min(1).default(10),
+      })
+      .strict()
+      .default({ provider: 'local', timeout_ms: 60_000, max_tries: 3, chunk_bytes: 'auto', max_per_cycle: 10 }),
+    watcher: z
+      .object({
+        /** Seconds between automatic L1 runs. */
+        cooldown_secs: z.number().int().min(0).default(300),
+        /** Seconds between cycles when no file event wakes the watcher. */
+        poll_interval_secs: z.number().int().min(1).default(30),
+        /** Quiet time after a file event before the cycle runs, so a burst of appends is one cycle. */
+        debounce_ms: z.number().int().min(0).default(1_000),
+      })
+      .strict()
+      .default({ cooldown_secs: 300, poll_interval_secs: 30, debounce_ms: 1_000 }),
+    context: z
+      .object({
+        /** A session's context usage at which it is snapshotted and indexed at once (compaction is near). */
+        compaction_start_ratio: z.number().gt(0).max(2).default(0.8),
+        compaction_emergency_ratio: z.number().gt(0).max(2).default(0.95),
+      })
+      .strict()
+      .default({ compaction_start_ratio: 0.8, compaction_emergency_ratio: 0.95 }),
+    logs: z
+      .object({
+        /** Where the watcher's log, the audit log and the daemon lock live. Unset: $MOON_HOME/logs. */
+        dir: z.string().min(1).optional(),
       })
       .strict()
       .default({}),
@@ -117,7 +165,7 @@ export interface MoonConfig extends ConfigFile {
   distill: ConfigFile['distill'] & { residential_timezone: string };
 }
 
-type EnvKind = 'string' | 'boolean' | 'int' | 'paths';
+type EnvKind = 'string' | 'boolean' | 'int' | 'number' | 'paths' | 'int-or-string';
 /** The environment variable of each key. One name per key — no aliases. */
 export const ENV_KEYS: Record<string, { key: string; kind: EnvKind }> = {
   MOON_SOURCES: { key: 'sources.roots', kind: 'paths' },
@@ -135,6 +183,20 @@ export const ENV_KEYS: Record<string, { key: string; kind: EnvKind }> = {
   MOON_EMBED_BASE_URL: { key: 'embed.base_url', kind: 'string' },
   MOON_EMBED_API_KEY: { key: 'embed.api_key', kind: 'string' },
   MOON_EMBED_MODEL_PATH: { key: 'embed.model_path', kind: 'string' },
+  MOON_DISTILL_PROVIDER: { key: 'distill.provider', kind: 'string' },
+  MOON_DISTILL_MODEL: { key: 'distill.model', kind: 'string' },
+  MOON_DISTILL_BASE_URL: { key: 'distill.base_url', kind: 'string' },
+  MOON_DISTILL_API_KEY_ENV: { key: 'distill.api_key_env', kind: 'string' },
+  MOON_DISTILL_TIMEOUT_MS: { key: 'distill.timeout_ms', kind: 'int' },
+  MOON_DISTILL_CHUNK_BYTES: { key: 'distill.chunk_bytes', kind: 'int-or-string' },
+  MOON_DISTILL_MAX_CHUNKS: { key: 'distill.max_chunks', kind: 'int' },
+  MOON_DISTILL_MODEL_CONTEXT_TOKENS: { key: 'distill.model_context_tokens', kind: 'int' },
+  MOON_DISTILL_MAX_PER_CYCLE: { key: 'distill.max_per_cycle', kind: 'int' },
+  MOON_WATCHER_COOLDOWN_SECS: { key: 'watcher.cooldown_secs', kind: 'int' },
+  MOON_WATCHER_POLL_INTERVAL_SECS: { key: 'watcher.poll_interval_secs', kind: 'int' },
+  MOON_COMPACTION_START_RATIO: { key: 'context.compaction_start_ratio', kind: 'number' },
+  MOON_COMPACTION_EMERGENCY_RATIO: { key: 'context.compaction_emergency_ratio', kind: 'number' },
+  MOON_LOGS_DIR: { key: 'logs.dir', kind: 'string' },
 };
 
 export interface LoadConfigOptions {
@@ -186,6 +248,7 @@ export function loadConfig(options: LoadConfigOptions = {}): MoonConfig {
   }
   const value = parsed.data;
   checkEmbedKeys(value.embed, (key) => describeKeySource(key, fileUsed, envUsed, options.overrides));
+  checkDistillKeys(value.distill, (key) => describeKeySource(key, fileUsed, envUsed, options.overrides));
   return Object.freeze({
     ...value,
     home,
@@ -225,6 +288,26 @@ function checkEmbedKeys(embed: ConfigFile['embed'], whereOf: (key: string) => st
   }
 }
 
+/** A remote LLM provider needs a model; openai-compatible also needs its server. Keys come from api_key_env. */
+const DISTILL_REQUIRED: Record<string, { key: 'base_url' | 'model'; example: string }[]> = {
+  openai: [{ key: 'model', example: 'e.g. "gpt-4o-mini"' }],
+  anthropic: [{ key: 'model', example: 'e.g. "claude-3-5-haiku-latest"' }],
+  gemini: [{ key: 'model', example: 'e.g. "gemini-1.5-flash"' }],
+  'openai-compatible': [
+    { key: 'base_url', example: 'e.g. "http://127.0.0.1:11434/v1" for Ollama' },
+    { key: 'model', example: 'the model name the server expects, e.g. "llama3.1"' },
+  ],
+};
+
+function checkDistillKeys(distill: ConfigFile['distill'], whereOf: (key: string) => string): void {
+  for (const { key, example } of DISTILL_REQUIRED[distill.provider] ?? []) {
+    if (distill[key] !== undefined) continue;
+    throw new MoonError('bad_config', `${whereOf('distill.provider')}distill.${key} is required when distill.provider = "${distill.provider}"`, {
+      hint: `set distill.${key} (MOON_DISTILL_${key.toUpperCase()}): ${example}`,
+    });
+  }
+}
+
 function describeKeySource(
   key: string,
   file: string | null,
@@ -252,6 +335,13 @@ function parseEnvValue(name: string, value: string, kind: EnvKind): unknown {
     case 'int': {
       if (!/^\d+$/.test(value)) throw new MoonError('bad_config', `${name}: expected a positive integer, got "${value}"`);
       return Number(value);
+    }
+    case 'int-or-string':
+      return /^\d+$/.test(value) ? Number(value) : value;
+    case 'number': {
+      const parsed = Number(value);
+      if (value.trim() === '' || !Number.isFinite(parsed)) throw new MoonError('bad_config', `${name}: expected a number, got "${value}"`);
+      return parsed;
     }
   }
 }

@@ -90,7 +90,7 @@ export interface MoonHooks {
  * implementations (SQLite store, redactor, sources); every interface (CLI, MCP, HTTP) goes through here.
  */
 export function createMoon(config: MoonConfig, clock: () => number = Date.now, hooks: MoonHooks = {}): Moon {
-  const paths = resolvePaths(config.home);
+  const paths = resolvePaths(config.home, config.logs.dir);
   let store: Promise<StoreEngine> | null = null;
   let embedder: Promise<Embedder | null> | null = null;
   // Each stage is loaded when a command first needs it: a `moon recall` from a hook never loads ingest,

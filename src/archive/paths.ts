@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 /** Every path under $MOON_HOME, in one place. */
 export interface MoonPaths {
@@ -9,9 +9,15 @@ export interface MoonPaths {
   mlib: string;
   ledger: string;
   logs: string;
+  /** Daily memory files (L1): memory/YYYY-MM-DD.md. */
+  memory: string;
+  /** Durable memory (L2): MEMORY.md. */
+  memoryFile: string;
+  continuity: string;
 }
 
-export function resolvePaths(home: string): MoonPaths {
+/** `logsDir`: logs.dir / MOON_LOGS_DIR when set; $MOON_HOME/logs otherwise. */
+export function resolvePaths(home: string, logsDir?: string): MoonPaths {
   const archives = join(home, 'archives');
   return {
     home,
@@ -20,7 +26,10 @@ export function resolvePaths(home: string): MoonPaths {
     raw: join(archives, 'raw'),
     mlib: join(archives, 'mlib'),
     ledger: join(archives, 'ledger.jsonl'),
-    logs: join(home, 'logs'),
+    logs: logsDir ? resolve(logsDir) : join(home, 'logs'),
+    memory: join(home, 'memory'),
+    memoryFile: join(home, 'MEMORY.md'),
+    continuity: join(home, 'continuity'),
   };
 }
 

@@ -9,6 +9,8 @@ export type MoonErrorCode =
   | 'store'
   /** The index file is damaged (SQLite corruption): `moon rebuild` restores it from the raw archive. */
   | 'corrupt'
+  /** Another process holds a lock this run needed and does not wait for (L1, L2, the watcher daemon). */
+  | 'busy'
   | 'internal';
 
 export class MoonError extends Error {

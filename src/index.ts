@@ -17,6 +17,8 @@ export { type FatalError, type IndexReport, describeFatal, emptyReport } from '.
 export type { Explanation } from './search/fusion.js';
 export { validateGroup, validateRole, validateSource, validateStrategy } from './search/options.js';
 export { isValidTimezone } from './time/zone.js';
-export { abbreviateZone, formatLocalIso } from './project/time.js';
+export { abbreviateZone, formatLocalIso } from './time/format.js';
 export { DEFAULT_CONTEXT } from './browse/show.js';
 export type { SnapshotReport } from './ingest/run-snapshot.js';
+export type { WatchApi, WatcherStatus } from './watch/api.js';
+export type { CycleSummary, UsageRecord } from './watch/state.js';

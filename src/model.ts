@@ -227,6 +227,20 @@ export interface ArchiveRecord {
   projection_filtered_noise_count: number | null;
 }
 
+/**
+ * Seed 001 DistillationRecord: one per L1 block written or L2 run (failed ones included). `provider` is
+ * `l1-normaliser` for L1; for L2 the LLM provider's name. An L2 run covers a day, not a session: its
+ * `session_id` is `daily:YYYY-MM-DD` and its `archive_path` the daily file it read first.
+ */
+export interface DistillationRecord {
+  session_id: string;
+  archive_path: string;
+  provider: string;
+  summary_path: string;
+  audit_log_path: string;
+  created_at_epoch_secs: number;
+}
+
 /** Seed 001 RecallResult — a public contract: tools and benchmarks parse it. */
 export interface RecallResult {
   query: string;

@@ -23,6 +23,8 @@ import type { VerifyReport } from './maintain/verify.js';
 import type { ForgetReport, ForgetRequest } from './maintain/forget.js';
 import type { MigrateReport } from './maintain/migrate.js';
 import type { Redactor } from './normalize/redact.js';
+import type { WatchApi, WatcherStatus } from './watch/api.js';
+import type { Provider } from './llm/provider.js';
 
 export interface IndexRequest {
   /** Files or folders; empty: the configured source roots, else the default locations. */
@@ -34,6 +36,10 @@ export interface IndexRequest {
   /** Skip the embedding step even when a provider is configured. */
   noEmbed?: boolean;
   onEmbedProgress?: (progress: EmbedProgress) => void;
+  /** Asked between groups of files: true stops after what is committed (the watcher's SIGTERM). */
+  shouldStop?: () => boolean;
+  /** Worker threads for this run, overriding index.workers (a watcher indexing one grown file needs none). */
+  workers?: number;
 }
 
 export type IndexResult = IndexReport & { embeddings: EmbedProgress | null };
@@ -50,11 +56,15 @@ export interface StatusReport extends StoreStats {
   failures: FailureRecord[];
   /** SQLite's quick_check of the whole file: [] when sound (null: no index yet). */
   damage: string[] | null;
+  /** The watcher: daemon lock owner, last cycle, pending L1 queue, last synthesis day, context usage. */
+  watcher: WatcherStatus;
 }
 
 export interface Moon {
   readonly config: MoonConfig;
   readonly paths: MoonPaths;
+  /** Now, as this instance sees it (MOON_FAKE_NOW in tests). */
+  readonly clock: () => number;
   index(request?: IndexRequest): Promise<IndexResult>;
   snapshot(request?: Pick<IndexRequest, 'roots' | 'excludeSessions'>): Promise<SnapshotReport>;
   recall(options: RecallOptions): Promise<RecallResult>;
@@ -71,6 +81,8 @@ export interface Moon {
   forget(request: ForgetRequest): Promise<ForgetReport>;
   /** Copy this home's index into a PostgreSQL database (resumable); point store.url at it afterwards. */
   migrate(request: MigrateRequest): Promise<MigrateReport>;
+  /** L1/L2 distillation, the watcher, its status and stop (src/watch/api.ts), loaded on first use. */
+  watcher(): Promise<WatchApi>;
   close(): Promise<void>;
 }
 
@@ -164,9 +176,23 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
     return vector ?? null;
   };
 
-  return {
+  const getProvider = once(async (): Promise<Provider> => localProvider);
+  const getWatcher = once(async (): Promise<WatchApi> =>
+    (await import('./watch/api.js')).createWatchApi({
+      config,
+      paths,
+      clock,
+      index: (request) => api.index(request),
+      provider: getProvider,
+      roots: () => sourceRoots(undefined),
+    }),
+  );
+
+  const api: Moon = {
     config,
     paths,
+    clock,
+    watcher: getWatcher,
     async index(request = {}) {
       const roots = sourceRoots(request.roots);
       const target = await openStore(false);
@@ -176,7 +202,7 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
         import('./ingest/pool.js'),
         ingestContext(request.excludeSessions),
       ]);
-      const workerCount = chooseWorkerCount(config.index.workers);
+      const workerCount = chooseWorkerCount(request.workers ?? config.index.workers);
       // Index documents are built where there is time to spare: on the workers when there are two or more.
       const workers = workerCount > 0 ? new IngestPool({ ...ingestSettings(request.excludeSessions), prepareDocuments: workerCount >= 2 }, workerCount) : null;
       // Sessions forgotten before this index existed (a rebuilt one, a new engine) stay forgotten, and sessions
@@ -189,6 +215,7 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
           force: request.force,
           reproject: request.reproject,
           onProgress: request.onProgress,
+          shouldStop: request.shouldStop,
         });
       } finally {
         await workers?.close();
@@ -255,6 +282,7 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
         failures: engine ? await engine.ingest.listFailures() : [],
         // The whole file, not only the pages other commands happen to read (about 4 s for a 230 MB index).
         damage: engine ? await engine.stats.checkIntegrity() : null,
+        watcher: (await getWatcher()).status(),
       };
     },
     async verify() {
@@ -322,7 +350,15 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
       embedder = null;
     },
   };
+  return api;
 }
+
+const localProvider: Provider = {
+  name: 'local',
+  model: 'extractive',
+  generative: false,
+  complete: () => Promise.reject(new MoonError('internal', 'the local provider is extractive: callers use its rules, not complete()')),
+};
 
 /** A function run once, its promise shared by every caller. */
 function once<T>(make: () => Promise<T>): () => Promise<T> {

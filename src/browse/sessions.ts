@@ -1,5 +1,5 @@
 import type { SourceName } from '../model.js';
-import { formatLocalIso } from '../project/time.js';
+import { formatLocalIso } from '../time/format.js';
 import { parseIsoBound, toList } from '../search/options.js';
 import type { BrowsePort } from '../store/ports.js';
 import type { SessionSummary } from '../store/types.js';

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { DateTime } from 'luxon';
 import { MoonError } from '../errors.js';
 import type { Entry, Role, SourceName } from '../model.js';
-import { formatLocalIso, resolveZone } from '../project/time.js';
+import { formatLocalIso, resolveZone } from '../time/format.js';
 import type { BrowsePort } from '../store/ports.js';
 import type { StoredSession } from '../store/types.js';
 

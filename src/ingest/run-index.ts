@@ -25,6 +25,8 @@ export interface IndexOptions {
   sessionIds?: ReadonlyMap<string, string>;
   /** The roots are the raw archive itself (a rebuild): files are recorded where they are, never copied. */
   fromArchive?: boolean;
+  /** Asked before each group of files: true ends the run after the files already committed (a watcher's SIGTERM). */
+  shouldStop?: () => boolean;
 }
 
 export async function runIndex(context: IngestContext, engine: Pick<StoreEngine, 'ingest' | 'stats'>, options: IndexOptions): Promise<IndexReport> {
@@ -76,6 +78,7 @@ async function indexAll(context: IngestContext, store: IngestPort, options: Inde
   // A group's projections render (on the workers) while the next group commits; they are finished after it.
   let rendering: PendingProjections | null = null;
   for (const group of groups) {
+    if (options.shouldStop?.()) break;
     const prepared = ahead;
     const outcomes = await indexGroup(context, store, group, optionsFor, prepared);
     await flushLedger(context, store);

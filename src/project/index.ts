@@ -30,4 +30,4 @@ export {
   formatUtcTime,
   formatZoneLabel,
   resolveZone,
-} from './time.js';
+} from '../time/format.js';

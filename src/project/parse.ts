@@ -72,7 +72,7 @@ export function parseYamlValue(raw: string): unknown {
 }
 
 /** Frontmatter block and the body after it. Throws when the file does not open with `---`. */
-function splitFrontmatter(markdown: string): { header: string[]; body: string[] } {
+export function splitFrontmatter(markdown: string): { header: string[]; body: string[] } {
   const lines = markdown.replace(/^\uFEFF/, '').split(/\r?\n/);
   if (lines[0]?.trim() !== '---') {
     throw new MoonError('bad_input', 'projection has no YAML frontmatter: the file must start with a "---" line', {
@@ -84,7 +84,7 @@ function splitFrontmatter(markdown: string): { header: string[]; body: string[] 
   return { header: lines.slice(1, close), body: lines.slice(close + 1) };
 }
 
-function parseFrontmatter(header: readonly string[]): Record<string, unknown> {
+export function parseFrontmatter(header: readonly string[]): Record<string, unknown> {
   const frontmatter: Record<string, unknown> = {};
   for (const line of header) {
     if (line.trim() === '' || line.trimStart().startsWith('#')) continue;
@@ -96,7 +96,7 @@ function parseFrontmatter(header: readonly string[]): Record<string, unknown> {
 }
 
 /** Lines of the `## <title>` section (up to the next `## ` heading). */
-function readSection(body: readonly string[], title: string): string[] {
+export function readSection(body: readonly string[], title: string): string[] {
   const start = body.findIndex((line) => line.trim() === `## ${title}`);
   if (start < 0) return [];
   const rest = body.slice(start + 1);

@@ -17,7 +17,7 @@ import {
   resolveZone,
   toLocalParts,
   toUtcParts,
-} from './time.js';
+} from '../time/format.js';
 
 /**
  * v2 projection renderer (seed 000 §3.1). Pure: the same SessionDoc always yields the same bytes — no wall clock,

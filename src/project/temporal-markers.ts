@@ -1,5 +1,5 @@
 import type { CompactionAnchor, Entry } from '../model.js';
-import { formatPreviousWeekday, toLocalParts } from './time.js';
+import { formatPreviousWeekday, toLocalParts } from '../time/format.js';
 
 /**
  * Natural-language temporal markers (seed 000 §3.7). Vector search matches "Saturday night" or "2 hours into

@@ -5,11 +5,11 @@ import { evaluateGroup, groupAtoms, type Group } from './time/groups.js';
 import { readLookback } from './time/lookback.js';
 import { findSessionRelative } from './time/session.js';
 import type { Atom, DailyWindow, TimeQuery, TimeWindow } from './time/types.js';
-import { findZoneTokens } from './time/zones.js';
+import { findZoneTokens } from '../time/zone-names.js';
 
 export type { DailyWindow, SessionRelative, TimeQuery, TimeWindow } from './time/types.js';
 export { toDailyFilters } from './time/daily.js';
-export { resolveZoneName } from './time/zones.js';
+export { resolveZoneName } from '../time/zone-names.js';
 
 /**
  * Expressions read from one query. A query is a question, not a document: past this many, the rest stays text,

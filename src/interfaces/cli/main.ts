@@ -13,6 +13,8 @@ import { registerSessions } from './commands/sessions-command.js';
 import { registerShow } from './commands/show-command.js';
 import { registerSnapshot } from './commands/snapshot-command.js';
 import { registerStatus } from './commands/status-command.js';
+import { DISTILL_SINGLE_DASH, registerDistill } from './commands/distill-command.js';
+import { registerWatch } from './commands/watch-command.js';
 import { corruptIndexError, isCorruptionError } from '../../index.js';
 import type { CliContext } from './context.js';
 import { escapeControl } from './format.js';
@@ -27,7 +29,7 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
   let config: MoonConfig | null = null;
   let moon: Moon | null = null;
   const program = new Command('moon');
-  const global = (): { home?: string; timezone?: string; redact?: boolean } => program.opts();
+  const global = (): { home?: string; timezone?: string; redact?: boolean; allowOutOfBounds?: boolean } => program.opts();
   const context: CliContext = {
     io,
     config: () => {
@@ -58,6 +60,7 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
     .option('--home <dir>', 'moon home (default $MOON_HOME or ~/.moon)')
     .option('--timezone <zone>', 'residential time zone (IANA), overrides distill.residential_timezone')
     .option('--no-redact', 'do not redact secrets (privacy.redact = false)')
+    .option('--allow-out-of-bounds', 'let a command that writes work on a home other than the running watcher\'s')
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.out(text), writeErr: (text) => io.err(text) })
     .showHelpAfterError(false);
@@ -72,14 +75,36 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
   registerRebuild(program, context);
   registerForget(program, context);
   registerMigrate(program, context);
+  registerDistill(program, context);
+  registerWatch(program, context);
+  program.hook('preAction', (_program, command) => {
+    // Seed 001 DaemonLockPayload rule 3: a command that writes refuses another home's running watcher.
+    if (!MUTATING.has(command.name())) return;
+    return context
+      .moon()
+      .watcher()
+      .then((watcher) => watcher.checkBoundary(Boolean(global().allowOutOfBounds)));
+  });
   try {
-    await program.parseAsync(argv, { from: 'user' });
+    await program.parseAsync(spellSingleDash(argv), { from: 'user' });
   } catch (error) {
     exitCode = reportError(io, error, (moon as Moon | null)?.paths.db ?? null);
   } finally {
     await (moon as Moon | null)?.close();
   }
   return exitCode;
+}
+
+/** Commands that write to the home: refused while another home's watcher holds this logs dir's daemon lock. */
+const MUTATING = new Set(['index', 'snapshot', 'forget', 'rebuild', 'migrate', 'distill', 'watch']);
+
+/** `moon distill -mode norm -archive PATH`, as seed 001 writes it, read as `--mode` and `--archive`. */
+function spellSingleDash(argv: string[]): string[] {
+  if (!argv.includes('distill')) return argv;
+  return argv.map((arg) => {
+    const [flag, ...value] = arg.split('=');
+    return DISTILL_SINGLE_DASH.includes(flag!) ? [`-${flag}`, ...value].join('=') : arg;
+  });
 }
 
 /** The version of the installed package: dist/interfaces/cli/ (and src/interfaces/cli/) sit three levels below it. */

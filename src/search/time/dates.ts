@@ -3,7 +3,7 @@ import type { ParsedComponents } from 'chrono-node';
 import { compareDates, isValidDate } from './calendar.js';
 import { isGluedToCode, type CasualContext } from './casual.js';
 import { readLookback } from './lookback.js';
-import { readOffsetMinutes } from './zones.js';
+import { readOffsetMinutes } from '../../time/zone-names.js';
 import type { Atom, Clock, LocalDate } from './types.js';
 
 /**

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { MoonError } from '../../../errors.js';
 import type { StatusReport } from '../../../moon.js';
+import type { WatcherStatus } from '../../../index.js';
 import type { CliContext } from '../context.js';
 import { escapeControl } from '../format.js';
 import { formatBytes, printJson } from '../output.js';
@@ -41,6 +42,25 @@ function formatStatus(status: StatusReport): string {
       : 'failed files: none',
     ...status.failures.map((failure) => `  ${clean(failure.reason)}`),
     `integrity: ${status.damage === null ? 'no index yet' : status.damage.length === 0 ? 'ok' : `DAMAGED — ${clean(status.damage.join('; '))}`}`,
+    ...formatWatcher(status.watcher),
   ];
   return lines.join('\n');
+}
+
+function formatWatcher(watcher: WatcherStatus): string[] {
+  const clean = (text: string): string => escapeControl(text, { oneLine: true });
+  const daemon = watcher.daemon;
+  const last = watcher.last_cycle;
+  const lines = [
+    `watcher: ${daemon.state}${daemon.pid !== null ? ` (pid ${daemon.pid}${daemon.started_at_epoch_secs ? `, since ${new Date(daemon.started_at_epoch_secs * 1000).toISOString()}` : ''}${daemon.legacy ? ', legacy lock' : ''})` : ''}`,
+    `  last cycle: ${last ? `${new Date(last.finished_at_epoch_secs * 1000).toISOString()} (${last.trigger}) — ${last.files_indexed} files indexed, L1 ${last.l1.state} ${last.l1.written} written${last.errors.length > 0 ? `, ${last.errors.length} errors` : ''}` : 'never'}`,
+    `  pending L1: ${watcher.pending_l1.count}`,
+    `  last L2 synthesis: ${watcher.last_syns ? `${watcher.last_syns.day} ${watcher.last_syns.outcome}` : 'never'}`,
+  ];
+  const usage = Object.values(watcher.usage);
+  if (usage.length > 0) lines.push('  context usage:');
+  for (const item of usage) {
+    lines.push(`    ${clean(item.session_id)}: ${item.used_tokens}/${item.max_tokens} tokens (${Math.round(item.usage_ratio * 100)}%${item.level !== 'ok' ? `, ${item.level}` : ''})`);
+  }
+  return lines;
 }

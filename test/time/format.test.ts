@@ -8,7 +8,7 @@ import {
   formatUtcTime,
   formatZoneLabel,
   resolveZone,
-} from '../../src/project/time.js';
+} from '../../src/time/format.js';
 
 const at = (iso: string): number => Date.parse(iso);
 

@@ -1,0 +1,68 @@
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { MoonPaths } from '../archive/paths.js';
+import { MoonError } from '../errors.js';
+import { type HeldLock, type LockState, readLock, tryAcquireLock } from '../lock/pid-lock.js';
+
+/** Seed 001 DaemonLockPayload, at `$MOON_LOGS_DIR/moon-watch.daemon.lock`. */
+export interface DaemonLockPayload {
+  pid: number;
+  started_at_epoch_secs: number;
+  build_uuid: string;
+  moon_home: string;
+  [key: string]: unknown;
+}
+
+export function daemonLockPath(paths: MoonPaths): string {
+  return join(paths.logs, 'moon-watch.daemon.lock');
+}
+
+let buildId: string | null = null;
+
+/** This build's id (dist/build-id.json, written by `npm run build`); `dev` when running from sources. */
+export function readBuildId(): string {
+  if (buildId === null) {
+    try {
+      const value = JSON.parse(readFileSync(new URL('../build-id.json', import.meta.url), 'utf8')) as { build_uuid?: unknown };
+      buildId = typeof value.build_uuid === 'string' ? value.build_uuid : 'dev';
+    } catch {
+      buildId = 'dev';
+    }
+  }
+  return buildId;
+}
+
+export function readDaemonLock(paths: MoonPaths): LockState<DaemonLockPayload> {
+  return readLock<DaemonLockPayload>(daemonLockPath(paths));
+}
+
+/** Take the daemon lock; a second daemon is refused, naming the owner's pid. A stale lock is recovered. */
+export function acquireDaemonLock(paths: MoonPaths, nowMs: number): HeldLock {
+  const payload: DaemonLockPayload = {
+    pid: process.pid,
+    started_at_epoch_secs: Math.floor(nowMs / 1000),
+    build_uuid: readBuildId(),
+    moon_home: resolve(paths.home),
+  };
+  const taken = tryAcquireLock(daemonLockPath(paths), payload);
+  if (taken.acquired) return taken.lock;
+  const owner = taken.owner;
+  const who = 'payload' in owner ? `pid ${owner.payload.pid}${owner.payload.moon_home ? ` for ${owner.payload.moon_home}` : ''}` : owner.state === 'unreadable' ? owner.reason : 'another process';
+  throw new MoonError('busy', `a moon watcher is already running (${who})`, {
+    hint: `\`moon stop\` ends it; its lock is ${daemonLockPath(paths)}`,
+  });
+}
+
+/**
+ * Seed 001 DaemonLockPayload rule 3: a mutating command refuses to work on a home other than the one the
+ * running daemon owns (a shared logs dir pointing at another home is a mistake to stop, not to act on).
+ */
+export function checkWorkspaceBoundary(paths: MoonPaths, allowOutOfBounds: boolean): void {
+  if (allowOutOfBounds) return;
+  const lock = readDaemonLock(paths);
+  if (lock.state !== 'held' || lock.legacy || typeof lock.payload.moon_home !== 'string') return;
+  if (resolve(lock.payload.moon_home) === resolve(paths.home)) return;
+  throw new MoonError('bad_usage', `the watcher holding ${daemonLockPath(paths)} (pid ${lock.payload.pid}) works on ${lock.payload.moon_home}, not ${resolve(paths.home)}`, {
+    hint: 'point MOON_HOME at that home, give this home its own logs.dir, or pass --allow-out-of-bounds',
+  });
+}

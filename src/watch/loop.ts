@@ -1,0 +1,125 @@
+import type { FSWatcher } from 'chokidar';
+import { describeError } from '../errors.js';
+import { type CycleDeps, runCycle } from './cycle.js';
+import { acquireDaemonLock } from './daemon-lock.js';
+import type { CycleSummary, WatchState } from './state.js';
+import { readWatchState, watchStatePath, writeWatchState } from './state.js';
+
+/**
+ * `moon watch`: cycles until stopped. File events (chokidar) wake a cycle within `debounce_ms` of the last
+ * write, for just the files that changed; a poll every `poll_interval_secs` re-reads every root (events can be
+ * missed: network folders, editors that replace files). SIGTERM or SIGINT ends the cycle after the current
+ * file, releases the daemon lock and returns. Usage that crosses the compaction ratio runs a cycle at once.
+ */
+export interface WatchLoopDeps extends Omit<CycleDeps, 'shouldStop'> {
+  roots: string[];
+  pollMs: number;
+  debounceMs: number;
+  /** Whether a changed transcript's context usage calls for a cycle now (compaction is near). */
+  checkUsage?: (path: string, state: WatchState) => boolean;
+  /** For tests and `moon stop`: resolves when the loop should end (besides signals). */
+  stopSignal?: AbortSignal;
+}
+
+export async function runWatchLoop(deps: WatchLoopDeps): Promise<{ cycles: number }> {
+  const lock = acquireDaemonLock(deps.paths, deps.nowMs());
+  const statePath = watchStatePath(deps.paths.home);
+  const state = readWatchState(statePath);
+  let stopping = false;
+  let wake: (() => void) | null = null;
+  const changed = new Set<string>();
+  let fullPass = true;
+  let urgent = false;
+  let debounceTimer: NodeJS.Timeout | null = null;
+
+  const wakeUp = (): void => {
+    const resolve = wake;
+    wake = null;
+    resolve?.();
+  };
+  const stop = (signal: string): void => {
+    if (!stopping) deps.log('info', 'stopping', { signal });
+    stopping = true;
+    wakeUp();
+  };
+  const onTerm = (): void => stop('SIGTERM');
+  const onInt = (): void => stop('SIGINT');
+  process.on('SIGTERM', onTerm);
+  process.on('SIGINT', onInt);
+  deps.stopSignal?.addEventListener('abort', () => stop('abort'));
+
+  const onFile = (path: string): void => {
+    if (!/\.jsonl?$/i.test(path)) return;
+    changed.add(path);
+    if (!urgent && deps.checkUsage?.(path, state)) {
+      urgent = true;
+      deps.log('info', 'context usage past the compaction ratio: capturing now', { path });
+      wakeUp();
+      return;
+    }
+    if (debounceTimer) clearTimeout(debounceTimer);
+    debounceTimer = setTimeout(wakeUp, deps.debounceMs);
+  };
+
+  let watcher: FSWatcher | null = null;
+  try {
+    const { watch } = await import('chokidar');
+    watcher = watch(deps.roots, {
+      ignoreInitial: true,
+      persistent: true,
+      // Transcripts only; folders are walked so new session folders are seen.
+      ignored: (path, stats) => Boolean(stats?.isFile() && !/\.jsonl?$/i.test(path)),
+    });
+    watcher.on('add', onFile).on('change', onFile).on('error', (error) => deps.log('warn', 'file watch error', { reason: describeError(error) }));
+  } catch (error) {
+    deps.log('warn', 'file events unavailable: polling only', { reason: describeError(error) });
+  }
+  const poll = setInterval(() => {
+    fullPass = true;
+    wakeUp();
+  }, deps.pollMs);
+
+  deps.log('info', 'watching', { roots: deps.roots.join(', '), poll_secs: deps.pollMs / 1000, pid: process.pid });
+  let trigger: CycleSummary['trigger'] = 'start';
+  try {
+    while (!stopping) {
+      const files = fullPass ? undefined : [...changed];
+      changed.clear();
+      fullPass = false;
+      urgent = false;
+      if (files === undefined || files.length > 0) {
+        try {
+          const summary = await runCycle({ ...deps, shouldStop: () => stopping }, state, trigger, files);
+          writeWatchState(statePath, state);
+          if (summary.files_indexed > 0 || summary.l1.written > 0 || summary.syns || summary.errors.length > 0) {
+            deps.log('info', 'cycle done', { trigger, indexed: summary.files_indexed, l1: summary.l1.written, syns: summary.syns?.outcome, errors: summary.errors.length });
+          }
+        } catch (error) {
+          deps.log('error', 'cycle failed', { reason: describeError(error) });
+        }
+      }
+      if (stopping) break;
+      if (changed.size === 0 && !fullPass) await new Promise<void>((resolve) => (wake = resolve));
+      trigger = fullPass ? 'poll' : urgent ? 'usage' : 'files';
+    }
+  } finally {
+    clearInterval(poll);
+    if (debounceTimer) clearTimeout(debounceTimer);
+    process.off('SIGTERM', onTerm);
+    process.off('SIGINT', onInt);
+    await watcher?.close();
+    writeWatchState(statePath, state);
+    lock.release();
+    deps.log('info', 'stopped', { cycles: state.cycles });
+  }
+  return { cycles: state.cycles };
+}
+
+/** `moon watch --once`: one cycle over every root, no daemon lock (the L1 lock still guards the L1 queue). */
+export async function runWatchOnce(deps: Omit<CycleDeps, 'shouldStop'>): Promise<CycleSummary> {
+  const statePath = watchStatePath(deps.paths.home);
+  const state = readWatchState(statePath);
+  const summary = await runCycle({ ...deps, shouldStop: () => false }, state, 'once');
+  writeWatchState(statePath, state);
+  return summary;
+}

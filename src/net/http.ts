@@ -5,7 +5,8 @@ import { MoonError, describeError } from '../errors.js';
  * body included; 429, 5xx and network failures are retried with exponential backoff (Retry-After honoured, in
  * seconds or as an HTTP date, every wait capped by `maxRetryDelayMs`); a timeout is not retried — the time it was
  * given is spent. Other 4xx fail at once. Messages name the endpoint (origin + path), the model and what went
- * wrong — never a credential: the values of secret headers are scrubbed from anything the server said.
+ * wrong — never a credential: the values of secret headers, a URL's password and its query values are scrubbed
+ * from anything the server or the network layer said. `user:password@` in the URL is sent as Basic auth.
  */
 export interface PostJsonOptions {
   /** Who asks, the first word of every message: `embedding`, `anthropic`, `gemini`... */
@@ -50,8 +51,8 @@ export async function postJson(url: URL | string, body: unknown, options: PostJs
   const maxTries = Math.max(1, options.maxTries ?? DEFAULT_MAX_TRIES);
   const retryBaseMs = options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS;
   const maxRetryDelayMs = options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
-  const headers = { 'content-type': 'application/json', accept: 'application/json', ...options.headers };
-  const scrub = createScrubber(headers);
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', ...options.headers };
+  const scrub = createScrubber(headers, moveUrlCredentials(target, headers));
   const model = options.model === undefined ? '' : ` (model "${options.model}")`;
   const forModel = options.model === undefined ? '' : ` for model "${options.model}"`;
   const payload = JSON.stringify(body);
@@ -154,12 +155,34 @@ function describeErrorBody(text: string): string {
   return text.trim() === '' ? '(empty body)' : quoteExcerpt(text);
 }
 
-/** Replaces every secret header value (a bearer token without its `Bearer `) found in a message. */
-function createScrubber(headers: Record<string, string>): (text: string) => string {
+/**
+ * fetch refuses a URL holding `user:password@`: they become a Basic Authorization header (unless one is set) and
+ * leave the URL. Returns what must never appear in a message: the password and the query's values.
+ */
+function moveUrlCredentials(url: URL, headers: Record<string, string>): string[] {
+  const secrets = [...url.searchParams.values()];
+  if (url.username || url.password) {
+    const user = decodeURIComponent(url.username);
+    const password = decodeURIComponent(url.password);
+    secrets.push(password, url.password);
+    if (!Object.keys(headers).some((name) => name.toLowerCase() === 'authorization')) {
+      headers.authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+    }
+    url.username = '';
+    url.password = '';
+  }
+  return secrets;
+}
+
+/** Replaces every secret (header values — a bearer token without its `Bearer ` — and `extra`) found in a message. */
+function createScrubber(headers: Record<string, string>, extra: readonly string[]): (text: string) => string {
   const secrets = Object.entries(headers)
     .filter(([name]) => SECRET_HEADERS.has(name.toLowerCase()))
     .map(([, value]) => value.replace(/^(Bearer|Basic)\s+/iu, '').trim())
-    .filter((value) => value.length >= 4);
+    .concat(extra)
+    .filter((value) => value.length >= 4)
+    // Longest first, so a secret that contains another is replaced whole.
+    .sort((a, b) => b.length - a.length);
   if (secrets.length === 0) return (text) => text;
   return (text) => secrets.reduce((out, secret) => out.split(secret).join('[REDACTED]'), text);
 }

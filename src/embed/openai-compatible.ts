@@ -1,4 +1,6 @@
-import { MoonError, describeError } from '../errors.js';
+import { MoonError } from '../errors.js';
+import { resolveEndpoint as resolveApiEndpoint, type ResolvedEndpoint } from '../net/endpoint.js';
+import { DEFAULT_MAX_RETRY_DELAY_MS, DEFAULT_MAX_TRIES, DEFAULT_RETRY_BASE_MS, parseRetryAfter, postJson, quoteExcerpt } from '../net/http.js';
 import type { Embedder } from './embedder.js';
 import { chunk, DEFAULT_BATCH_SIZE, DEFAULT_TIMEOUT_MS, l2Normalize } from './index.js';
 
@@ -26,38 +28,12 @@ export interface OpenAICompatibleOptions {
   maxRetryDelayMs?: number | undefined;
 }
 
-export interface ResolvedEndpoint {
-  /** Where requests go. */
-  url: URL;
-  /** host + path of the API root, e.g. `127.0.0.1:11434/v1`: the same whether or not `/v1` was written. */
-  fingerprint: string;
-  /** For messages: origin + path, never credentials or query. */
-  label: string;
-}
+export type { ResolvedEndpoint };
+export { parseRetryAfter };
 
 /** `http://h:1` and `http://h:1/v1` both mean `http://h:1/v1/embeddings`; a URL ending in `/embeddings` is used as is. */
 export function resolveEndpoint(baseUrl: string): ResolvedEndpoint {
-  let url: URL;
-  try {
-    url = new URL(baseUrl.trim());
-  } catch {
-    throw new MoonError('bad_config', `embed.base_url is not a URL: "${baseUrl}"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new MoonError('bad_config', `embed.base_url must be an http(s) URL, got "${url.protocol}"`);
-  }
-  let path = url.pathname.replace(/\/+$/u, '');
-  let root: string;
-  if (/\/embeddings$/u.test(path)) {
-    root = path.slice(0, -'/embeddings'.length);
-  } else {
-    root = /\/v1$/u.test(path) ? path : `${path}/v1`;
-    path = `${root}/embeddings`;
-  }
-  const endpoint = new URL(url.href);
-  endpoint.pathname = path;
-  endpoint.hash = '';
-  return { url: endpoint, fingerprint: `${url.host}${root}`, label: `${endpoint.origin}${endpoint.pathname}` };
+  return resolveApiEndpoint(baseUrl, { configKey: 'embed.base_url', version: '/v1', operation: '/embeddings' });
 }
 
 export class OpenAICompatibleEmbedder implements Embedder {
@@ -81,9 +57,9 @@ export class OpenAICompatibleEmbedder implements Embedder {
     this.apiKey = options.apiKey || undefined;
     this.batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.maxTries = Math.max(1, options.maxTries ?? 3);
-    this.retryBaseMs = options.retryBaseMs ?? 500;
-    this.maxRetryDelayMs = options.maxRetryDelayMs ?? 30_000;
+    this.maxTries = Math.max(1, options.maxTries ?? DEFAULT_MAX_TRIES);
+    this.retryBaseMs = options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS;
+    this.maxRetryDelayMs = options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
     this.knownDims = options.dims;
     this.dimsConfigured = options.dims !== undefined;
   }
@@ -119,71 +95,23 @@ export class OpenAICompatibleEmbedder implements Embedder {
   }
 
   /** POSTs one batch; returns the parsed 2xx body. Retries what is worth retrying. */
-  private async post(input: string[]): Promise<unknown> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-    if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
-    const payload = JSON.stringify({ model: this.model, input });
-    for (let attempt = 1; ; attempt++) {
-      let status: number;
-      let text: string;
-      let retryAfter: string | null;
-      try {
-        const response = await fetch(this.endpoint.url, {
-          method: 'POST',
-          headers,
-          body: payload,
-          signal: AbortSignal.timeout(this.timeoutMs),
-        });
-        status = response.status;
-        retryAfter = response.headers.get('retry-after');
-        text = await response.text();
-      } catch (error) {
-        if (isAbort(error)) {
-          throw new MoonError(
-            'io',
-            `embedding request to ${this.endpoint.label} (model "${this.model}") timed out after ${this.timeoutMs} ms`,
-            { cause: error, hint: 'raise embed.timeout_ms or lower embed.batch_size' },
-          );
-        }
-        if (attempt < this.maxTries) {
-          await sleep(this.backoff(attempt, null));
-          continue;
-        }
-        throw new MoonError(
-          'io',
-          `embedding request to ${this.endpoint.label} (model "${this.model}") failed after ${attempt} ${attempt === 1 ? 'try' : 'tries'}: ${describeNetworkError(error)}`,
-          { cause: error, hint: 'is the embedding server running? check embed.base_url' },
-        );
-      }
-      if (status >= 200 && status < 300) {
-        try {
-          return JSON.parse(text) as unknown;
-        } catch {
-          throw this.answerError(status, `a body that is not JSON: ${snippet(text)}`);
-        }
-      }
-      const retryable = status === 429 || status >= 500;
-      if (retryable && attempt < this.maxTries) {
-        await sleep(this.backoff(attempt, retryAfter));
-        continue;
-      }
-      throw this.httpError(status, text, attempt);
-    }
-  }
-
-  private backoff(attempt: number, retryAfter: string | null): number {
-    const asked = parseRetryAfter(retryAfter);
-    const delay = asked ?? this.retryBaseMs * 2 ** (attempt - 1) * (1 + Math.random() * 0.2);
-    return Math.min(Math.max(0, delay), this.maxRetryDelayMs);
-  }
-
-  private httpError(status: number, text: string, attempts: number): MoonError {
-    const detail = errorDetail(text);
-    const tries = attempts > 1 ? ` after ${attempts} tries` : '';
-    const message = `embedding endpoint ${this.endpoint.label} answered HTTP ${status}${tries} for model "${this.model}": ${detail}`;
-    if (status === 401 || status === 403) return new MoonError('bad_config', message, { hint: 'check embed.api_key' });
-    if (status === 404) return new MoonError('bad_config', message, { hint: 'check embed.base_url and embed.model' });
-    return new MoonError('io', message);
+  private post(input: string[]): Promise<unknown> {
+    return postJson(this.endpoint.url, { model: this.model, input }, {
+      subject: 'embedding',
+      label: this.endpoint.label,
+      model: this.model,
+      headers: this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {},
+      timeoutMs: this.timeoutMs,
+      maxTries: this.maxTries,
+      retryBaseMs: this.retryBaseMs,
+      maxRetryDelayMs: this.maxRetryDelayMs,
+      hints: {
+        timeout: 'raise embed.timeout_ms or lower embed.batch_size',
+        network: 'is the embedding server running? check embed.base_url',
+        auth: 'check embed.api_key',
+        notFound: 'check embed.base_url and embed.model',
+      },
+    });
   }
 
   private answerError(status: number, what: string): MoonError {
@@ -192,14 +120,14 @@ export class OpenAICompatibleEmbedder implements Embedder {
 
   private parseVectors(body: unknown, expected: number): Float32Array[] {
     const data = (body as { data?: unknown } | null)?.data;
-    if (!Array.isArray(data)) throw this.answerError(200, `no "data" array: ${snippet(JSON.stringify(body))}`);
+    if (!Array.isArray(data)) throw this.answerError(200, `no "data" array: ${quoteExcerpt(JSON.stringify(body))}`);
     if (data.length !== expected) throw this.answerError(200, `${data.length} embeddings for ${expected} inputs`);
     const slots: (Float32Array | undefined)[] = new Array<Float32Array | undefined>(expected);
     data.forEach((item: unknown, position) => {
       const record = (item ?? {}) as { index?: unknown; embedding?: unknown };
       const index = record.index === undefined ? position : record.index;
       if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= expected || slots[index]) {
-        throw this.answerError(200, `a bad or repeated data[].index: ${snippet(JSON.stringify(record.index))}`);
+        throw this.answerError(200, `a bad or repeated data[].index: ${quoteExcerpt(JSON.stringify(record.index))}`);
       }
       slots[index] = this.toVector(record.embedding);
     });
@@ -218,7 +146,7 @@ export class OpenAICompatibleEmbedder implements Embedder {
       vector = new Float32Array(bytes.length / 4);
       for (let i = 0; i < vector.length; i++) vector[i] = bytes.readFloatLE(i * 4);
     } else {
-      throw this.answerError(200, `a data[].embedding that is not a list of numbers: ${snippet(JSON.stringify(embedding) ?? 'undefined')}`);
+      throw this.answerError(200, `a data[].embedding that is not a list of numbers: ${quoteExcerpt(JSON.stringify(embedding) ?? 'undefined')}`);
     }
     if (vector.length === 0) throw this.answerError(200, 'an empty embedding');
     if (this.knownDims === undefined) this.knownDims = vector.length;
@@ -235,52 +163,4 @@ export class OpenAICompatibleEmbedder implements Embedder {
     }
     return l2Normalize(vector);
   }
-}
-
-function isAbort(error: unknown): boolean {
-  const name = (error as { name?: unknown } | null)?.name;
-  return name === 'TimeoutError' || name === 'AbortError';
-}
-
-function describeNetworkError(error: unknown): string {
-  const cause = (error as { cause?: unknown } | null)?.cause;
-  const base = describeError(error);
-  if (cause === undefined || cause === null) return base;
-  const code = (cause as { code?: unknown }).code;
-  return `${base} (${typeof code === 'string' ? `${code}: ` : ''}${describeError(cause)})`;
-}
-
-/** Retry-After in seconds or as an HTTP date; null when absent or unreadable. Milliseconds. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
-  if (value === null || value.trim() === '') return null;
-  const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/u.test(trimmed)) return Number(trimmed) * 1000;
-  const date = Date.parse(trimmed);
-  return Number.isNaN(date) ? null : Math.max(0, date - now);
-}
-
-/** The server's own words: OpenAI-style `{ error: { message } }` / `{ error: "..." }`, else the start of the body. */
-function errorDetail(text: string): string {
-  try {
-    const body = JSON.parse(text) as { error?: unknown; message?: unknown; detail?: unknown };
-    const error = body?.error;
-    if (typeof error === 'string') return error;
-    if (error && typeof error === 'object' && typeof (error as { message?: unknown }).message === 'string') {
-      return (error as { message: string }).message;
-    }
-    if (typeof body?.message === 'string') return body.message;
-    if (typeof body?.detail === 'string') return body.detail;
-  } catch {
-    // not JSON: fall through to the raw text
-  }
-  return text.trim() === '' ? '(empty body)' : snippet(text);
-}
-
-function snippet(text: string, max = 200): string {
-  const flat = text.replace(/\s+/gu, ' ').trim();
-  return JSON.stringify(flat.length > max ? `${flat.slice(0, max)}…` : flat);
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

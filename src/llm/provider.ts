@@ -5,7 +5,7 @@ import type { LlmProviderName } from '../config.js';
  * expansion. A provider turns a prompt into text; what the text must look like is the caller's to check.
  */
 export interface CompleteOptions {
-  /** Upper bound on the answer's length, in the model's tokens. */
+  /** Upper bound on the answer's length, in the model's tokens. Default DEFAULT_MAX_TOKENS. */
   maxTokens?: number;
   /** Ask for a JSON answer (the vendor's JSON mode where it has one). The caller still parses and validates it. */
   json?: boolean;
@@ -24,3 +24,6 @@ export interface Provider {
   readonly generative: boolean;
   complete(prompt: string, options?: CompleteOptions): Promise<string>;
 }
+
+/** The answer's bound when the caller sets no `maxTokens` (Anthropic requires one; every provider applies it). */
+export const DEFAULT_MAX_TOKENS = 1024;

@@ -10,7 +10,7 @@ import { ANALYSIS_SCAN_CHARS, sliceHead } from '../text/limits.js';
 export type TermKind = 'path' | 'package' | 'command' | 'identifier' | 'compound' | 'word';
 
 /** Technical-ness multiplier per kind. */
-const KIND_WEIGHT: Readonly<Record<TermKind, number>> = {
+export const KIND_WEIGHT: Readonly<Record<TermKind, number>> = {
   path: 5,
   package: 4,
   command: 4,

@@ -22,3 +22,4 @@ export { DEFAULT_CONTEXT } from './browse/show.js';
 export type { SnapshotReport } from './ingest/run-snapshot.js';
 export type { WatchApi, WatcherStatus } from './watch/api.js';
 export type { CycleSummary, UsageRecord } from './watch/state.js';
+export { createClock } from './time/clock.js';

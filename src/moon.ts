@@ -95,6 +95,8 @@ export interface MigrateRequest {
 export interface MoonHooks {
   /** Notices a caller may want to show (e.g. waiting for another process's write lock); the CLI prints them on stderr. */
   onNotice?: (message: string) => void;
+  /** Where API keys are read (distill.api_key_env names the variable). Default: process.env. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /**
@@ -176,7 +178,7 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
     return vector ?? null;
   };
 
-  const getProvider = once(async (): Promise<Provider> => localProvider);
+  const getProvider = once(async (): Promise<Provider> => (await import('./llm/index.js')).createProvider(config.distill, hooks.env ?? process.env));
   const getWatcher = once(async (): Promise<WatchApi> =>
     (await import('./watch/api.js')).createWatchApi({
       config,
@@ -352,13 +354,6 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
   };
   return api;
 }
-
-const localProvider: Provider = {
-  name: 'local',
-  model: 'extractive',
-  generative: false,
-  complete: () => Promise.reject(new MoonError('internal', 'the local provider is extractive: callers use its rules, not complete()')),
-};
 
 /** A function run once, its promise shared by every caller. */
 function once<T>(make: () => Promise<T>): () => Promise<T> {

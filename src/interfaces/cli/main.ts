@@ -15,6 +15,7 @@ import { registerSnapshot } from './commands/snapshot-command.js';
 import { registerStatus } from './commands/status-command.js';
 import { DISTILL_SINGLE_DASH, registerDistill } from './commands/distill-command.js';
 import { registerWatch } from './commands/watch-command.js';
+import { createClock } from '../../index.js';
 import { corruptIndexError, isCorruptionError } from '../../index.js';
 import type { CliContext } from './context.js';
 import { escapeControl } from './format.js';
@@ -26,6 +27,9 @@ import { type CliIO, createProcessIO } from './output.js';
  */
 export async function runCli(argv: string[], io: CliIO = createProcessIO(), env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let exitCode = 0;
+  let clockMade: (() => number) | null = null;
+  // MOON_FAKE_NOW is read when first needed, so a bad value is reported like any configuration error.
+  const clock = (): number => (clockMade ??= createClock(env))();
   let config: MoonConfig | null = null;
   let moon: Moon | null = null;
   const program = new Command('moon');
@@ -47,7 +51,7 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
       return config;
     },
     moon: () => {
-      if (!moon) moon = createMoon(context.config(), Date.now, { onNotice: (message) => io.err(`moon: ${message}`) });
+      if (!moon) moon = createMoon(context.config(), clock, { onNotice: (message) => io.err(`moon: ${message}`), env });
       return moon;
     },
     setExitCode: (code) => {

@@ -21,6 +21,8 @@ export interface WatchLoopDeps extends Omit<CycleDeps, 'shouldStop'> {
   stopSignal?: AbortSignal;
 }
 
+const READY_TIMEOUT_MS = 10_000;
+
 export async function runWatchLoop(deps: WatchLoopDeps): Promise<{ cycles: number }> {
   const lock = acquireDaemonLock(deps.paths, deps.nowMs());
   const statePath = watchStatePath(deps.paths.home);
@@ -71,6 +73,15 @@ export async function runWatchLoop(deps: WatchLoopDeps): Promise<{ cycles: numbe
       ignored: (path, stats) => Boolean(stats?.isFile() && !/\.jsonl?$/i.test(path)),
     });
     watcher.on('add', onFile).on('change', onFile).on('error', (error) => deps.log('warn', 'file watch error', { reason: describeError(error) }));
+    // Until its first scan is done a write may go unseen: wait for it (bounded — a huge tree must not hold the start).
+    const ready = watcher;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, READY_TIMEOUT_MS);
+      ready.once('ready', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   } catch (error) {
     deps.log('warn', 'file events unavailable: polling only', { reason: describeError(error) });
   }

@@ -1,6 +1,6 @@
 /** The public library API. CLI, MCP and HTTP call these and nothing deeper. */
 export { createMoon } from './moon.js';
-export type { IndexRequest, Moon, MoonHooks, StatusReport } from './moon.js';
+export type { IndexRequest, Moon, MoonHooks, ServiceRequest, StatusReport, UsageRequest } from './moon.js';
 export type { VerifyProblem, VerifyReport } from './maintain/verify.js';
 export type { RebuildReport } from './maintain/rebuild.js';
 export type { ForgetReport, ForgetRequest } from './maintain/forget.js';
@@ -20,3 +20,10 @@ export { isValidTimezone } from './time/zone.js';
 export { abbreviateZone, formatLocalIso } from './project/time.js';
 export { DEFAULT_CONTEXT } from './browse/show.js';
 export type { SnapshotReport } from './ingest/run-snapshot.js';
+export { createClock } from './time/clock.js';
+export { classifyUsage, type UsageLevel, type UsageThresholds } from './usage/classify.js';
+export { contextWindowFor, DEFAULT_CONTEXT_WINDOW } from './usage/context-windows.js';
+export type { UsageLine, UsageReport } from './usage/list-usage.js';
+export type { ContinuityRequest, ContinuityResult } from './continuity/create-continuity.js';
+export type { CommandOutcome, ServiceHost } from './service/host.js';
+export type { ServiceReport } from './service/run-service.js';

@@ -4,16 +4,19 @@ import { type MoonConfig, loadConfig } from '../../config.js';
 import { MoonError, describeError, isMoonError } from '../../errors.js';
 import { type Moon, createMoon } from '../../moon.js';
 import { registerConfig } from './commands/config-command.js';
+import { registerContinuity } from './commands/continuity-command.js';
 import { registerForget } from './commands/forget-command.js';
 import { registerMigrate } from './commands/migrate-command.js';
 import { registerIndex } from './commands/index-command.js';
 import { registerRebuild, registerVerify } from './commands/maintain-commands.js';
 import { registerRecall } from './commands/recall-command.js';
+import { registerService } from './commands/service-command.js';
 import { registerSessions } from './commands/sessions-command.js';
 import { registerShow } from './commands/show-command.js';
 import { registerSnapshot } from './commands/snapshot-command.js';
 import { registerStatus } from './commands/status-command.js';
-import { corruptIndexError, isCorruptionError } from '../../index.js';
+import { registerUsage } from './commands/usage-command.js';
+import { corruptIndexError, createClock, isCorruptionError } from '../../index.js';
 import type { CliContext } from './context.js';
 import { escapeControl } from './format.js';
 import { type CliIO, createProcessIO } from './output.js';
@@ -45,12 +48,14 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
       return config;
     },
     moon: () => {
-      if (!moon) moon = createMoon(context.config(), Date.now, { onNotice: (message) => io.err(`moon: ${message}`) });
+      // MOON_FAKE_NOW (tests, demos) starts the clock at a chosen instant; a bad value fails the command like a bad key.
+      if (!moon) moon = createMoon(context.config(), createClock(env), { onNotice: (message) => io.err(`moon: ${message}`) });
       return moon;
     },
     setExitCode: (code) => {
       exitCode = Math.max(exitCode, code);
     },
+    env,
   };
   program
     .description('moon — memory for AI coding agents')
@@ -72,6 +77,9 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
   registerRebuild(program, context);
   registerForget(program, context);
   registerMigrate(program, context);
+  registerUsage(program, context);
+  registerContinuity(program, context);
+  registerService(program, context);
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {

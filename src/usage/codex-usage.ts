@@ -8,8 +8,9 @@ import type { UsageReading } from './snapshot.js';
  * request — what sat in the context window: its `total_tokens` (input, cached input included, plus output), else
  * input + output. Rollouts without it only have the running `total_token_usage`, which equals it in a
  * one-request session and overstates it after that; it is used only then. The window is the one Codex states
- * (`info.model_context_window`, else the nearest earlier `task_started`'s), else the model's from the table. The
- * model is the `turn_context` of the turn the count belongs to (the nearest one before it), else a later one.
+ * (`info.model_context_window`, else the nearest earlier one stated — `task_started`, an earlier `token_count` —
+ * else a later one), else the model's from the table. The model is the `turn_context` of the turn the count
+ * belongs to (the nearest one before it), else a later one, else the first in the file's head.
  */
 export function createCodexCollector(): UsageCollector {
   let found: UsageReading | null = null;

@@ -1,6 +1,6 @@
 /** The public library API. CLI, MCP and HTTP call these and nothing deeper. */
 export { createMoon } from './moon.js';
-export type { IndexRequest, Moon, MoonHooks, StatusReport } from './moon.js';
+export type { IndexRequest, Moon, MoonHooks, ServiceRequest, StatusReport, UsageRequest } from './moon.js';
 export type { VerifyProblem, VerifyReport } from './maintain/verify.js';
 export type { RebuildReport } from './maintain/rebuild.js';
 export type { ForgetReport, ForgetRequest } from './maintain/forget.js';
@@ -23,3 +23,9 @@ export type { SnapshotReport } from './ingest/run-snapshot.js';
 export type { WatchApi, WatcherStatus } from './watch/api.js';
 export type { CycleSummary, UsageRecord } from './watch/state.js';
 export { createClock } from './time/clock.js';
+export { classifyUsage, type UsageLevel, type UsageThresholds } from './usage/classify.js';
+export { contextWindowFor, DEFAULT_CONTEXT_WINDOW } from './usage/context-windows.js';
+export type { UsageLine, UsageReport } from './usage/list-usage.js';
+export type { ContinuityRequest, ContinuityResult } from './continuity/create-continuity.js';
+export type { CommandOutcome, ServiceHost } from './service/host.js';
+export type { ServiceReport } from './service/run-service.js';

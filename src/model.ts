@@ -217,6 +217,26 @@ export interface UsageSnapshot {
   provider: string;
 }
 
+/**
+ * Seed 001 SessionUsageSnapshot as `moon usage` reads it from a transcript's own usage fields: the index's
+ * UsageSnapshot plus the model the numbers came from, when the transcript names it.
+ */
+export interface SessionUsageSnapshot extends UsageSnapshot {
+  model?: string;
+}
+
+/** Seed 001 ContinuityMap (`moon continuity`): what a new session needs to pick up where another left off. */
+export interface ContinuityMap {
+  source_session_id: string;
+  target_session_id: string;
+  /** The source session's raw archive copies, then its projection; never empty. */
+  archive_refs: string[];
+  /** Daily memory files (`memory/YYYY-MM-DD.md`) holding a block of the source session, by name. */
+  daily_memory_refs: string[];
+  key_decisions: string[];
+  generated_at_epoch_secs: number;
+}
+
 /** Seed 001 ArchiveRecord (one line of archives/ledger.jsonl). */
 export interface ArchiveRecord {
   session_id: string;

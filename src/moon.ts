@@ -25,6 +25,10 @@ import type { MigrateReport } from './maintain/migrate.js';
 import type { Redactor } from './normalize/redact.js';
 import type { WatchApi, WatcherStatus } from './watch/api.js';
 import type { Provider } from './llm/provider.js';
+import type { UsageReport } from './usage/list-usage.js';
+import type { ContinuityRequest, ContinuityResult } from './continuity/create-continuity.js';
+import type { ServiceHost } from './service/host.js';
+import type { ServiceReport } from './service/run-service.js';
 
 export interface IndexRequest {
   /** Files or folders; empty: the configured source roots, else the default locations. */
@@ -43,6 +47,25 @@ export interface IndexRequest {
 }
 
 export type IndexResult = IndexReport & { embeddings: EmbedProgress | null };
+
+export interface UsageRequest {
+  /** Transcript files or folders; empty: the source roots (configured, else the default locations). */
+  paths?: string[];
+  /** Without paths, only transcripts modified within this many milliseconds (default 24 hours). */
+  withinMs?: number;
+}
+
+export interface ServiceRequest {
+  action: 'install' | 'uninstall';
+  /** Print the file and the commands; touch nothing. */
+  dryRun?: boolean;
+  /** The machine to install on; default this one (its platform, HOME from `env`, systemctl or launchctl). */
+  host?: ServiceHost;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Transcripts `moon usage` looks at without PATH: those modified in the last day. */
+export const DEFAULT_USAGE_WINDOW_MS = 24 * 3600_000;
 
 export interface StatusReport extends StoreStats {
   home: string;
@@ -83,6 +106,12 @@ export interface Moon {
   migrate(request: MigrateRequest): Promise<MigrateReport>;
   /** L1/L2 distillation, the watcher, its status and stop (src/watch/api.ts), loaded on first use. */
   watcher(): Promise<WatchApi>;
+  /** Context usage of transcripts, from their own usage fields, classified against the context.* ratios. */
+  usage(request?: UsageRequest): Promise<UsageReport>;
+  /** Build and write the ContinuityMap that carries one session's archive, memory and decisions into another. */
+  continuity(request: ContinuityRequest): Promise<ContinuityResult>;
+  /** Install or remove the OS service (systemd user unit, launchd agent) that runs `moon watch --daemon`. */
+  service(request: ServiceRequest): Promise<ServiceReport>;
   close(): Promise<void>;
 }
 
@@ -336,6 +365,33 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
       } finally {
         await target.close();
       }
+    },
+    async usage(request = {}) {
+      const { listSessionUsage } = await import('./usage/list-usage.js');
+      const named = request.paths !== undefined && request.paths.length > 0;
+      const nowMs = clock();
+      return listSessionUsage({
+        roots: sourceRoots(request.paths),
+        skip: [paths.home],
+        modifiedSinceMs: named ? null : nowMs - (request.withinMs ?? DEFAULT_USAGE_WINDOW_MS),
+        nowMs,
+        thresholds: { startRatio: config.context.compaction_start_ratio, emergencyRatio: config.context.compaction_emergency_ratio },
+      });
+    },
+    async continuity(request) {
+      const { createContinuity } = await import('./continuity/create-continuity.js');
+      const browse = hasIndex() ? (await openStore(true)).browse : null;
+      return createContinuity({ paths, browse, currentSessionId: config.session.current_id ?? null, nowMs: clock() }, request);
+    },
+    async service(request) {
+      const [{ createServiceHost }, { installService, uninstallService }] = await Promise.all([
+        import('./service/host.js'),
+        import('./service/run-service.js'),
+      ]);
+      const host = request.host ?? createServiceHost(request.env);
+      return request.action === 'install'
+        ? installService(host, { moonHome: paths.home, logsDir: paths.logs, dryRun: request.dryRun })
+        : uninstallService(host, { dryRun: request.dryRun });
     },
     async close() {
       const open = store;

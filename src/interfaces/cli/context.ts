@@ -7,4 +7,6 @@ export interface CliContext {
   config: () => MoonConfig;
   moon: () => Moon;
   setExitCode: (code: number) => void;
+  /** The environment the CLI runs in (the process's, or a test's). */
+  env: NodeJS.ProcessEnv;
 }

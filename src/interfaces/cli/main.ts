@@ -4,19 +4,21 @@ import { type MoonConfig, loadConfig } from '../../config.js';
 import { MoonError, describeError, isMoonError } from '../../errors.js';
 import { type Moon, createMoon } from '../../moon.js';
 import { registerConfig } from './commands/config-command.js';
+import { registerContinuity } from './commands/continuity-command.js';
 import { registerForget } from './commands/forget-command.js';
 import { registerMigrate } from './commands/migrate-command.js';
 import { registerIndex } from './commands/index-command.js';
 import { registerRebuild, registerVerify } from './commands/maintain-commands.js';
 import { registerRecall } from './commands/recall-command.js';
+import { registerService } from './commands/service-command.js';
 import { registerSessions } from './commands/sessions-command.js';
 import { registerShow } from './commands/show-command.js';
 import { registerSnapshot } from './commands/snapshot-command.js';
 import { registerStatus } from './commands/status-command.js';
 import { DISTILL_SINGLE_DASH, registerDistill } from './commands/distill-command.js';
 import { registerWatch } from './commands/watch-command.js';
-import { createClock } from '../../index.js';
-import { corruptIndexError, isCorruptionError } from '../../index.js';
+import { registerUsage } from './commands/usage-command.js';
+import { corruptIndexError, createClock, isCorruptionError } from '../../index.js';
 import type { CliContext } from './context.js';
 import { escapeControl } from './format.js';
 import { type CliIO, createProcessIO } from './output.js';
@@ -57,6 +59,7 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
     setExitCode: (code) => {
       exitCode = Math.max(exitCode, code);
     },
+    env,
   };
   program
     .description('moon — memory for AI coding agents')
@@ -79,6 +82,9 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
   registerRebuild(program, context);
   registerForget(program, context);
   registerMigrate(program, context);
+  registerUsage(program, context);
+  registerContinuity(program, context);
+  registerService(program, context);
   registerDistill(program, context);
   registerWatch(program, context);
   program.hook('preAction', (_program, command) => {

@@ -216,6 +216,11 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
       index: (request) => api.index(request),
       provider: getProvider,
       roots: () => sourceRoots(undefined),
+      checkUsage: (await import('./watch/usage-check.js')).createUsageCheck({
+        startRatio: config.context.compaction_start_ratio,
+        emergencyRatio: config.context.compaction_emergency_ratio,
+        nowMs: clock,
+      }),
     }),
   );
 

@@ -24,6 +24,8 @@ export interface UsageRecord {
   provider: string;
   model?: string;
   level: string;
+  /** When the watcher read it (captured_at is the transcript's own time). */
+  read_at_epoch_secs?: number;
 }
 
 export interface WatchState {

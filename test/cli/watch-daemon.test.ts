@@ -93,4 +93,30 @@ describe('moon watch --daemon', () => {
     // A daemon logs to its file only.
     expect(stderr).toBe('');
   }, 90_000);
+
+  test('a session past the compaction ratio is captured at once, without waiting out the debounce, and its usage shown', async () => {
+    const dir = makeTempDir('moon-daemon-');
+    cleanups.push(dir.cleanup);
+    const home = join(dir.path, 'home');
+    const sources = join(dir.path, 'sources');
+    mkdirSync(home, { recursive: true });
+    mkdirSync(join(sources, '-home-dev-shop'), { recursive: true });
+    // A minute of debounce: only the usage trigger can make this cycle run within seconds.
+    writeFileSync(join(home, 'moon.toml'), '[watcher]\npoll_interval_secs = 600\ndebounce_ms = 60000\n[context]\ncompaction_start_ratio = 0.05\n');
+    const env = { MOON_HOME: home, MOON_SOURCES: sources, MOON_INDEX_WORKERS: '0' };
+    const daemon = spawn(process.execPath, [BIN, 'watch', '--daemon'], { env: { PATH: process.env.PATH, ...env }, stdio: 'ignore' });
+    cleanups.push(() => daemon.kill('SIGKILL'));
+    await waitFor('the watcher to start', () => (existsSync(join(home, 'logs', 'moon-watch.log')) && readFileSync(join(home, 'logs', 'moon-watch.log'), 'utf8').includes('"watching"') ? true : null));
+    // The example session used 21,186 of 200,000 tokens (10.6%): past the 5% start ratio.
+    writeFileSync(join(sources, '-home-dev-shop', `${SHOP}.jsonl`), readFileSync(EXAMPLE));
+    const watcher = await waitFor('the usage-triggered cycle', async () => {
+      const run = await spawnMoon(['status', '--json'], env);
+      const status = JSON.parse(run.stdout).watcher;
+      return status.last_cycle?.trigger === 'usage' && status.last_cycle.files_indexed === 1 ? status : null;
+    });
+    expect(watcher.usage[SHOP]).toMatchObject({ used_tokens: 21186, max_tokens: 200000, level: 'compaction', provider: expect.any(String) });
+    expect(readFileSync(join(home, 'logs', 'moon-watch.log'), 'utf8')).toContain('past the compaction ratio');
+    daemon.kill('SIGTERM');
+    expect(await exited(daemon)).toBe(0);
+  }, 90_000);
 });

@@ -1,4 +1,4 @@
-import { readLocalDate } from './time/calendar.js';
+import { readLocalDate } from '../time/calendar.js';
 import { findCasualAtoms } from './time/casual.js';
 import { findChronoAtoms, findMonthAtoms } from './time/dates.js';
 import { evaluateGroup, groupAtoms, type Group } from './time/groups.js';

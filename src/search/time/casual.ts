@@ -7,7 +7,7 @@ import {
   isValidDate,
   readWeekday,
   shiftDate,
-} from './calendar.js';
+} from '../../time/calendar.js';
 import { COUNT_SOURCE, readCountWord } from './numbers.js';
 import type { Atom, DayPart, LocalDate, TimeWindow } from './types.js';
 

@@ -1,6 +1,6 @@
 import * as chrono from 'chrono-node/en';
 import type { ParsedComponents } from 'chrono-node';
-import { compareDates, isValidDate } from './calendar.js';
+import { compareDates, isValidDate } from '../../time/calendar.js';
 import { isGluedToCode, type CasualContext } from './casual.js';
 import { readLookback } from './lookback.js';
 import { readOffsetMinutes } from '../../time/zone-names.js';

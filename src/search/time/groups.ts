@@ -8,7 +8,7 @@ import {
   listRecentDates,
   readLocalDate,
   shiftDate,
-} from './calendar.js';
+} from '../../time/calendar.js';
 import { readLookback } from './lookback.js';
 import type { Atom, Clock, DailyWindow, LocalDate, ParseContext, TimeWindow } from './types.js';
 

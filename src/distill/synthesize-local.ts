@@ -30,6 +30,8 @@ interface Block {
 
 const PREFERENCE =
   /\b(i (?:prefer|like|love|hate|dislike|want|always|never|usually)\b|i'd rather|i would rather|please (?:always|never|use|don't|do not|keep|avoid|stop)\b|(?:don't|do not|never) (?:use|add|commit|push|run)\b|from now on|going forward|in (?:the )?future\b|my preference)/i;
+/** A correction or standing instruction: "Not [vars] — …", "Always …", "… instead of …". */
+const DIRECTIVE = /^(?:no|not|never|always|avoid|don't|do not)\b|\b(?:instead of|rather than)\b/i;
 const LESSON = /\b(root cause|the cause (?:was|is)|turns out|the fix (?:was|is)|fixed by|the problem (?:was|is)|lesson|gotcha|caveat|watch out|because)\b/i;
 const DECISION = /\b(decided|decision|we(?:'ll| will) (?:use|go with|keep|switch|stick)|going with|switch(?:ed)? to|chose|settled on|agreed)\b/i;
 
@@ -39,7 +41,7 @@ export function synthesizeLocally(days: readonly DailySource[], current: Record<
   const fresh: Record<MemorySection, string[]> = { 'Lessons Learned': [], 'User Preferences': [], 'Durable Decisions & Context': [] };
   for (const block of days.flatMap(readBlocks)) {
     const source = `(${block.day}, session ${block.sessionId.slice(0, 8)})`;
-    for (const sentence of pickSentences(block.turns, 'user', PREFERENCE, 3)) fresh['User Preferences'].push(`- "${sentence}" ${source}`);
+    for (const sentence of pickSentences(block.turns, 'user', PREFERENCE, 3, DIRECTIVE)) fresh['User Preferences'].push(`- "${sentence}" ${source}`);
     for (const sentence of pickSentences(block.turns, 'assistant', LESSON, 2)) fresh['Lessons Learned'].push(`- ${sentence} ${source}`);
     for (const sentence of pickSentences(block.turns, 'assistant', DECISION, 2)) fresh['Durable Decisions & Context'].push(`- ${sentence} ${source}`);
     const outcome = block.outcome ? ` — ${truncateText(block.outcome, 160)}` : '';
@@ -69,13 +71,13 @@ function readBlocks(source: DailySource): Block[] {
   return blocks;
 }
 
-function pickSentences(turns: readonly Turn[], role: Turn['role'], cue: RegExp, max: number): string[] {
+function pickSentences(turns: readonly Turn[], role: Turn['role'], cue: RegExp, max: number, also?: RegExp): string[] {
   const picked: string[] = [];
   for (const turn of turns) {
     if (turn.role !== role) continue;
     for (const sentence of turn.text.split(/(?<=[.!?])\s+/)) {
       if (picked.length >= max) return picked;
-      if (sentence.length >= 12 && cue.test(sentence)) picked.push(truncateText(sentence, ITEM_CHARS));
+      if (sentence.length >= 12 && (cue.test(sentence) || also?.test(sentence))) picked.push(truncateText(sentence, ITEM_CHARS));
     }
   }
   return picked;

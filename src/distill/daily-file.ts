@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../archive/write.js';
 import { errnoOf, toIoError } from '../errors.js';
-import { BEGIN, END, beginMarker, endMarker } from './l1-block.js';
+import { BEGIN, beginMarker, endMarker } from './l1-block.js';
 
 /**
  * Daily memory files, `$MOON_HOME/memory/YYYY-MM-DD.md`: one block per session between its BEGIN and END markers.
@@ -13,7 +13,8 @@ export function dailyFilePath(memoryDir: string, day: string): string {
   return join(memoryDir, `${day}.md`);
 }
 
-function readText(path: string): string | null {
+/** A file's text, or null when it does not exist; any other failure names the file. */
+export function readTextIfExists(path: string): string | null {
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
@@ -37,7 +38,7 @@ function findBlock(text: string, sessionId: string): [number, number] | null {
 }
 
 export function upsertDailyBlock(path: string, day: string, zone: string, sessionId: string, block: string): void {
-  const text = readText(path) ?? `# Daily memory — ${day} (${zone})\n`;
+  const text = readTextIfExists(path) ?? `# Daily memory — ${day} (${zone})\n`;
   const found = findBlock(text, sessionId);
   const next = found
     ? `${text.slice(0, found[0])}${block}${text.slice(found[1])}`
@@ -47,7 +48,7 @@ export function upsertDailyBlock(path: string, day: string, zone: string, sessio
 
 /** Take a session's block out (it moved to another day). Returns whether one was there. */
 export function removeDailyBlock(path: string, sessionId: string): boolean {
-  const text = readText(path);
+  const text = readTextIfExists(path);
   if (text === null) return false;
   const found = findBlock(text, sessionId);
   if (!found) return false;

@@ -1,13 +1,14 @@
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { MoonPaths } from '../archive/paths.js';
 import { writeFileAtomic } from '../archive/write.js';
-import { MoonError, describeError, errnoOf, toIoError } from '../errors.js';
+import { MoonError, describeError } from '../errors.js';
 import { sha256 } from '../ingest/hash.js';
 import type { Provider } from '../llm/provider.js';
 import { tryAcquireLock } from '../lock/pid-lock.js';
 import type { DistillationRecord } from '../model.js';
 import { appendAudit, auditLogPath } from './audit.js';
+import { readTextIfExists } from './daily-file.js';
 import { MEMORY_MAX_LINES, MEMORY_SECTIONS, checkMemoryText } from './memory-file.js';
 import { type DailySource, synthesizeLocally } from './synthesize-local.js';
 
@@ -39,21 +40,13 @@ export function synsLockPath(paths: MoonPaths): string {
   return join(paths.logs, 'moon-syns.lock');
 }
 
-function readOptional(path: string): string | null {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (error) {
-    if (errnoOf(error) === 'ENOENT') return null;
-    throw toIoError(path, error, 'read');
-  }
-}
 
 export async function runSyns(settings: SynsSettings, dailyFiles: readonly string[]): Promise<SynsResult> {
-  const { paths, provider } = settings;
+  const { paths } = settings;
   if (dailyFiles.length === 0) throw new MoonError('bad_usage', 'L2 synthesis needs at least one daily memory file');
   const days: DailySource[] = dailyFiles.map((file) => {
     const path = resolve(file);
-    const text = readOptional(path);
+    const text = readTextIfExists(path);
     if (text === null) throw new MoonError('not_found', `daily memory file ${path} does not exist`, { hint: 'L1 writes it: run `moon watch --once` or `moon distill --mode norm --archive PATH`' });
     return { path, text };
   });
@@ -72,7 +65,7 @@ export async function runSyns(settings: SynsSettings, dailyFiles: readonly strin
 async function synthesizeUnderLock(settings: SynsSettings, days: readonly DailySource[]): Promise<SynsResult> {
   const { paths, provider } = settings;
   const audit = auditLogPath(paths.logs);
-  const old = readOptional(paths.memoryFile);
+  const old = readTextIfExists(paths.memoryFile);
   const nowSecs = Math.floor(settings.nowMs() / 1000);
   const first = days[0]!;
   const record: DistillationRecord = {

@@ -63,7 +63,7 @@ const schema = z
         /** Attempts per request, the first included. */
         max_tries: z.number().int().min(1).max(10).default(3),
         /** L1 input chunking: "auto" (from model_context_tokens) or a positive number of bytes. */
-        chunk_bytes: z.union([z.literal('auto'), z.number().int().positive()]).default('auto'),
+        chunk_bytes: z.union([z.literal('auto'), z.number().int().positive()], { error: 'must be "auto" or a positive whole number of bytes' }).default('auto'),
         max_chunks: z.number().int().min(1).optional(),
         model_context_tokens: z.number().int().min(1).optional(),
         /** L1 normalisations per watcher cycle, oldest pending first. */

@@ -79,6 +79,9 @@ async function indexAll(context: IngestContext, store: IngestPort, options: Inde
   let rendering: PendingProjections | null = null;
   for (const group of groups) {
     if (options.shouldStop?.()) break;
+    // A macrotask turn between groups: with the synchronous SQLite engine every await above resolves at once, and a
+    // process that also answers requests (a watcher beside an MCP or HTTP server) must get the event loop back.
+    await yieldToEventLoop();
     const prepared = ahead;
     const outcomes = await indexGroup(context, store, group, optionsFor, prepared);
     await flushLedger(context, store);
@@ -368,6 +371,10 @@ function tally(report: IndexReport, outcome: FileOutcome): void {
 }
 
 /** A failed file is remembered by a hash of its path, so the index never holds a path's secret. */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 export function fileFailureKey(path: string): string {
   return `file:${sha256(path)}`;
 }

@@ -6,7 +6,7 @@ import { readSessionUsage, readTranscriptUsage } from '../../src/usage/read-sess
 import { REPO, makeTempDir } from '../helpers/cli.js';
 
 const FIXTURES = join(REPO, 'test', 'fixtures');
-const USAGE = join(FIXTURES, 'usage');
+const USAGE = join(REPO, 'test', 'usage', 'fixtures');
 const NOW = Date.parse('2026-06-01T00:00:00Z');
 const secs = (iso: string): number => Math.floor(Date.parse(iso) / 1000);
 

@@ -5,7 +5,7 @@ import type { UsageLine } from '../../src/usage/list-usage.js';
 import { REPO, makeTempDir, spawnMoon } from '../helpers/cli.js';
 
 const FIXTURES = join(REPO, 'test', 'fixtures');
-const USAGE = join(FIXTURES, 'usage');
+const USAGE = join(REPO, 'test', 'usage', 'fixtures');
 const FAKE_NOW = '2026-05-01T12:00:00Z';
 const FAKE_MS = Date.parse(FAKE_NOW);
 

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -91,5 +92,17 @@ describe('moon watch --once, --dry-run, health, status', () => {
     expect((await runMoon(['--allow-out-of-bounds', 'index'], env)).code).toBe(0);
     const health = await runMoon(['status', '--json'], env);
     expect(JSON.parse(health.stdout).watcher.daemon).toMatchObject({ state: 'running', pid: process.pid, moon_home: '/other/home' });
+  }, 30_000);
+
+  test('status reports a stale daemon lock as stale, with its pid; stop says no watcher runs', async () => {
+    const { home, env } = await indexedHome();
+    mkdirSync(join(home, 'logs'), { recursive: true });
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();
+    writeFileSync(join(home, 'logs', 'moon-watch.daemon.lock'), `${dead}\n`);
+    const status = await runMoon(['status', '--json'], env);
+    expect(JSON.parse(status.stdout).watcher.daemon).toMatchObject({ state: 'stale', pid: Number(dead), legacy: true });
+    expect((await runMoon(['status'], env)).stdout).toContain(`watcher: stale (pid ${dead}, legacy lock)`);
+    const stop = await runMoon(['stop'], env);
+    expect(stop.stdout).toContain(`no watcher running (stale lock of pid ${dead})`);
   }, 30_000);
 });

@@ -93,7 +93,8 @@ const waitFor = async (test, what, timeoutMs = 60_000) => {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 };
-await waitFor(() => events().some((event) => event.event === 'watching') && events().some((event) => event.event === 'indexed'), 'the daemon to start');
+await waitFor(() => events().some((event) => event.event === 'watching'), 'the daemon to start');
+await new Promise((resolve) => setTimeout(resolve, 500));
 const latencies = [];
 for (let i = 0; i < appends; i++) {
   const seen = events().filter((event) => event.event === 'indexed').length;

@@ -79,6 +79,7 @@ const live = join(work, 'live');
 mkdirSync(live);
 const sample = readdirSync(join(corpus, 'claude-code'), { recursive: true }).find((file) => String(file).endsWith('.jsonl'));
 const lines = readFileSync(join(corpus, 'claude-code', String(sample)), 'utf8').trim().split('\n');
+const userLine = JSON.parse(lines.find((line) => line.includes('"type":"user"') && line.includes('"content":"')));
 const transcript = join(live, 'growing.jsonl');
 writeFileSync(transcript, `${lines.slice(0, 5).join('\n')}\n`);
 const daemon = spawn(process.execPath, [bin, 'watch', '--daemon'], { env: { ...env, MOON_SOURCES: live }, stdio: 'ignore' });
@@ -93,14 +94,14 @@ const waitFor = async (test, what, timeoutMs = 60_000) => {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 };
-await waitFor(() => events().some((event) => event.event === 'watching'), 'the daemon to start');
-await new Promise((resolve) => setTimeout(resolve, 500));
+await waitFor(() => events().some((event) => event.event === 'watching') && events().some((event) => event.event === 'indexed'), 'the daemon to start');
 const latencies = [];
 for (let i = 0; i < appends; i++) {
   const seen = events().filter((event) => event.event === 'indexed').length;
-  const line = lines[5 + (i % (lines.length - 5))];
+  // A new user turn: a message the index must take in, with its own id and time.
+  const turn = { ...userLine, uuid: `bench-${i}-${Date.now()}`, timestamp: new Date().toISOString(), message: { role: 'user', content: `benchmark turn ${i}: does the watcher see this append quickly?` } };
   const wroteAt = Date.now();
-  appendFileSync(transcript, `${line}\n`);
+  appendFileSync(transcript, `${JSON.stringify(turn)}\n`);
   const event = await waitFor(() => events().filter((item) => item.event === 'indexed')[seen], `append ${i + 1} to be indexed`);
   latencies.push(Date.parse(event.at) - wroteAt);
   await new Promise((resolve) => setTimeout(resolve, 300));

@@ -8,6 +8,7 @@
 // Uses the built CLI (npm run build). The corpus comes from bench/generate-corpus.mjs (generated if missing).
 import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { cpus, release, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,7 +79,10 @@ console.error(`a running daemon: ${appends} appends to a growing transcript …`
 const live = join(work, 'live');
 mkdirSync(live);
 const sample = readdirSync(join(corpus, 'claude-code'), { recursive: true }).find((file) => String(file).endsWith('.jsonl'));
-const lines = readFileSync(join(corpus, 'claude-code', String(sample)), 'utf8').trim().split('\n');
+// The sample's session is in the index already: the live transcript is a new session, under its own id.
+const original = readFileSync(join(corpus, 'claude-code', String(sample)), 'utf8');
+const sampleId = JSON.parse(original.split('\n')[0]).sessionId;
+const lines = original.replaceAll(sampleId, randomUUID()).trim().split('\n');
 const userLine = JSON.parse(lines.find((line) => line.includes('"type":"user"') && line.includes('"content":"')));
 const transcript = join(live, 'growing.jsonl');
 writeFileSync(transcript, `${lines.slice(0, 5).join('\n')}\n`);

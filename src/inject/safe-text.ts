@@ -19,24 +19,27 @@ export interface SafeTextOptions {
 
 /** CSI, OSC (ended by BEL or ST), and the two-byte escapes. */
 const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[@-_]|\u009b[0-?]*[ -/]*[@-~]/g;
-/** C0 and C1 controls but tab and newline, DEL, line/paragraph separators, bidi overrides and isolates. */
-const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g;
+/** C0 and C1 controls but tab and newline, DEL, line/paragraph separators: each becomes a space. */
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g;
+/** Invisible format characters (zero-width, bidi overrides and isolates, BOM): removed. */
+const INVISIBLE = /[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g;
 /**
- * Tags a model may read as structure: system and role tags, tool-call and tool-result markup (XML-ish and the
- * chat-template tokens). Their `<` becomes `‹` — readable to a person, inert as markup.
+ * Anything shaped like a tag — system and role tags, tool-call and tool-result markup, HTML — may be read by a
+ * model as structure. Its angle brackets become `‹ ›`: readable to a person, inert as markup.
  */
-const MARKUP =
-  /<(\/?)(\s*)(system(?:[-_]reminder)?|user|assistant|human|ai|developer|tool|tools|function_calls|function_results|function|invoke|parameter|antml:[a-z_]+|tool_use|tool_result|tool_call|tool_calls|result|results|instructions?|prompt|context|im_start|im_end|endoftext|\|[a-z_]+\|)/gi;
+const TAG_OPEN = /<(\/?)([A-Za-z_][\w:.-]*)/g;
+const TAG_CLOSE = /(‹\/?[A-Za-z_][\w:.-]*[^>\n]{0,200})>/g;
 const TEMPLATE_TOKENS = /<\|[^|>\n]{1,40}\|>|\[\/?INST\]|<<\/?SYS>>/gi;
 /** `Human:`, `Assistant:`, `System:`… at a line's start: the transcript format some models were trained on. */
 const ROLE_HEADER = /^([ \t>]*)(human|assistant|system|user|developer)([ \t]*):/gim;
 
 export function makeSafeText(text: string, options: SafeTextOptions = {}): string {
-  let out = text.replace(ANSI, '').replace(/\r\n?/g, '\n').replace(CONTROLS, '');
+  let out = text.replace(ANSI, '').replace(/\r\n?/g, '\n').replace(CONTROLS, ' ').replace(INVISIBLE, '');
   if (options.redact) out = options.redact(out);
   out = out
     .replace(TEMPLATE_TOKENS, (token) => token.replace(/[<[]/g, (bracket) => (bracket === '<' ? '‹' : '⟦')))
-    .replace(MARKUP, (_match, slash: string, space: string, name: string) => `‹${slash}${space}${name}`)
+    .replace(TAG_OPEN, '‹$1$2')
+    .replace(TAG_CLOSE, '$1›')
     .replace(ROLE_HEADER, (_match, lead: string, role: string, gap: string) => `${lead}${role}${gap} (quoted):`);
   if (options.oneLine) out = out.replace(/\s+/g, ' ').trim();
   return options.maxChars === undefined ? out : clipChars(out, options.maxChars);

@@ -1,3 +1,4 @@
+import { makeSafeText } from '../inject/safe-text.js';
 import { selectIndexedText } from '../text/limits.js';
 
 /**
@@ -48,13 +49,9 @@ function cutSnippet(flat: string, terms: readonly string[], maxChars: number, cu
   return `${start > 0 || cutBefore ? '…' : ''}${flat.slice(start, cutEnd)}${cutEnd < flat.length || cutAfter ? '…' : ''}`;
 }
 
+/** One line, made safe to hand an agent (src/inject/safe-text.ts is the one rule). */
 export function neutralizeText(text: string): string {
-  return text
-    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, ' ')
-    .replace(/<(\/?)([A-Za-z_][\w:.-]*)/g, '‹$1$2')
-    .replace(/(‹\/?[A-Za-z_][\w:.-]*[^>\n]{0,200})>/g, '$1›')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return makeSafeText(text, { oneLine: true });
 }
 
 function findFirstMatch(text: string, terms: readonly string[]): number {

@@ -11,9 +11,9 @@ describe('makeSafeText', () => {
   });
 
   test('keeps the words readable and line breaks unless folded', () => {
-    expect(makeSafeText('Human: hi\n</system> ok')).toBe('Human (quoted): hi\n‹/system> ok');
+    expect(makeSafeText('Human: hi\n</system> ok')).toBe('Human (quoted): hi\n‹/system› ok');
     expect(makeSafeText('a\n\tb', { oneLine: true })).toBe('a b');
-    expect(makeSafeText('ordinary <div> and a < b')).toBe('ordinary <div> and a < b');
+    expect(makeSafeText('ordinary <div> and a < b')).toBe('ordinary ‹div› and a < b');
   });
 
   test('bounds the length by code points', () => {

@@ -16,12 +16,18 @@ export type MoonErrorCode =
 export class MoonError extends Error {
   readonly code: MoonErrorCode;
   readonly hint: string | undefined;
+  /**
+   * The request field a bad value came from (`limit`, `per_session`), when there is one: the message starts with
+   * it, and an interface that names fields otherwise (the CLI's flags) can say it its own way.
+   */
+  readonly field: string | undefined;
 
-  constructor(code: MoonErrorCode, message: string, options: { hint?: string; cause?: unknown } = {}) {
+  constructor(code: MoonErrorCode, message: string, options: { hint?: string; cause?: unknown; field?: string } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'MoonError';
     this.code = code;
     this.hint = options.hint;
+    this.field = options.field;
   }
 
   /** Exit code for the CLI: 2 for bad usage or input, 1 for runtime failures. */

@@ -16,6 +16,16 @@ export type { RecallOptions, RecallGroup } from './search/options.js';
 export { type FatalError, type IndexReport, describeFatal, emptyReport } from './ingest/report.js';
 export type { Explanation } from './search/fusion.js';
 export { validateGroup, validateRole, validateSource, validateStrategy } from './search/options.js';
+export {
+  RECALL_REQUEST_FIELDS,
+  RECALL_REQUEST_FIELD_NAMES,
+  RecallRequestSchema,
+  canonicalFieldName,
+  parseRecallRequest,
+  parseRecallRequestLine,
+  toRecallOptions,
+} from './search/request.js';
+export type { RecallRequest, RecallRequestField } from './search/request.js';
 export { isValidTimezone } from './time/zone.js';
 export { abbreviateZone, formatLocalIso } from './time/format.js';
 export { DEFAULT_CONTEXT } from './browse/show.js';

@@ -5,7 +5,10 @@ import { ROLES, type Role, SOURCE_NAMES, type SourceName } from '../model.js';
 export type RecallGroup = 'session' | 'message';
 export type RecallStrategy = 'hybrid' | 'bm25';
 
-/** Everything `moon recall` (and MCP, HTTP) may ask. Names match the CLI flags. */
+/**
+ * Everything `moon recall` (and MCP, HTTP) may ask, as the library takes it. Callers that send a recall as data
+ * use the request schema (search/request.ts: snake_case fields, checked) which reads into this.
+ */
 export interface RecallOptions {
   query: string;
   limit?: number;
@@ -53,11 +56,16 @@ export function validateGroup(value: string): RecallGroup {
   throw new MoonError('bad_usage', `--group: "${value}" must be session or message`);
 }
 
-/** Parse an ISO date or date-time to epoch ms; dates without an offset are read in `zone`. */
-export function parseIsoBound(flag: string, value: string, zone: string): number {
+/**
+ * Parse an ISO date or date-time to epoch ms; dates without an offset are read in `zone`. `label` starts the error:
+ * a request field (`since`, carried as the error's `field`) or, for callers that still speak in flags, a flag.
+ */
+export function parseIsoBound(label: string, value: string, zone: string): number {
   const parsed = DateTime.fromISO(value.trim(), { zone, setZone: false });
   if (!parsed.isValid) {
-    throw new MoonError('bad_usage', `${flag}: "${value}" is not an ISO date or date-time (e.g. 2026-02-21 or 2026-02-21T18:39:00Z)`);
+    throw new MoonError('bad_usage', `${label}: "${value}" is not an ISO date or date-time (e.g. 2026-02-21 or 2026-02-21T18:39:00Z)`, {
+      field: label.startsWith('-') ? undefined : label,
+    });
   }
   return parsed.toMillis();
 }

@@ -135,9 +135,9 @@ interface RecallPlan {
 async function planRecall(environment: RecallEnvironment, options: RecallOptions): Promise<RecallPlan> {
   const limit = options.limit ?? environment.defaults.limit;
   const perSession = options.messagesPerSession ?? environment.defaults.messagesPerSession;
-  if (!Number.isInteger(limit) || limit <= 0) throw new MoonError('bad_usage', `--limit: expected a positive integer, got ${limit}`);
+  if (!Number.isInteger(limit) || limit <= 0) throw new MoonError('bad_usage', `limit: expected a positive integer, got ${limit}`, { field: 'limit' });
   const zone = resolveQueryZone(options.tz ?? environment.timezone);
-  const nowMs = options.now ? parseIsoBound('--now', options.now, zone) : environment.nowMs();
+  const nowMs = options.now ? parseIsoBound('now', options.now, zone) : environment.nowMs();
   const strategy = options.strategy ?? environment.defaults.strategy;
   const notes: string[] = [];
   const keep = <T>(capped: { note: string | null } & T): T => {
@@ -165,8 +165,8 @@ async function planRecall(environment: RecallEnvironment, options: RecallOptions
     sources: toList(options.source),
     roles: toList(options.role),
     tools: toList(options.tool),
-    sinceMs: options.since ? parseIsoBound('--since', options.since, zone) : undefined,
-    untilMs: options.until ? parseIsoBound('--until', options.until, zone) : undefined,
+    sinceMs: options.since ? parseIsoBound('since', options.since, zone) : undefined,
+    untilMs: options.until ? parseIsoBound('until', options.until, zone) : undefined,
     windows: time && time.windows.length > 0 && !soft ? time.windows.map(({ startMs, endMs }) => ({ startMs, endMs })) : undefined,
     daily: time && time.daily.length > 0 ? await listDailyFilters(environment.search, time, nowMs) : undefined,
     sessionRelative: time?.sessionRelative ?? undefined,
@@ -330,7 +330,7 @@ function buildBoostContext(text: string, terms: string[]): BoostContext {
 function resolveQueryZone(zone: string): string {
   if (isValidTimezone(zone)) return zone;
   const resolved = resolveZoneName(zone, Date.now());
-  if (!resolved) throw new MoonError('bad_usage', `--tz: "${zone}" is not an IANA time zone or a known abbreviation`);
+  if (!resolved) throw new MoonError('bad_usage', `tz: "${zone}" is not an IANA time zone or a known abbreviation`, { field: 'tz' });
   return resolved.zone;
 }
 

@@ -3,13 +3,12 @@ import type { Command } from 'commander';
 import { MoonError, describeError, isMoonError } from '../../../errors.js';
 import type { RecallResult } from '../../../model.js';
 import type { Explanation } from '../../../index.js';
-import { type RecallOptions, validateGroup, validateRole, validateSource, validateStrategy } from '../../../index.js';
+import { type RecallOptions, parseRecallRequest, parseRecallRequestLine } from '../../../index.js';
 import type { CliContext } from '../context.js';
 import { escapeControl, formatLocalStamp, plural } from '../format.js';
 import { printJson } from '../output.js';
 import { isValidTimezone } from '../../../index.js';
 import { collect } from './index-command.js';
-import { parsePositive } from './numbers.js';
 
 interface RecallFlags {
   limit?: string;
@@ -65,7 +64,7 @@ export function registerRecall(program: Command, context: CliContext): void {
         for (const [index, line] of splitBatchLines(text).entries()) {
           try {
             if (!line.trim()) throw new MoonError('bad_input', 'blank line (expected a JSON query object)');
-            const options = parseBatchLine(line);
+            const options = parseRecallRequestLine(line);
             context.io.out(JSON.stringify(await moon.recall(options)));
           } catch (error) {
             if (!isMoonError(error) || error.exitCode !== 2) throw error;
@@ -80,7 +79,9 @@ export function registerRecall(program: Command, context: CliContext): void {
       }
       const query = words.join(' ').trim();
       if (!query) throw new MoonError('bad_usage', 'recall needs a query (or --batch FILE)');
-      const result = await moon.recall(toRecallOptions(query, flags));
+      const result = await moon.recall(toRecallOptions(query, flags)).catch((error: unknown) => {
+        throw toFlagError(error);
+      });
       if (flags.json) printJson(context.io, result);
       else {
         for (const note of result.notes ?? []) context.io.err(`note: ${note}`);
@@ -110,86 +111,45 @@ function readBatchFile(path: string): string {
   }
 }
 
+/** The flags as a recall request (search/request.ts), so the command line is checked by the same schema as --batch. */
 function toRecallOptions(query: string, flags: RecallFlags): RecallOptions {
-  return {
-    query,
-    limit: flags.limit === undefined ? undefined : parsePositive('--limit', flags.limit),
-    group: flags.group === undefined ? undefined : validateGroup(flags.group),
-    require: flags.require,
-    exclude: flags.exclude,
-    project: nonEmpty(flags.project),
-    session: nonEmpty(flags.session),
-    source: nonEmpty(flags.source.map(validateSource)),
-    role: nonEmpty(flags.role.map(validateRole)),
-    tool: nonEmpty(flags.tool),
-    since: flags.since,
-    until: flags.until,
-    excludeSession: flags.excludeSession,
-    messagesPerSession: flags.perSession === undefined ? undefined : parsePositive('--per-session', flags.perSession),
-    now: flags.now,
-    tz: flags.tz,
-    strategy: flags.strategy === undefined ? undefined : validateStrategy(flags.strategy),
-    explain: flags.explain,
-  };
+  return asFlagErrors(() =>
+    parseRecallRequest({
+      query,
+      limit: flags.limit,
+      group: flags.group,
+      require: flags.require,
+      exclude: flags.exclude,
+      project: flags.project,
+      session: flags.session,
+      source: flags.source,
+      role: flags.role,
+      tool: flags.tool,
+      since: flags.since,
+      until: flags.until,
+      exclude_session: flags.excludeSession,
+      per_session: flags.perSession,
+      now: flags.now,
+      tz: flags.tz,
+      strategy: flags.strategy,
+      explain: flags.explain,
+    }),
+  );
 }
 
-const LIST_KEYS = ['require', 'exclude', 'project', 'session', 'source', 'role', 'tool', 'excludeSession'] as const;
-const SCALAR_KEYS = ['query', 'limit', 'group', 'since', 'until', 'perSession', 'now', 'tz', 'strategy', 'explain'] as const;
-
-/** A batch line is `{"query": ..., "limit": ..., ...}` with any recall flag's name (kebab or camel case). */
-export function parseBatchLine(line: string): RecallOptions {
-  let value: unknown;
+/** The library names request fields (`per_session: …`); on the command line the same mistake names the flag. */
+function asFlagErrors<T>(work: () => T): T {
   try {
-    value = JSON.parse(line);
+    return work();
   } catch (error) {
-    throw new MoonError('bad_input', `malformed JSON (${describeError(error)})`);
+    throw toFlagError(error);
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new MoonError('bad_input', 'expected a JSON object');
-  const flags: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value)) {
-    const camel = key.replace(/-([a-z])/g, (_, char: string) => char.toUpperCase());
-    if (!(LIST_KEYS as readonly string[]).includes(camel) && !(SCALAR_KEYS as readonly string[]).includes(camel)) {
-      throw new MoonError('bad_input', `unknown key "${key}"`);
-    }
-    flags[camel] = inner;
-  }
-  if (typeof flags.query !== 'string' || flags.query.trim() === '') throw new MoonError('bad_input', '"query" must be a non-empty string');
-  const list = (key: string): string[] => {
-    const inner = flags[key];
-    if (inner === undefined) return [];
-    if (typeof inner === 'string') return [inner];
-    if (Array.isArray(inner) && inner.every((item) => typeof item === 'string')) return inner as string[];
-    throw new MoonError('bad_input', `"${key}" must be a string or a list of strings`);
-  };
-  const scalar = (key: string): string | undefined => {
-    const inner = flags[key];
-    if (inner === undefined || inner === null) return undefined;
-    if (typeof inner === 'string' || typeof inner === 'number' || typeof inner === 'boolean') return String(inner);
-    throw new MoonError('bad_input', `"${key}" must be a string or number`);
-  };
-  return toRecallOptions(flags.query, {
-    limit: scalar('limit'),
-    group: scalar('group'),
-    require: list('require'),
-    exclude: list('exclude'),
-    project: list('project'),
-    session: list('session'),
-    source: list('source'),
-    role: list('role'),
-    tool: list('tool'),
-    since: scalar('since'),
-    until: scalar('until'),
-    excludeSession: list('excludeSession'),
-    perSession: scalar('perSession'),
-    now: scalar('now'),
-    tz: scalar('tz'),
-    strategy: scalar('strategy'),
-    explain: flags.explain === true || flags.explain === 'true',
-  });
 }
 
-function nonEmpty<T>(values: T[]): T[] | undefined {
-  return values.length > 0 ? values : undefined;
+function toFlagError(error: unknown): unknown {
+  if (!isMoonError(error) || error.field === undefined || !error.message.startsWith(error.field)) return error;
+  const flag = `--${error.field.replace(/_/g, '-')}`;
+  return new MoonError('bad_usage', `${flag}${error.message.slice(error.field.length)}`, { hint: error.hint, cause: error });
 }
 
 /**

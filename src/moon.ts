@@ -106,6 +106,11 @@ export interface Moon {
   migrate(request: MigrateRequest): Promise<MigrateReport>;
   /** L1/L2 distillation, the watcher, its status and stop (src/watch/api.ts), loaded on first use. */
   watcher(): Promise<WatchApi>;
+  /**
+   * A result made safe to hand an agent (issue: safe to inject): every string bounded, stripped of control
+   * characters and ANSI, its markup and role headers neutralised, and run through the secret detector again.
+   */
+  makeSafe<T>(value: T): Promise<T>;
   /** Context usage of transcripts, from their own usage fields, classified against the context.* ratios. */
   usage(request?: UsageRequest): Promise<UsageReport>;
   /** Build and write the ContinuityMap that carries one session's archive, memory and decisions into another. */
@@ -229,6 +234,10 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
     paths,
     clock,
     watcher: getWatcher,
+    async makeSafe(value) {
+      const [{ makeSafeValue }, redact] = await Promise.all([import('./inject/safe-value.js'), getRedact()]);
+      return makeSafeValue(value, redact);
+    },
     async index(request = {}) {
       const roots = sourceRoots(request.roots);
       const target = await openStore(false);

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { type MoonConfig, loadConfig } from '../../config.js';
 import { MoonError, describeError, isMoonError } from '../../errors.js';
@@ -17,6 +16,8 @@ import { registerSnapshot } from './commands/snapshot-command.js';
 import { registerStatus } from './commands/status-command.js';
 import { DISTILL_SINGLE_DASH, registerDistill } from './commands/distill-command.js';
 import { registerWatch } from './commands/watch-command.js';
+import { registerServe } from './commands/serve-command.js';
+import { readVersion } from './version.js';
 import { registerUsage } from './commands/usage-command.js';
 import { corruptIndexError, createClock, isCorruptionError } from '../../index.js';
 import type { CliContext } from './context.js';
@@ -87,6 +88,7 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
   registerService(program, context);
   registerDistill(program, context);
   registerWatch(program, context);
+  registerServe(program, context);
   program.hook('preAction', (_program, command) => {
     // Seed 001 DaemonLockPayload rule 3: a command that writes refuses another home's running watcher.
     if (!MUTATING.has(command.name())) return;
@@ -115,16 +117,6 @@ function spellSingleDash(argv: string[]): string[] {
     const [flag, ...value] = arg.split('=');
     return DISTILL_SINGLE_DASH.includes(flag!) ? [`-${flag}`, ...value].join('=') : arg;
   });
-}
-
-/** The version of the installed package: dist/interfaces/cli/ (and src/interfaces/cli/) sit three levels below it. */
-function readVersion(): string {
-  try {
-    const manifest = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
-    return typeof manifest.version === 'string' ? manifest.version : 'unknown';
-  } catch {
-    return 'unknown';
-  }
 }
 
 function reportError(io: CliIO, error: unknown, db: string | null): number {

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { MoonError } from '../../../errors.js';
 import type { CycleSummary } from '../../../index.js';
 import type { CliContext } from '../context.js';
+import { startServer } from './serve-command.js';
 import { escapeControl } from '../format.js';
 import { printJson } from '../output.js';
 
@@ -12,8 +13,11 @@ export function registerWatch(program: Command, context: CliContext): void {
     .option('--once', 'one cycle, then exit (the manual trigger for the same queue)')
     .option('--daemon', 'run as the background service: log to $MOON_LOGS_DIR/moon-watch.log only')
     .option('--dry-run', 'say what a cycle would do, change nothing')
+    .option('--serve', 'also serve the HTTP API from this process (as `moon serve`)')
+    .option('--host <host>', 'with --serve: address to bind')
+    .option('--port <port>', 'with --serve: port')
     .option('--json', 'print the cycle summary (or plan) as JSON')
-    .action(async (options: { once?: boolean; daemon?: boolean; dryRun?: boolean; json?: boolean }) => {
+    .action(async (options: { once?: boolean; daemon?: boolean; dryRun?: boolean; json?: boolean; serve?: boolean; host?: string; port?: string }) => {
       const watcher = await context.moon().watcher();
       const clean = (text: string): string => escapeControl(text, { oneLine: true });
       if (options.dryRun) {
@@ -34,7 +38,14 @@ export function registerWatch(program: Command, context: CliContext): void {
         if (summary.errors.length > 0) context.setExitCode(1);
         return;
       }
-      await watcher.watch({ daemon: options.daemon, echo: (line) => context.io.err(line) });
+      if ((options.host || options.port) && !options.serve) throw new MoonError('bad_usage', '--host and --port go with --serve');
+      // One process, both jobs: indexing yields between files, so requests are answered while it works.
+      const server = options.serve ? await startServer(context, options) : null;
+      try {
+        await watcher.watch({ daemon: options.daemon, echo: (line) => context.io.err(line) });
+      } finally {
+        await server?.close();
+      }
     });
 
   program

@@ -1,0 +1,37 @@
+import type { Command } from 'commander';
+import { MoonError } from '../../../errors.js';
+import { DEFAULT_HOST, DEFAULT_PORT, startHttpServer } from '../../http/serve.js';
+import type { CliContext } from '../context.js';
+import { readVersion } from '../version.js';
+
+export function registerServe(program: Command, context: CliContext): void {
+  program
+    .command('serve')
+    .description('the HTTP API (recall, sessions, entries, timeline, health, /openapi.json) until stopped')
+    .option('--host <host>', `address to bind (default ${DEFAULT_HOST}; any other needs MOON_HTTP_TOKEN)`)
+    .option('--port <port>', `port (default ${DEFAULT_PORT}; 0 picks a free one)`)
+    .action(async (options: { host?: string; port?: string }) => {
+      const running = await startServer(context, options);
+      await new Promise<void>((resolve) => {
+        const stop = (): void => resolve();
+        process.once('SIGTERM', stop);
+        process.once('SIGINT', stop);
+      });
+      await running.close();
+    });
+}
+
+export async function startServer(context: CliContext, options: { host?: string; port?: string }): Promise<{ url: string; close: () => Promise<void> }> {
+  const port = options.port === undefined ? undefined : Number(options.port);
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
+    throw new MoonError('bad_usage', `--port must be a port number (0–65535), got "${options.port}"`);
+  }
+  const token = context.env.MOON_HTTP_TOKEN?.trim() || undefined;
+  return startHttpServer(context.moon(), {
+    host: options.host,
+    port,
+    token,
+    version: readVersion(),
+    onListen: (url) => context.io.err(`moon: serving ${url}${token ? ' (bearer token required)' : ''}`),
+  });
+}

@@ -1,3 +1,4 @@
+import { yieldToEventLoop } from './yield.js';
 import { projectionPathFor } from '../archive/paths.js';
 import { writeFileAtomic } from '../archive/write.js';
 import { type Entry, type ResultPatch, mergeByKey } from '../model.js';
@@ -34,6 +35,7 @@ export async function collectProjections(
   const workers = context.workers ?? null;
   const collected = await mapLimited(sessions, IN_FLIGHT, async ({ sessionId, ranked = null }): Promise<CollectedProjection> => {
     if (ranked) return { sessionId, ranked };
+    await yieldToEventLoop();
     const entries = await store.listEntries(sessionId);
     return { sessionId, ranked: workers ? await workers.rankTerms(entries) : rankSessionTerms(entries) };
   });
@@ -51,6 +53,7 @@ export async function renderCollected(
   store: IngestPort,
   collected: CollectedProjection & { counts: { sessionCount: number; counts: Map<string, number> } },
 ): Promise<string | null> {
+  await yieldToEventLoop();
   const session = await store.getSession(collected.sessionId);
   if (!session) return null;
   const doc = {

@@ -14,6 +14,7 @@ import { serializeError } from './errors-across.js';
 import { type PendingProjections, type ProjectionRequest, type ProjectionResult, finishProjections, projectSessionsSafely, startProjections } from './project-safely.js';
 import type { RankedTerm } from '../normalize/keywords.js';
 import { reprojectLegacy } from './reproject.js';
+import { yieldToEventLoop } from './yield.js';
 
 export interface IndexOptions {
   roots: string[];
@@ -301,7 +302,11 @@ async function indexGroup(
   try {
     return await store.transaction(async (tx) => {
       const outcomes: FileOutcome[] = [];
-      for (const path of paths) outcomes.push(await indexOne(tx, path));
+      for (const path of paths) {
+        outcomes.push(await indexOne(tx, path));
+        // Between files, not only between groups: a group of 64 files is seconds of synchronous work.
+        await yieldToEventLoop();
+      }
       return outcomes;
     });
   } catch (error) {
@@ -371,10 +376,6 @@ function tally(report: IndexReport, outcome: FileOutcome): void {
 }
 
 /** A failed file is remembered by a hash of its path, so the index never holds a path's secret. */
-function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
 export function fileFailureKey(path: string): string {
   return `file:${sha256(path)}`;
 }

@@ -1,6 +1,6 @@
 /** The public library API. CLI, MCP and HTTP call these and nothing deeper. */
 export { createMoon } from './moon.js';
-export type { IndexRequest, Moon, MoonHooks, ServiceRequest, StatusReport, UsageRequest } from './moon.js';
+export type { IndexRequest, Moon, MoonHooks, SafeText, ServiceRequest, StatusReport, UsageRequest } from './moon.js';
 export type { VerifyProblem, VerifyReport } from './maintain/verify.js';
 export type { RebuildReport } from './maintain/rebuild.js';
 export type { ForgetReport, ForgetRequest } from './maintain/forget.js';
@@ -29,6 +29,16 @@ export type { RecallRequest, RecallRequestField } from './search/request.js';
 export { isValidTimezone } from './time/zone.js';
 export { abbreviateZone, formatLocalIso } from './time/format.js';
 export { DEFAULT_CONTEXT } from './browse/show.js';
+export type { TimelineEntry, TimelineFound, TimelineNotFound, TimelineRequest, TimelineResult } from './browse/timeline.js';
+export { DEFAULT_TIMELINE_SPAN, MAX_TIMELINE_SPAN } from './browse/timeline.js';
+export type { EntriesFound, EntriesRequest, EntriesResult } from './browse/entries.js';
+export { MAX_ENTRY_IDS } from './browse/entries.js';
+export type { GetSessionRequest, GetSessionResult, SessionGot, SessionSlice } from './browse/session-slice.js';
+export type { ProjectScope, ScopePlace, ScopeRequest } from './search/scope.js';
+export { resolveProjectScope, rootToPath, scopeRecallOptions } from './search/scope.js';
+export { HISTORY_FRAME_CLOSE, HISTORY_FRAME_OPEN, frameHistory, makeSafeText } from './inject/safe-text.js';
+export type { SafeTextOptions } from './inject/safe-text.js';
+export { formatResidentialDay } from './time/residential.js';
 export type { SnapshotReport } from './ingest/run-snapshot.js';
 export type { WatchApi, WatcherStatus } from './watch/api.js';
 export type { CycleSummary, UsageRecord } from './watch/state.js';

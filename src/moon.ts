@@ -13,6 +13,11 @@ import type { RecallResult } from './model.js';
 import type { RecallOptions } from './search/options.js';
 import type { SessionListing, SessionsRequest } from './browse/sessions.js';
 import type { ShowRequest, ShowResult } from './browse/show.js';
+import type { TimelineRequest, TimelineResult } from './browse/timeline.js';
+import type { EntriesRequest, EntriesResult } from './browse/entries.js';
+import type { GetSessionRequest, GetSessionResult } from './browse/session-slice.js';
+import type { ProjectScope, ScopeRequest } from './search/scope.js';
+import type { SafeTextOptions } from './inject/safe-text.js';
 import type { StoreEngine } from './store/ports.js';
 import { readMachineId } from './archive/machine.js';
 
@@ -95,6 +100,22 @@ export interface Moon {
   sessions(request?: SessionsRequest): Promise<SessionListing>;
   /** A session's projection, or the entries around one message or time; an unknown session is `{ found: false }`. */
   show(request: ShowRequest): Promise<ShowResult>;
+  /**
+   * The entries before and after a message id or a time — in one session, or (a time alone) across sessions, or
+   * the sessions of `withinSessions`. Unknown or ambiguous sessions and message ids are `{ found: false }`.
+   */
+  timeline(request: TimelineRequest): Promise<TimelineResult>;
+  /** Full entries by the message ids recall returns; ids that match nothing are listed in `missing`. */
+  getEntries(request: EntriesRequest): Promise<EntriesResult>;
+  /** A session's projection, or a slice of its entries by message ids or time; an unknown session is `{ found: false }`. */
+  getSession(request: GetSessionRequest): Promise<GetSessionResult>;
+  /** The caller's project scope (roots or working directory, matched to the indexed sessions' cwd and project). */
+  resolveScope(request: ScopeRequest): Promise<ProjectScope>;
+  /**
+   * makeSafeText with this home's secret detector (privacy.*): what every agent-facing output passes through
+   * (src/inject/safe-text.ts). Loads the redaction rules on first use.
+   */
+  safeText(): Promise<SafeText>;
   status(): Promise<StatusReport>;
   /** Check the index (SQLite quick_check) and that archive, ledger and index agree. */
   verify(): Promise<VerifyReport>;
@@ -119,6 +140,9 @@ export interface Moon {
   service(request: ServiceRequest): Promise<ServiceReport>;
   close(): Promise<void>;
 }
+
+/** Text made safe to hand an agent: bounded, controls and markup neutralised, secrets redacted again. */
+export type SafeText = (text: string, options?: Omit<SafeTextOptions, 'redact'>) => string;
 
 export interface MigrateRequest {
   /** The target database: `postgres://…`. */
@@ -311,6 +335,42 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
         timezone: config.distill.residential_timezone,
         projectionPathFor: (sessionId) => projectionPathFor(paths, sessionId),
       });
+    },
+    async timeline(request) {
+      const [source, { readTimeline }] = await Promise.all([openStore(true), import('./browse/timeline.js')]);
+      return readTimeline(
+        {
+          browse: source.browse,
+          search: source.search,
+          timezone: config.distill.residential_timezone,
+          projectionPathFor: (sessionId) => projectionPathFor(paths, sessionId),
+        },
+        request,
+      );
+    },
+    async getEntries(request) {
+      const [source, { readEntries }] = await Promise.all([openStore(true), import('./browse/entries.js')]);
+      return readEntries(source.browse, request, {
+        timezone: config.distill.residential_timezone,
+        projectionPathFor: (sessionId) => projectionPathFor(paths, sessionId),
+      });
+    },
+    async getSession(request) {
+      const [source, { readSession }] = await Promise.all([openStore(true), import('./browse/session-slice.js')]);
+      return readSession(source.browse, request, {
+        timezone: config.distill.residential_timezone,
+        projectionPathFor: (sessionId) => projectionPathFor(paths, sessionId),
+      });
+    },
+    async resolveScope(request) {
+      const { resolveProjectScope } = await import('./search/scope.js');
+      // Every project needs no look at the index (and works before one exists).
+      if (request.allProjects) return resolveProjectScope(request, []);
+      return resolveProjectScope(request, await (await openStore(true)).browse.listSessionPlaces());
+    },
+    async safeText() {
+      const [{ makeSafeText }, redact] = await Promise.all([import('./inject/safe-text.js'), getRedact()]);
+      return (text, options = {}) => makeSafeText(text, { ...options, redact });
     },
     async status() {
       const engine = hasIndex() ? await openStore(true) : null;

@@ -79,17 +79,8 @@ export async function showSession(
   if (!resolved.found) return resolved;
   const session = resolved.session;
   const zone = resolveZone(request.tz ?? options.timezone);
-  const projectionPath = session.projectionPath ?? options.projectionPathFor(session.id);
-  const shown: ShownSession = {
-    id: session.id,
-    source: session.source,
-    project: session.project,
-    cwd: session.cwd,
-    title: session.title,
-    start: session.startMs === null ? null : formatLocalIso(session.startMs, zone),
-    end: session.endMs === null ? null : formatLocalIso(session.endMs, zone),
-    projectionPath,
-  };
+  const shown = toShownSession(session, zone, options.projectionPathFor);
+  const projectionPath = shown.projectionPath;
   if (request.around === undefined) {
     if (!existsSync(projectionPath)) {
       throw new MoonError('not_found', `no projection for session ${session.id} at ${projectionPath}`, { hint: 'run `moon index` to write it' });
@@ -112,7 +103,22 @@ export async function showSession(
   };
 }
 
-async function resolveSession(store: BrowsePort, wanted: string): Promise<{ found: true; session: StoredSession } | SessionNotFound> {
+/** A stored session as `show` and the agent interfaces give it: times local to `zone`. */
+export function toShownSession(session: StoredSession, zone: string, projectionPathFor: (sessionId: string) => string): ShownSession {
+  return {
+    id: session.id,
+    source: session.source,
+    project: session.project,
+    cwd: session.cwd,
+    title: session.title,
+    start: session.startMs === null ? null : formatLocalIso(session.startMs, zone),
+    end: session.endMs === null ? null : formatLocalIso(session.endMs, zone),
+    projectionPath: session.projectionPath ?? projectionPathFor(session.id),
+  };
+}
+
+/** A session by id or unique prefix; an unknown or ambiguous one is an answer, not a failure. */
+export async function resolveSession(store: BrowsePort, wanted: string): Promise<{ found: true; session: StoredSession } | SessionNotFound> {
   const trimmed = wanted.trim();
   const ids = trimmed === '' ? [] : await store.findSessionIds(trimmed, 11);
   const exact = ids[0] === trimmed ? ids[0] : undefined;
@@ -125,7 +131,7 @@ async function resolveSession(store: BrowsePort, wanted: string): Promise<{ foun
 }
 
 /** The entry `around` names: a message id (or key), else the entry nearest the time it gives. */
-function findFocus(entries: Entry[], around: string, session: StoredSession, zone: string): number {
+export function findFocus(entries: Entry[], around: string, session: StoredSession, zone: string): number {
   if (entries.length === 0) throw new MoonError('not_found', `session ${session.id} has no indexed entries`);
   const value = around.trim();
   const byId = entries.findIndex((entry) => entry.id === value);
@@ -182,7 +188,7 @@ export function parseAroundTime(value: string, session: Pick<StoredSession, 'sta
   return iso.isValid ? iso.toMillis() : null;
 }
 
-function toShownEntry(entry: Entry, zone: string, focus: boolean): ShownEntry {
+export function toShownEntry(entry: Entry, zone: string, focus: boolean): ShownEntry {
   return {
     id: entry.id,
     time: entry.ts === null ? null : formatLocalIso(entry.ts, zone),

@@ -21,19 +21,32 @@ const WORKTREE_FOLDERS: readonly (readonly [string | null, string])[] = [
 export function nameProject(cwd: string | null): string | null {
   if (!cwd) return null;
   const parts = cwd.split(/[\\/]/).filter((part) => part !== '');
-  return findWorktreeRepo(parts) ?? parts.pop() ?? null;
+  const repo = findWorktreeRepo(parts);
+  return (repo >= 0 ? parts[repo] : undefined) ?? parts.pop() ?? null;
 }
 
-/** The repository folder above the innermost worktree folder in `parts`, when a worktree name follows it. */
-function findWorktreeRepo(parts: readonly string[]): string | null {
+/**
+ * The repository a path inside one of its worktrees belongs to (`/r/.claude/worktrees/agent-1/src` → `/r`), with
+ * the path's own separators; null when the path is in no worktree folder.
+ */
+export function findWorktreeRepoPath(path: string): string | null {
+  const parts = path.split(/[\\/]/);
+  const repo = findWorktreeRepo(parts);
+  if (repo < 0 || parts[repo] === '') return null;
+  const separator = path.includes('/') ? '/' : '\\';
+  return parts.slice(0, repo + 1).join(separator);
+}
+
+/** Index of the repository folder above the innermost worktree folder in `parts` (a worktree name after it), or -1. */
+function findWorktreeRepo(parts: readonly string[]): number {
   for (let index = parts.length - 2; index >= 1; index -= 1) {
     const folder = parts[index];
     const match = WORKTREE_FOLDERS.find(([parent, name]) => name === folder && (parent === null || parent === parts[index - 1]));
     if (!match) continue;
     const repoIndex = match[0] === null ? index - 1 : index - 2;
-    if (repoIndex >= 0) return parts[repoIndex] ?? null;
+    if (repoIndex >= 0) return repoIndex;
   }
-  return null;
+  return -1;
 }
 
 /**

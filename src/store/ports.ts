@@ -12,6 +12,7 @@ import type {
   RunRecord,
   SessionExtras,
   SessionListFilter,
+  SessionPlace,
   SessionSummary,
   SessionTerms,
   StoreStats,
@@ -98,13 +99,21 @@ export interface VectorPort {
   search(query: VectorQuery): Promise<Candidate[]>;
 }
 
-/** What `moon sessions` and `moon show` read. */
+/** What `moon sessions` and `moon show` read, and the agent interfaces (timeline, entries by id, scope). */
 export interface BrowsePort {
   listSessionSummaries(filter: SessionListFilter): Promise<SessionSummary[]>;
   /** Ids equal to or starting with `prefix`, at most `limit` of them (exact match first). */
   findSessionIds(prefix: string, limit: number): Promise<string[]>;
   getSession(id: string): Promise<StoredSession | null>;
   listEntries(sessionId: string): Promise<Entry[]>;
+  /**
+   * Entries whose own id (recall's `metadata.message_ids`) is one of `ids`, in `sessionId` when given, else in
+   * any session (an id may occur in several: Codex line ids do). Ordered by session id, then session order; an
+   * id that matches nothing is simply absent.
+   */
+  getEntriesByIds(ids: readonly string[], sessionId?: string): Promise<Entry[]>;
+  /** Every session's id, working directory and project, by id: what a caller's project scope is matched against. */
+  listSessionPlaces(): Promise<SessionPlace[]>;
 }
 
 export interface StatsPort {

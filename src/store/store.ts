@@ -6,7 +6,7 @@ import type { ArchiveRecord, CompactionAnchor, Entry, Role, Session, SourceName,
 import type { ResultPatch } from '../model.js';
 import type {
   Candidate, EmbeddingModel, FailureRecord, FileCommit, FileState, LexicalQuery, PendingEmbedding, RunRecord,
-  SessionExtras, SessionListFilter, SessionSummary, SessionTerms, ForgetSelector, ForgottenSession, Tombstone, StoreStats, StoredSession, TimeSearch, VectorQuery,
+  SessionExtras, SessionListFilter, SessionPlace, SessionSummary, SessionTerms, ForgetSelector, ForgottenSession, Tombstone, StoreStats, StoredSession, TimeSearch, VectorQuery,
 } from './types.js';
 
 export * from './types.js';
@@ -36,6 +36,10 @@ export interface Store {
   flushLedger(append: (record: ArchiveRecord) => void): number;
   markProjected(sessionId: string, projectionPath: string): void;
   listEntries(sessionId: string): Entry[];
+  /** Entries by their own ids, in one session or any (BrowsePort.getEntriesByIds). */
+  getEntriesByIds(ids: readonly string[], sessionId?: string): Entry[];
+  /** Every session's id, cwd and project. */
+  listSessionPlaces(): SessionPlace[];
   listAnchors(sessionId: string): CompactionAnchor[];
   searchLexical(query: LexicalQuery): Candidate[];
   /** Whether any entry matches the term in the word index (porter-stemmed, whole words). */

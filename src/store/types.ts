@@ -113,6 +113,13 @@ export interface SessionListFilter {
   limit?: number;
 }
 
+/** Where a session ran: matched against a caller's project (search/scope.ts). */
+export interface SessionPlace {
+  id: string;
+  cwd: string | null;
+  project: string | null;
+}
+
 export interface SessionSummary extends StoredSession {
   /** User and assistant entries. */
   messages: number;

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { SessionListFilter } from '../../src/store/types.js';
 import { describeEachEngine, useFreshEngine, useSeededEngine } from './engines.js';
-import { CORPUS, FEED, at, commitCorpus, fileCommit, storedSession, turn } from './fixtures.js';
+import { CHECKOUT, CORPUS, FEED, FLAKY, at, commitCorpus, fileCommit, storedSession, turn } from './fixtures.js';
 
 describeEachEngine('BrowsePort', (factory) => {
   describe('session summaries over the corpus', () => {
@@ -78,6 +78,23 @@ describeEachEngine('BrowsePort', (factory) => {
       expect(await list({ projects: ['shop'], sources: ['codex'], sinceMs: at(9, 0) })).toEqual([]);
     });
 
+    test('getEntriesByIds: by the entries own ids, in one session or any, by session then session order', async () => {
+      const browse = ctx.engine.browse;
+      const wanted = [FLAKY.entries[2]!.id, CHECKOUT.entries[1]!.id, CHECKOUT.entries[0]!.id, 'no-such-id', FLAKY.entries[2]!.id];
+      expect(await browse.getEntriesByIds(wanted)).toEqual([CHECKOUT.entries[0], CHECKOUT.entries[1], FLAKY.entries[2]]);
+      expect(await browse.getEntriesByIds(wanted, 'shop-checkout')).toEqual([CHECKOUT.entries[0], CHECKOUT.entries[1]]);
+      expect(await browse.getEntriesByIds(wanted, 'blog-feed')).toEqual([]);
+      expect(await browse.getEntriesByIds(wanted, 'no-such-session')).toEqual([]);
+      expect(await browse.getEntriesByIds([])).toEqual([]);
+      expect(await browse.getEntriesByIds(['%', '_', "'"])).toEqual([]);
+    });
+
+    test('listSessionPlaces: every session with its cwd and project, by id', async () => {
+      expect(await ctx.engine.browse.listSessionPlaces()).toEqual(
+        [...CORPUS].map((item) => ({ id: item.session.id, cwd: item.session.cwd, project: item.session.project })).sort((a, b) => (a.id < b.id ? -1 : 1)),
+      );
+    });
+
     test('getSession and listEntries', async () => {
       expect(await ctx.engine.browse.getSession('blog-feed')).toMatchObject({ id: 'blog-feed', entryCount: 6, source: 'codex', cwd: '/home/dev/blog' });
       expect(await ctx.engine.browse.getSession('blog')).toBeNull();
@@ -116,6 +133,28 @@ describeEachEngine('BrowsePort', (factory) => {
     test('an empty store lists nothing', async () => {
       expect(await ctx.engine.browse.listSessionSummaries({})).toEqual([]);
       expect(await ctx.engine.browse.findSessionIds('a', 10)).toEqual([]);
+      expect(await ctx.engine.browse.listSessionPlaces()).toEqual([]);
+      expect(await ctx.engine.browse.getEntriesByIds(['a'])).toEqual([]);
+    });
+
+    test('an id two sessions share is found in both, or in the one named; a session without a cwd has a null place', async () => {
+      const one = storedSession({ id: 'rollout-1', source: 'codex', project: null, cwd: null, startMs: at(2, 8), endMs: at(2, 8, 5) });
+      const two = storedSession({ id: 'rollout-2', source: 'codex', project: 'api', cwd: '/home/dev/api', startMs: at(3, 8), endMs: at(3, 8, 5) });
+      const line = (sessionId: string, n: number, text: string) => ({ ...turn(sessionId, n, { ts: at(2, 8, n), role: 'user', text }), id: `L${n}` });
+      await ctx.engine.ingest.transaction(async (tx) => {
+        await tx.commitFile(fileCommit(one, [line('rollout-1', 1, 'first of one'), line('rollout-1', 2, 'second of one')]));
+        await tx.commitFile(fileCommit(two, [line('rollout-2', 2, 'second of two')]));
+      });
+      const both = await ctx.engine.browse.getEntriesByIds(['L2']);
+      expect(both.map((entry) => [entry.sessionId, entry.text])).toEqual([
+        ['rollout-1', 'second of one'],
+        ['rollout-2', 'second of two'],
+      ]);
+      expect((await ctx.engine.browse.getEntriesByIds(['L2', 'L1'], 'rollout-1')).map((entry) => entry.text)).toEqual(['first of one', 'second of one']);
+      expect(await ctx.engine.browse.listSessionPlaces()).toEqual([
+        { id: 'rollout-1', cwd: null, project: null },
+        { id: 'rollout-2', cwd: '/home/dev/api', project: 'api' },
+      ]);
     });
 
     describe('findSessionIds', () => {

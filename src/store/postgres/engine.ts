@@ -1,7 +1,7 @@
 import type { ArchiveRecord } from '../../model.js';
 import type { IngestTx, StoreEngine } from '../ports.js';
 import { BatchAbortedError, type FileCommit, type FileState, type StoredSession } from '../types.js';
-import { browseEntries, browseSession } from './read.js';
+import { browseEntries, browseEntriesByIds, browseSession, browseSessionPlaces } from './read.js';
 import { findSessionIds, listSessionSummaries } from './browse.js';
 import { type PgClient, type PgPool, type PgPoolClient, createPool, redactUrl, toPgError } from './client.js';
 import { applyFileCommit } from './commit.js';
@@ -200,6 +200,8 @@ export async function openPostgresEngine(url: string, options: PostgresEngineOpt
       findSessionIds: (prefix, limit) => findSessionIds(db, prefix, limit),
       getSession: (id) => browseSession(db, id),
       listEntries: (sessionId) => browseEntries(db, sessionId),
+      getEntriesByIds: (ids, sessionId) => browseEntriesByIds(db, ids, sessionId),
+      listSessionPlaces: () => browseSessionPlaces(db),
     },
     stats: {
       stats: async () => readStats(db, await getModel(db)),

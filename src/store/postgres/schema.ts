@@ -368,6 +368,10 @@ const MIGRATIONS: string[] = [
   CREATE TRIGGER lexemes_update AFTER UPDATE ON moon.entries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION moon.count_lexemes();
   `,
+  // 7: entries by their own id, for the message ids recall returns (BrowsePort.getEntriesByIds without a session).
+  `
+  CREATE INDEX entries_id ON moon.entries (id);
+  `,
 ];
 
 /** A fixed key for pg_advisory_xact_lock: migrations of one database run one at a time. */

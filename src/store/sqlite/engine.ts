@@ -84,6 +84,8 @@ export function openSqliteEngine(path: string, options: OpenStoreOptions = {}): 
       findSessionIds: (prefix, limit) => run(() => store.findSessionIds(prefix, limit)),
       getSession: (id) => run(() => store.getSession(id)),
       listEntries: (sessionId) => run(() => store.listEntries(sessionId)),
+      getEntriesByIds: (ids, sessionId) => run(() => store.getEntriesByIds(ids, sessionId)),
+      listSessionPlaces: () => run(() => store.listSessionPlaces()),
     },
     stats: {
       stats: () => run(() => store.stats()),

@@ -194,6 +194,10 @@ const MIGRATIONS: string[] = [
   `
   DELETE FROM entries_tri;
   `,
+  // 11: entries by their own id, for the message ids recall returns (BrowsePort.getEntriesByIds without a session).
+  `
+  CREATE INDEX entries_id ON entries(id);
+  `,
 ];
 
 /** Data a migration must derive in code, run in the same transaction as the migration's SQL. */

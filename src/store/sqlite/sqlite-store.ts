@@ -20,6 +20,7 @@ import type {
   RunRecord,
   SessionExtras,
   SessionListFilter,
+  SessionPlace,
   SessionSummary,
   SessionTerms,
   Store,
@@ -333,6 +334,24 @@ class SqliteStore implements Store {
 
   listEntries(sessionId: string): Entry[] {
     return this.statements.listEntries.all(sessionId).map(toEntry);
+  }
+
+  getEntriesByIds(ids: readonly string[], sessionId?: string): Entry[] {
+    if (ids.length === 0) return [];
+    const wanted = JSON.stringify([...new Set(ids)]);
+    const rows =
+      sessionId === undefined
+        ? this.db
+            .prepare<[string], EntryRow>('SELECT * FROM entries WHERE id IN (SELECT value FROM json_each(?)) ORDER BY session_id, seq, rowid')
+            .all(wanted)
+        : this.db
+            .prepare<[string, string], EntryRow>('SELECT * FROM entries WHERE session_id = ? AND id IN (SELECT value FROM json_each(?)) ORDER BY seq, rowid')
+            .all(sessionId, wanted);
+    return rows.map(toEntry);
+  }
+
+  listSessionPlaces(): SessionPlace[] {
+    return this.db.prepare<[], SessionPlace>('SELECT id, cwd, project FROM sessions ORDER BY id').all();
   }
 
   listAnchors(sessionId: string): CompactionAnchor[] {

@@ -72,13 +72,24 @@ describe('moon serve', () => {
     expect(sessions.sessions.map((session) => session.id).sort()).toEqual(['5f3c2a1e-8b7d-4c6a-9e21-3d4f5a6b7c8d', 'a7d41c09-2e6f-4b3a-8c5d-9e0f1a2b3c4d']);
     const session = await fetch(`${url}/v1/sessions/019c8b2e`);
     expect(session.status).toBe(200);
-    expect(await session.json()).toMatchObject({ found: true, session: { id: '019c8b2e-4a1f-7d3c-b5e6-2f8a9c0d1e3b' } });
+    expect(JSON.stringify(await session.json())).toContain('019c8b2e-4a1f-7d3c-b5e6-2f8a9c0d1e3b');
     const hit = result.matches[0]!.metadata;
-    const timeline = await fetch(`${url}/v1/timeline?session_id=${hit.session_id}&message_id=${encodeURIComponent(hit.message_ids[0]!)}&context=1`);
+    const timeline = await fetch(`${url}/v1/timeline?session_id=${hit.session_id}&message_id=${encodeURIComponent(hit.message_ids[0]!)}&before=1&after=1`);
     expect(timeline.status).toBe(200);
+    expect(await timeline.json()).toMatchObject({ found: true });
+    const entries = (await (await fetch(`${url}/v1/entries?ids=${encodeURIComponent(hit.message_ids[0]!)},no-such-id`)).json()) as { entries: unknown[]; missing: string[] };
+    expect(entries.entries).toHaveLength(1);
+    expect(entries.missing).toEqual(['no-such-id']);
+    expect((await fetch(`${url}/v1/entries`)).status).toBe(400);
+    // Scoped to the caller's project by cwd: the ledger API's working directory sees only its own session.
+    const scoped = (await (await fetch(`${url}/v1/recall`, { method: 'POST', body: JSON.stringify({ query: 'test fix', cwd: '/home/dev/ledger-api' }) })).json()) as { matches: { metadata: { session_id: string } }[]; scope: { kind: string } };
+    expect(scoped.scope.kind).toBe('project');
+    expect(new Set(scoped.matches.map((match) => match.metadata.session_id))).toEqual(new Set(['019c8b2e-4a1f-7d3c-b5e6-2f8a9c0d1e3b']));
+    const everywhere = (await (await fetch(`${url}/v1/recall`, { method: 'POST', body: JSON.stringify({ query: 'test fix', cwd: '/home/dev/ledger-api', all_projects: true }) })).json()) as { matches: unknown[] };
+    expect(everywhere.matches.length).toBeGreaterThan(1);
     const openapi = (await (await fetch(`${url}/openapi.json`)).json()) as { openapi: string; paths: Record<string, unknown> };
     expect(openapi.openapi).toBe('3.1.0');
-    expect(Object.keys(openapi.paths)).toEqual(expect.arrayContaining(['/v1/recall', '/v1/sessions', '/v1/sessions/{id}', '/v1/timeline', '/v1/health']));
+    expect(Object.keys(openapi.paths)).toEqual(expect.arrayContaining(['/v1/recall', '/v1/sessions', '/v1/sessions/{id}', '/v1/timeline', '/v1/entries', '/v1/health']));
   }, 30_000);
 
   test('errors are JSON with the status that fits: bad JSON 400, bad field 400, unknown 404, too large 413', async () => {

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { type Moon, MoonError, parseRecallRequest } from '../../index.js';
+import { type Moon, MoonError, parseRecallRequest, scopeRecallOptions } from '../../index.js';
 import { requireToken } from './auth.js';
 import { sendError, sendThrown } from './errors.js';
 import { buildOpenApi } from './openapi.js';
@@ -51,7 +51,16 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
     } catch (error) {
       return sendError(c, 400, 'bad_json', `the body is not JSON: ${(error as Error).message}`);
     }
-    return history(await moon.recall(parseRecallRequest(body)));
+    if (!body || typeof body !== 'object' || Array.isArray(body)) return sendError(c, 400, 'bad_input', 'the body must be a JSON object with a "query"');
+    // `cwd` and `all_projects` scope the recall to the caller's project (as MCP roots do); the rest is the recall request.
+    const { cwd, all_projects: allProjects, ...request } = body as Record<string, unknown>;
+    if (cwd !== undefined && typeof cwd !== 'string') throw new MoonError('bad_input', 'cwd: must be a string (an absolute path)');
+    if (allProjects !== undefined && typeof allProjects !== 'boolean') throw new MoonError('bad_input', 'all_projects: must be true or false');
+    const options = parseRecallRequest(request);
+    const scope = await moon.resolveScope({ cwd: cwd ?? null, allProjects: allProjects ?? false });
+    const scoped = scopeRecallOptions(options, scope);
+    if (!scoped) return history({ query: options.query, matches: [], generated_at_epoch_secs: Math.floor(moon.clock() / 1000), scope });
+    return history({ ...(await moon.recall(scoped)), scope });
   });
 
   app.get('/v1/sessions', async (c) => {
@@ -70,22 +79,51 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
   });
 
   app.get('/v1/sessions/:id', async (c) => {
-    const shown = await moon.show({ session: c.req.param('id'), tz: c.req.query('tz') });
-    if (!shown.found) return sendError(c, 404, 'not_found', `no session ${c.req.param('id')}`);
-    return history(shown);
+    const found = await moon.getSession({
+      id: c.req.param('id'),
+      fromEntry: c.req.query('from_entry'),
+      toEntry: c.req.query('to_entry'),
+      since: c.req.query('since'),
+      until: c.req.query('until'),
+      tz: c.req.query('tz'),
+    });
+    if (!found.found) return sendError(c, 404, 'not_found', `no session ${c.req.param('id')}`);
+    return history(found);
+  });
+
+  app.get('/v1/entries', async (c) => {
+    const ids = (c.req.queries('ids') ?? []).flatMap((value) => value.split(',')).map((id) => id.trim()).filter((id) => id !== '');
+    if (ids.length === 0) throw new MoonError('bad_input', 'ids: give one or more message ids (ids=a,b or ids=a&ids=b)');
+    if (ids.length > MAX_IDS) throw new MoonError('bad_input', `ids: at most ${MAX_IDS} at once, got ${ids.length}`);
+    return history(await moon.getEntries({ ids, sessionId: c.req.query('session_id'), tz: c.req.query('tz') }));
   });
 
   app.get('/v1/timeline', async (c) => {
-    const session = c.req.query('session_id');
-    const around = c.req.query('message_id') ?? c.req.query('time');
-    if (!session || !around) throw new MoonError('bad_input', 'timeline needs session_id and message_id (or time)');
-    const context = c.req.query('context');
-    const shown = await moon.show({ session, around, context: context === undefined ? undefined : readPositive('context', context), tz: c.req.query('tz') });
-    if (!shown.found) return sendError(c, 404, 'not_found', `no session ${session}`);
-    return history(shown);
+    const messageId = c.req.query('message_id');
+    const time = c.req.query('time');
+    if (!messageId && !time) throw new MoonError('bad_input', 'timeline needs message_id or time');
+    const before = c.req.query('before');
+    const after = c.req.query('after');
+    const found = await moon.timeline({
+      messageId,
+      time,
+      sessionId: c.req.query('session_id'),
+      before: before === undefined ? undefined : readCount('before', before),
+      after: after === undefined ? undefined : readCount('after', after),
+      tz: c.req.query('tz'),
+    });
+    if (!found.found) return sendError(c, 404, 'not_found', `${found.reason.replace(/_/g, ' ')}: ${found.query}${found.candidates.length > 0 ? ` (could be ${found.candidates.join(', ')})` : ''}`);
+    return history(found);
   });
 
   return app;
+}
+
+const MAX_IDS = 200;
+
+function readCount(name: string, value: string): number {
+  if (!/^\d+$/.test(value)) throw new MoonError('bad_input', `${name}: must be a whole number, got "${value}"`);
+  return Number(value);
 }
 
 function readPositive(name: string, value: string): number {

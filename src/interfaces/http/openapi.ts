@@ -19,7 +19,24 @@ export function buildOpenApi(version: string): Record<string, unknown> {
       '/v1/recall': {
         post: {
           summary: 'ranked recall, grouped by session (the body is one `moon recall --batch` line)',
-          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['query'], properties: { query: { type: 'string' } }, additionalProperties: true } } } },
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['query'],
+                  properties: {
+                    query: { type: 'string' },
+                    cwd: { type: 'string', description: "the caller's working directory: recall is scoped to that project's sessions when any match" },
+                    all_projects: { type: 'boolean', description: 'every project, whatever the cwd' },
+                  },
+                  additionalProperties: true,
+                  description: 'every field of a `moon recall --batch` line (docs/cli.md), plus cwd and all_projects',
+                },
+              },
+            },
+          },
           responses: { 200: json({ type: 'object', description: 'RecallResult (docs/formats.md)' }, 'RecallResult'), ...errors },
         },
       },
@@ -32,16 +49,29 @@ export function buildOpenApi(version: string): Record<string, unknown> {
       },
       '/v1/sessions/{id}': {
         get: {
-          summary: "a session's projection",
-          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'session id or a unique prefix' }],
+          summary: "a session's projection, or a slice of its entries",
+          parameters: [
+            { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'session id or a unique prefix' },
+            query('from_entry', 'first message id of the slice'),
+            query('to_entry', 'last message id of the slice'),
+            query('since', 'entries at or after this time'),
+            query('until', 'entries before this time'),
+          ],
           responses: { 200: json({ type: 'object' }, 'ShowResult'), ...errors },
         },
       },
       '/v1/timeline': {
         get: {
-          summary: 'entries around a message id or a time',
-          parameters: [query('session_id', 'session id or prefix', true), query('message_id', 'a message id from recall'), query('time', 'ISO or clock time'), query('context', 'entries before and after (default 3)')],
-          responses: { 200: json({ type: 'object' }, 'ShowResult'), ...errors },
+          summary: 'entries around a message id or a time (in one session, or across sessions for a time)',
+          parameters: [query('message_id', 'a message id from recall'), query('time', 'ISO time, or a clock time with session_id'), query('session_id', 'session id or prefix'), query('before', 'entries before (default 3)'), query('after', 'entries after (default 3)')],
+          responses: { 200: json({ type: 'object' }, 'TimelineResult'), ...errors },
+        },
+      },
+      '/v1/entries': {
+        get: {
+          summary: 'full entries by the message ids recall returns',
+          parameters: [query('ids', 'message ids, comma-separated or repeated', true), query('session_id', 'only in this session')],
+          responses: { 200: json({ type: 'object' }, 'EntriesResult: entries and the ids that matched nothing'), ...errors },
         },
       },
     },

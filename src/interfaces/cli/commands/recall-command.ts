@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { MoonError, describeError, isMoonError } from '../../../errors.js';
 import type { RecallResult } from '../../../model.js';
-import type { Explanation } from '../../../index.js';
+import type { Explanation, Moon } from '../../../index.js';
 import { type RecallOptions, parseRecallRequest, parseRecallRequestLine } from '../../../index.js';
 import type { CliContext } from '../context.js';
 import { escapeControl, formatLocalStamp, plural } from '../format.js';
@@ -65,7 +65,7 @@ export function registerRecall(program: Command, context: CliContext): void {
           try {
             if (!line.trim()) throw new MoonError('bad_input', 'blank line (expected a JSON query object)');
             const options = parseRecallRequestLine(line);
-            context.io.out(JSON.stringify(await moon.recall(options)));
+            context.io.out(JSON.stringify(await safeMatches(moon, await moon.recall(options))));
           } catch (error) {
             if (!isMoonError(error) || error.exitCode !== 2) throw error;
             bad += 1;
@@ -82,7 +82,7 @@ export function registerRecall(program: Command, context: CliContext): void {
       const result = await moon.recall(toRecallOptions(query, flags)).catch((error: unknown) => {
         throw toFlagError(error);
       });
-      if (flags.json) printJson(context.io, result);
+      if (flags.json) printJson(context.io, await safeMatches(moon, result));
       else {
         for (const note of result.notes ?? []) context.io.err(`note: ${note}`);
         context.io.out(formatRecall(result, { explain: flags.explain, zone: displayZone(flags.tz, context.config().distill.residential_timezone) }));
@@ -233,4 +233,9 @@ function describeValue(value: unknown): string {
       .join('; ');
   }
   return JSON.stringify(value);
+}
+
+/** What a match carries (titles, paths, snippets) made safe to hand an agent; the query is the caller's own. */
+async function safeMatches(moon: Moon, result: RecallResult): Promise<RecallResult> {
+  return { ...result, matches: await moon.makeSafe(result.matches) };
 }

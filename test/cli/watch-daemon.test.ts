@@ -48,8 +48,8 @@ describe('moon watch --daemon', () => {
     const lock = join(home, 'logs', 'moon-watch.daemon.lock');
     await waitFor('the daemon lock', () => (existsSync(lock) ? true : null));
     expect(JSON.parse(readFileSync(lock, 'utf8'))).toMatchObject({ pid: daemon.pid, moon_home: home });
-    // Give the file watcher its first scan of the (empty) root.
-    await waitFor('the watcher to start', () => (readFileSync(join(home, 'logs', 'moon-watch.log'), 'utf8').includes('"watching"') ? true : null));
+    // Its first full pass over the (empty) root done: what follows is the file events' work.
+    await waitFor('the watcher to start', () => (existsSync(join(home, 'state', 'watcher.json')) ? true : null));
 
     const second = await spawnMoon(['watch', '--daemon'], env);
     expect(second.code).toBe(1);
@@ -106,7 +106,8 @@ describe('moon watch --daemon', () => {
     const env = { MOON_HOME: home, MOON_SOURCES: sources, MOON_INDEX_WORKERS: '0' };
     const daemon = spawn(process.execPath, [BIN, 'watch', '--daemon'], { env: { PATH: process.env.PATH, ...env }, stdio: 'ignore' });
     cleanups.push(() => daemon.kill('SIGKILL'));
-    await waitFor('the watcher to start', () => (existsSync(join(home, 'logs', 'moon-watch.log')) && readFileSync(join(home, 'logs', 'moon-watch.log'), 'utf8').includes('"watching"') ? true : null));
+    // Started, and its first full pass done (its state written): the write below is the file event's alone.
+    await waitFor('the watcher to start', () => (existsSync(join(home, 'state', 'watcher.json')) ? true : null));
     // The example session used 21,186 of 200,000 tokens (10.6%): past the 5% start ratio.
     writeFileSync(join(sources, '-home-dev-shop', `${SHOP}.jsonl`), readFileSync(EXAMPLE));
     const watcher = await waitFor('the usage-triggered cycle', async () => {

@@ -1,6 +1,6 @@
 /** The public library API. CLI, MCP and HTTP call these and nothing deeper. */
 export { createMoon } from './moon.js';
-export type { IndexRequest, Moon, MoonHooks, ServiceRequest, StatusReport, UsageRequest } from './moon.js';
+export type { IndexRequest, InstallRequest, Moon, MoonHooks, ServiceRequest, StatusReport, UsageRequest } from './moon.js';
 export type { VerifyProblem, VerifyReport } from './maintain/verify.js';
 export type { RebuildReport } from './maintain/rebuild.js';
 export type { ForgetReport, ForgetRequest } from './maintain/forget.js';
@@ -29,3 +29,6 @@ export type { UsageLine, UsageReport } from './usage/list-usage.js';
 export type { ContinuityRequest, ContinuityResult } from './continuity/create-continuity.js';
 export type { CommandOutcome, ServiceHost } from './service/host.js';
 export type { ServiceReport } from './service/run-service.js';
+export { AGENTS, parseAgent, parseScope, type AgentName, type InstallScope } from './install/targets.js';
+export type { AgentInstallReport, FileReport } from './install/run-install.js';
+export type { InstallHost } from './install/host.js';

@@ -29,6 +29,9 @@ import type { UsageReport } from './usage/list-usage.js';
 import type { ContinuityRequest, ContinuityResult } from './continuity/create-continuity.js';
 import type { ServiceHost } from './service/host.js';
 import type { ServiceReport } from './service/run-service.js';
+import type { InstallHost } from './install/host.js';
+import type { AgentInstallReport } from './install/run-install.js';
+import type { AgentName, InstallScope } from './install/targets.js';
 
 export interface IndexRequest {
   /** Files or folders; empty: the configured source roots, else the default locations. */
@@ -61,6 +64,18 @@ export interface ServiceRequest {
   dryRun?: boolean;
   /** The machine to install on; default this one (its platform, HOME from `env`, systemctl or launchctl). */
   host?: ServiceHost;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface InstallRequest {
+  action: 'install' | 'uninstall';
+  agent: AgentName;
+  /** `user` (default): the agent's files in the home; `project`: those of the working directory. */
+  scope?: InstallScope;
+  /** Print what would change; touch nothing. */
+  dryRun?: boolean;
+  /** The machine to install on; default this one (HOME and the agents' variables from `env`, the process's cwd). */
+  host?: InstallHost;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -112,6 +127,8 @@ export interface Moon {
   continuity(request: ContinuityRequest): Promise<ContinuityResult>;
   /** Install or remove the OS service (systemd user unit, launchd agent) that runs `moon watch --daemon`. */
   service(request: ServiceRequest): Promise<ServiceReport>;
+  /** Wire moon into an agent (its hooks and the MCP server in the agent's own config files), or take it out again. */
+  install(request: InstallRequest): Promise<AgentInstallReport>;
   close(): Promise<void>;
 }
 
@@ -397,6 +414,16 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
       return request.action === 'install'
         ? installService(host, { moonHome: paths.home, logsDir: paths.logs, dryRun: request.dryRun })
         : uninstallService(host, { dryRun: request.dryRun });
+    },
+    async install(request) {
+      const [{ createInstallHost }, { installAgent, uninstallAgent }, { ledgerPath }] = await Promise.all([
+        import('./install/host.js'),
+        import('./install/run-install.js'),
+        import('./install/ledger.js'),
+      ]);
+      const host = request.host ?? createInstallHost(request.env);
+      const common = { agent: request.agent, scope: request.scope ?? 'user', dryRun: request.dryRun === true, ledger: ledgerPath(paths.home) };
+      return request.action === 'install' ? installAgent(host, { ...common, nowMs: clock() }) : uninstallAgent(host, common);
     },
     async close() {
       const open = store;

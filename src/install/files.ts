@@ -75,13 +75,13 @@ export function removeConfigFile(file: string, expected: string | null): void {
   }
 }
 
-/** Remove folders moon created, innermost first, as long as they are empty. */
+/** Remove the folders moon created that are empty now, innermost first (`dirs` outermost first). */
 export function removeEmptyDirs(dirs: readonly string[]): void {
   for (const dir of [...dirs].reverse()) {
     try {
       rmdirSync(dir);
     } catch {
-      return;
+      // not empty (or gone): kept
     }
   }
 }

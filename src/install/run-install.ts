@@ -180,6 +180,8 @@ export function uninstallAgent(host: InstallHost, request: AgentUninstallRequest
     records.splice(records.indexOf(plan.record), 1);
     writeLedger(request.ledger, records);
   }
+  // Folders moon created go once empty: one may hold two of the files (~/.codex/config.toml and hooks.json).
+  if (!request.dryRun) removeEmptyDirs([...new Set(mine.flatMap((record) => record.created_dirs))].sort((a, b) => a.length - b.length));
   if (!request.dryRun && report.files.some((file) => file.change !== 'unchanged' && file.change !== 'not installed')) {
     report.notes.push(`${agentTitle(request.agent)} sessions already running keep moon until they are restarted`);
   }
@@ -197,7 +199,7 @@ function planUninstall(host: InstallHost, record: InstallRecord, report: AgentIn
   const fileReport: FileReport = { file: record.file, role: record.role, change: 'unchanged', done: [], diff: null };
   if (!current.exists) {
     fileReport.done.push('the file is gone');
-    return { record, report: fileReport, apply: () => removeEmptyDirs(record.created_dirs) };
+    return { record, report: fileReport, apply: () => undefined };
   }
   let text: string;
   let exact = false;
@@ -245,7 +247,6 @@ function planUninstall(host: InstallHost, record: InstallRecord, report: AgentIn
     apply: () => {
       if (fileReport.change === 'removed') {
         removeConfigFile(record.file, current.sha256);
-        removeEmptyDirs(record.created_dirs);
       } else if (fileReport.change !== 'unchanged') {
         writeConfigFile(record.file, text, current.mode ?? 0o600, current.sha256);
       }

@@ -46,7 +46,8 @@ export function openTomlDocument(file: string, source: string): ConfigDocument {
       if (getAt(data, path) === undefined) return;
       const expected = withoutValue(data, path);
       const cut = cutTable(text, path);
-      if (cut !== null && commit(cut, expected)) return;
+      // Cutting `[a.b]` also takes away an `a` that held nothing else: the same to the agent as an empty `[a]`.
+      if (cut !== null && (commit(cut, expected) || commit(cut, withoutEmptyParents(expected, path)))) return;
       viaPatch(expected);
     },
     append: (path) => {
@@ -90,6 +91,16 @@ function withoutValue(data: Record<string, unknown>, path: KeyPath): Record<stri
   const copy = clone(data);
   const parent = getAt(copy, path.slice(0, -1));
   if (isPlainObject(parent)) delete parent[path[path.length - 1] as string];
+  return copy;
+}
+
+function withoutEmptyParents(data: Record<string, unknown>, path: KeyPath): Record<string, unknown> {
+  const copy = clone(data);
+  for (let depth = path.length - 1; depth >= 1; depth -= 1) {
+    const parent = getAt(copy, path.slice(0, depth - 1));
+    const key = path[depth - 1] as string;
+    if (isPlainObject(parent) && isPlainObject(parent[key]) && Object.keys(parent[key]).length === 0) delete parent[key];
+  }
   return copy;
 }
 

@@ -9,6 +9,7 @@ import { registerForget } from './commands/forget-command.js';
 import { registerMigrate } from './commands/migrate-command.js';
 import { registerIndex } from './commands/index-command.js';
 import { registerInstall } from './commands/install-command.js';
+import { registerDoctor } from './commands/doctor-command.js';
 import { registerRebuild, registerVerify } from './commands/maintain-commands.js';
 import { registerRecall } from './commands/recall-command.js';
 import { registerService } from './commands/service-command.js';
@@ -87,6 +88,7 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
   registerContinuity(program, context);
   registerService(program, context);
   registerInstall(program, context);
+  registerDoctor(program, context);
   registerDistill(program, context);
   registerWatch(program, context);
   program.hook('preAction', (_program, command) => {

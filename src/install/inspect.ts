@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { describeError, isMoonError } from '../errors.js';
 import { parseMoonHookCommand, renderMcpCommand } from './commands.js';
@@ -53,17 +53,26 @@ export function inspectRegistrations(host: InstallHost, ledger: string): AgentRe
   for (const agent of AGENTS) {
     for (const scope of ['user', 'project'] as const) {
       if (scope === 'project' && agent === 'openclaw') continue;
-      const targets = describeTargets(agent, scope, host);
-      const files = targets.map((target) => readCurrent(target.file).file);
+      let targets: ReturnType<typeof describeTargets>;
+      try {
+        targets = describeTargets(agent, scope, host);
+      } catch (error) {
+        // This moon's own command line cannot be written (a path a shell would read): say so once per agent.
+        if (scope === 'user') out.push({ agent, scope, installed: false, present: true, files: [{ file: host.binPath, role: 'hooks', exists: true, error: describeError(error), entries: [] }] });
+        continue;
+      }
+      const files = targets.map((target) => realPath(target.file));
       const installed = records.some((record) => record.agent === agent && record.scope === scope && files.includes(record.file));
       if (scope === 'project' && !installed) continue;
       const states = targets.map((target): FileState => {
-        const current = readCurrent(target.file);
-        const state: FileState = { file: current.file, role: target.role, exists: current.exists, entries: [] };
+        const state: FileState = { file: realPath(target.file), role: target.role, exists: false, entries: [] };
         let doc: ReturnType<typeof openDocument> | null = null;
         try {
+          const current = readCurrent(target.file);
+          state.exists = current.exists;
           if (current.exists) doc = openDocument(target.format, current.file, current.text);
         } catch (error) {
+          state.exists = true;
           state.error = isMoonError(error) ? error.message : describeError(error);
         }
         for (const entry of target.entries) {
@@ -99,6 +108,14 @@ export function inspectRegistrations(host: InstallHost, ledger: string): AgentRe
     }
   }
   return out;
+}
+
+function realPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 function describeServer(value: unknown): string {

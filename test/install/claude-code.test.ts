@@ -172,3 +172,39 @@ describe('moon install claude-code', () => {
     expect(read(real)).toBe('{}\n');
   });
 });
+
+describe('install after the user edited the file, then uninstall', () => {
+  test('a hook the user deleted comes back; uninstall then keeps the user’s edits and leaves no moon entry', () => {
+    const host = fakeHost(root);
+    const moonHome = join(root, 'moon');
+    const settings = join(host.homeDir, '.claude', 'settings.json');
+    const original = fixture('claude-settings.jsonc');
+    put(settings, original);
+    install(host, 'claude-code', { moonHome });
+    // The user removes moon's Stop group by hand and switches the model.
+    const stopGroup = `,\n      {\n        "hooks": [\n          {\n            "type": "command",\n            "command": ${JSON.stringify(hook('stop'))},\n            "timeout": 30\n          }\n        ]\n      }`;
+    const edited = read(settings)!;
+    expect(edited).toContain(stopGroup);
+    put(settings, edited.replace(stopGroup, '').replace('"model": "opus"', '"model": "sonnet"'));
+
+    const again = install(host, 'claude-code', { moonHome });
+    expect(again.files[0]!.done).toEqual(['added the Stop hook']);
+    expect(read(settings)).toContain(stopGroup);
+
+    uninstall(host, 'claude-code', { moonHome });
+    expect(read(settings)).toBe(original.replace('"model": "opus"', '"model": "sonnet"'));
+  });
+
+  test('a handler the user put into moon’s group stays; moon’s handler goes', () => {
+    const host = fakeHost(root);
+    const moonHome = join(root, 'moon');
+    const settings = join(host.homeDir, '.claude', 'settings.json');
+    put(settings, '{\n  "hooks": {\n    "Stop": []\n  }\n}\n');
+    install(host, 'claude-code', { moonHome });
+    const withMine = read(settings)!.replace(`"timeout": 30\n          }`, `"timeout": 30\n          },\n          { "type": "command", "command": "say stopped" }`);
+    put(settings, withMine);
+    uninstall(host, 'claude-code', { moonHome });
+    const after = JSON.parse(read(settings)!) as unknown;
+    expect(after).toEqual({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'say stopped' }] }] } });
+  });
+});

@@ -1,6 +1,7 @@
 /** The public library API. CLI, MCP and HTTP call these and nothing deeper. */
 export { createMoon } from './moon.js';
-export type { IndexRequest, Moon, MoonHooks, SafeText, ServiceRequest, StatusReport, UsageRequest } from './moon.js';
+export type { DoctorRequest, IndexRequest, InstallRequest, Moon, MoonHooks, SafeText, ServiceRequest, StatusReport, UsageRequest } from './moon.js';
+export { diagnose } from './moon.js';
 export type { VerifyProblem, VerifyReport } from './maintain/verify.js';
 export type { RebuildReport } from './maintain/rebuild.js';
 export type { ForgetReport, ForgetRequest } from './maintain/forget.js';
@@ -49,3 +50,8 @@ export type { UsageLine, UsageReport } from './usage/list-usage.js';
 export type { ContinuityRequest, ContinuityResult } from './continuity/create-continuity.js';
 export type { CommandOutcome, ServiceHost } from './service/host.js';
 export type { ServiceReport } from './service/run-service.js';
+export { AGENTS, parseAgent, parseScope, type AgentName, type InstallScope } from './install/targets.js';
+export type { AgentInstallReport, FileReport } from './install/run-install.js';
+export type { InstallHost } from './install/host.js';
+export type { DoctorReport } from './doctor/run-doctor.js';
+export type { CheckResult, CheckStatus } from './doctor/checks.js';

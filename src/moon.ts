@@ -34,6 +34,10 @@ import type { UsageReport } from './usage/list-usage.js';
 import type { ContinuityRequest, ContinuityResult } from './continuity/create-continuity.js';
 import type { ServiceHost } from './service/host.js';
 import type { ServiceReport } from './service/run-service.js';
+import type { InstallHost } from './install/host.js';
+import type { AgentInstallReport } from './install/run-install.js';
+import type { AgentName, InstallScope } from './install/targets.js';
+import type { DoctorReport } from './doctor/run-doctor.js';
 
 export interface IndexRequest {
   /** Files or folders; empty: the configured source roots, else the default locations. */
@@ -66,6 +70,24 @@ export interface ServiceRequest {
   dryRun?: boolean;
   /** The machine to install on; default this one (its platform, HOME from `env`, systemctl or launchctl). */
   host?: ServiceHost;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface InstallRequest {
+  action: 'install' | 'uninstall';
+  agent: AgentName;
+  /** `user` (default): the agent's files in the home; `project`: those of the working directory. */
+  scope?: InstallScope;
+  /** Print what would change; touch nothing. */
+  dryRun?: boolean;
+  /** The machine to install on; default this one (HOME and the agents' variables from `env`, the process's cwd). */
+  host?: InstallHost;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface DoctorRequest {
+  /** The machine to check; default this one (HOME and the agents' variables from `env`). */
+  host?: InstallHost;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -138,6 +160,10 @@ export interface Moon {
   continuity(request: ContinuityRequest): Promise<ContinuityResult>;
   /** Install or remove the OS service (systemd user unit, launchd agent) that runs `moon watch --daemon`. */
   service(request: ServiceRequest): Promise<ServiceReport>;
+  /** Wire moon into an agent (its hooks and the MCP server in the agent's own config files), or take it out again. */
+  install(request: InstallRequest): Promise<AgentInstallReport>;
+  /** Check this installation: node, the SQLite modules, the home, sources, agent wiring, the watcher, the engine. */
+  doctor(request?: DoctorRequest): Promise<DoctorReport>;
   close(): Promise<void>;
 }
 
@@ -467,6 +493,19 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
         ? installService(host, { moonHome: paths.home, logsDir: paths.logs, dryRun: request.dryRun })
         : uninstallService(host, { dryRun: request.dryRun });
     },
+    async install(request) {
+      const [{ createInstallHost }, { installAgent, uninstallAgent }, { ledgerPath }] = await Promise.all([
+        import('./install/host.js'),
+        import('./install/run-install.js'),
+        import('./install/ledger.js'),
+      ]);
+      const host = request.host ?? createInstallHost(request.env);
+      const common = { agent: request.agent, scope: request.scope ?? 'user', dryRun: request.dryRun === true, ledger: ledgerPath(paths.home) };
+      return request.action === 'install' ? installAgent(host, { ...common, nowMs: clock() }) : uninstallAgent(host, common);
+    },
+    doctor(request = {}) {
+      return runDiagnosis({ ...request, paths, config, configError: null, watcherStatus: async () => (await getWatcher()).status() });
+    },
     async close() {
       const open = store;
       store = null;
@@ -483,6 +522,35 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
     },
   };
   return api;
+}
+
+/**
+ * `moon doctor` when the configuration does not load: the error is one of the problems, and the checks that need
+ * no configuration (node, the SQLite modules, the home, the default sources, the agents) still run.
+ */
+export function diagnose(request: DoctorRequest & { home: string; configError: { message: string; hint?: string } }): Promise<DoctorReport> {
+  return runDiagnosis({ ...request, paths: resolvePaths(request.home), config: null, configError: request.configError, watcherStatus: null });
+}
+
+async function runDiagnosis(options: DoctorRequest & {
+  paths: MoonPaths;
+  config: MoonConfig | null;
+  configError: { message: string; hint?: string } | null;
+  watcherStatus: (() => Promise<WatcherStatus>) | null;
+}): Promise<DoctorReport> {
+  const [{ runDoctor }, { createInstallHost }] = await Promise.all([import('./doctor/run-doctor.js'), import('./install/host.js')]);
+  const sqliteProbes = (): Promise<typeof import('./store/sqlite/probe.js')> => import('./store/sqlite/probe.js');
+  return runDoctor({
+    host: options.host ?? createInstallHost(options.env),
+    paths: options.paths,
+    config: options.config,
+    configError: options.configError,
+    nodeVersion: process.versions.node,
+    probeSqliteModules: async () => (await sqliteProbes()).probeSqliteModules(),
+    probeSqliteFile: async (path) => (await sqliteProbes()).probeSqliteFile(path),
+    probePostgres: async (url) => (await import('./store/postgres/probe.js')).probePostgres(url),
+    watcherStatus: options.watcherStatus,
+  });
 }
 
 /** A function run once, its promise shared by every caller. */

@@ -7,6 +7,8 @@ import { registerContinuity } from './commands/continuity-command.js';
 import { registerForget } from './commands/forget-command.js';
 import { registerMigrate } from './commands/migrate-command.js';
 import { registerIndex } from './commands/index-command.js';
+import { registerInstall } from './commands/install-command.js';
+import { registerDoctor } from './commands/doctor-command.js';
 import { registerRebuild, registerVerify } from './commands/maintain-commands.js';
 import { registerRecall } from './commands/recall-command.js';
 import { registerService } from './commands/service-command.js';
@@ -86,6 +88,8 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
   registerUsage(program, context);
   registerContinuity(program, context);
   registerService(program, context);
+  registerInstall(program, context);
+  registerDoctor(program, context);
   registerDistill(program, context);
   registerWatch(program, context);
   registerServe(program, context);

@@ -1,0 +1,207 @@
+import type { AgentRegistration } from '../install/inspect.js';
+import { agentTitle } from '../install/targets.js';
+import { type DoctorFacts, defaultRootsOf } from './facts.js';
+
+/** ok: nothing to do; warn: works, but something is missing or odd; fail: a problem (`moon doctor` exits 1); skip: not applicable. */
+export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
+
+export interface CheckResult {
+  /** Stable id: `node`, `sqlite`, `agent:codex`, … */
+  id: string;
+  status: CheckStatus;
+  /** What was found, in one line. */
+  detail: string;
+  /** The exact thing to do about it (warn and fail only). */
+  fix?: string;
+}
+
+export type Check = (facts: DoctorFacts) => CheckResult[];
+
+export const MIN_NODE = [20, 19, 0] as const;
+
+/** Node.js 20.19 or newer (require(esm), the engines field of package.json). */
+export const checkNode: Check = (facts) => {
+  const [major = 0, minor = 0, patch = 0] = facts.nodeVersion.replace(/^v/, '').split('.').map((part) => Number.parseInt(part, 10));
+  const tooOld = major !== MIN_NODE[0] ? major < MIN_NODE[0] : minor !== MIN_NODE[1] ? minor < MIN_NODE[1] : patch < MIN_NODE[2];
+  return [
+    tooOld
+      ? { id: 'node', status: 'fail', detail: `Node.js ${facts.nodeVersion} is older than ${MIN_NODE.join('.')}`, fix: `install Node.js ${MIN_NODE.join('.')} or newer and run moon with it, then \`moon install <agent>\` again so the agents use that node` }
+      : { id: 'node', status: 'ok', detail: `Node.js ${facts.nodeVersion} (${facts.moon.nodePath})` },
+  ];
+};
+
+/** better-sqlite3 and sqlite-vec load (a node upgrade without a rebuild breaks the native binding). */
+export const checkSqliteModules: Check = (facts) => {
+  const probe = facts.sqliteModules;
+  if (probe.ok) return [{ id: 'sqlite', status: 'ok', detail: probe.detail }];
+  const usesPostgres = facts.engine?.kind === 'postgres';
+  return [
+    {
+      id: 'sqlite',
+      status: usesPostgres ? 'warn' : 'fail',
+      detail: `the SQLite modules do not load: ${firstLine(probe.error)}${usesPostgres ? ' (this home uses PostgreSQL; `moon rebuild` and a SQLite index need them)' : ''}`,
+      fix: `run \`npm rebuild better-sqlite3 sqlite-vec\` in ${facts.moon.packageDir} (with the node that runs moon)`,
+    },
+  ];
+};
+
+export const checkConfig: Check = (facts) =>
+  facts.config.ok
+    ? [{ id: 'config', status: 'ok', detail: facts.config.file ? `loaded ${facts.config.file}` : 'defaults (no moon.toml)' }]
+    : [{ id: 'config', status: 'fail', detail: facts.config.error, fix: facts.config.hint ?? 'fix the key it names (see docs/cli.md#configuration)' }];
+
+/** MOON_HOME is a folder moon can write; archives and the index are readable by their owner only. */
+export const checkHome: Check = (facts) => {
+  const home = facts.home;
+  const results: CheckResult[] = [];
+  if (!home.exists) results.push({ id: 'home', status: 'warn', detail: `${home.path} does not exist yet`, fix: 'run `moon index` (it creates the home and indexes your transcripts)' });
+  else if (!home.isDirectory) results.push({ id: 'home', status: 'fail', detail: `${home.path} is not a folder`, fix: 'point MOON_HOME (or --home) at a folder, or move the file away' });
+  else if (!home.writable || !home.readable) {
+    results.push({ id: 'home', status: 'fail', detail: `${home.path} is not ${home.readable ? 'writable' : 'readable'} by this user`, fix: `chmod u+rwx ${shellQuote(home.path)} (or chown it to this user)` });
+  } else results.push({ id: 'home', status: 'ok', detail: `${home.path} is writable` });
+  for (const item of facts.private) {
+    if (item.mode === null) continue;
+    const wanted = item.isDirectory ? 0o700 : 0o600;
+    if ((item.mode & 0o077) !== 0) {
+      results.push({
+        id: 'permissions',
+        status: 'fail',
+        detail: `${item.path} is ${octal(item.mode)}: other users can read your transcripts`,
+        fix: `chmod ${item.isDirectory ? '-R go-rwx' : octal(wanted)} ${shellQuote(item.path)}`,
+      });
+    }
+  }
+  if (facts.private.length > 0 && !results.some((result) => result.id === 'permissions')) {
+    results.push({ id: 'permissions', status: 'ok', detail: 'archives and index are private to their owner' });
+  }
+  return results;
+};
+
+/** The transcript folders moon reads exist and can be read. */
+export const checkSources: Check = (facts) => {
+  const { configured, roots } = facts.sources;
+  const results: CheckResult[] = [];
+  for (const root of roots) {
+    if (!root.exists) {
+      results.push({ id: 'sources', status: 'fail', detail: `source root ${root.path} does not exist`, fix: `create it, or remove it from sources.roots (moon.toml) / MOON_SOURCES` });
+    } else if (!root.readable) {
+      results.push({ id: 'sources', status: 'fail', detail: `source root ${root.path} cannot be read`, fix: `chmod u+rx ${shellQuote(root.path)}, or run moon as the user who owns it` });
+    }
+  }
+  if (roots.length === 0) {
+    results.push({
+      id: 'sources',
+      status: 'warn',
+      detail: `no transcripts found where Claude Code, Codex and OpenClaw keep them (${defaultRootsOf('~').join(', ')})`,
+      fix: 'set sources.roots in moon.toml (or MOON_SOURCES) to the folders holding your transcripts',
+    });
+  } else if (results.length === 0) {
+    results.push({ id: 'sources', status: 'ok', detail: `${configured ? 'configured' : 'found'}: ${roots.map((root) => root.path).join(', ')}` });
+  }
+  return results;
+};
+
+/** Each agent's hooks and MCP server are there and run this moon. */
+export const checkAgents: Check = (facts) => facts.agents.map((registration) => judgeAgent(registration));
+
+function judgeAgent(registration: AgentRegistration): CheckResult {
+  const { agent, scope } = registration;
+  const id = `agent:${agent}${scope === 'project' ? ':project' : ''}`;
+  const install = `moon install ${agent}${scope === 'project' ? ' --scope project' : ''}`;
+  const title = agentTitle(agent);
+  const broken = registration.files.find((file) => file.error);
+  if (broken) return { id, status: 'fail', detail: broken.error!, fix: `fix ${broken.file} at the line and column named, then run \`${install}\`` };
+  const entries = registration.files.flatMap((file) => file.entries.map((entry) => ({ ...entry, file: file.file })));
+  const elsewhere = entries.filter((entry) => entry.state === 'elsewhere');
+  const missing = entries.filter((entry) => entry.state === 'missing');
+  const ok = entries.filter((entry) => entry.state === 'ok');
+  if (elsewhere.length > 0) {
+    return {
+      id,
+      status: 'fail',
+      detail: `${title}: ${elsewhere.map((entry) => `the ${entry.label} in ${entry.file} runs another moon (${entry.found})`).join('; ')}`,
+      fix: `run \`${install}\` to point it at this moon`,
+    };
+  }
+  if (missing.length === 0) {
+    if (registration.hooksDisabled) {
+      return { id, status: 'warn', detail: `${title}: moon is wired in, but hooks are turned off in config.toml ([features])`, fix: 'remove `hooks = false` (or `codex_hooks = false`) from [features] in config.toml' };
+    }
+    return { id, status: 'ok', detail: `${title}: ${ok.map((entry) => entry.label).join(', ')} run this moon` };
+  }
+  const list = missing.map((entry) => `${entry.label} (${entry.file})`).join(', ');
+  if (registration.installed || ok.length > 0) return { id, status: 'fail', detail: `${title}: missing ${list}`, fix: `run \`${install}\`` };
+  if (registration.present) return { id, status: 'warn', detail: `${title} is here but moon is not wired into it`, fix: `run \`${install}\`` };
+  return { id, status: 'skip', detail: `${title}: not found on this machine` };
+}
+
+/** The watcher daemon: running, or at least no lock left in the way. */
+export const checkWatcher: Check = (facts) => {
+  const daemon = facts.watcher;
+  if (daemon === null) return [{ id: 'watcher', status: 'skip', detail: 'not checked (the configuration did not load)' }];
+  if ('error' in daemon) return [{ id: 'watcher', status: 'fail', detail: `cannot read the watcher's state: ${daemon.error}`, fix: 'check the permissions of $MOON_HOME/logs and $MOON_HOME/state' }];
+  switch (daemon.state) {
+    case 'running':
+      if (daemon.moon_home && facts.home.path !== daemon.moon_home) {
+        return [{ id: 'watcher', status: 'warn', detail: `the watcher (pid ${daemon.pid}) serves another home: ${daemon.moon_home}`, fix: `give each home its own logs folder (logs.dir), or run moon with MOON_HOME=${daemon.moon_home}` }];
+      }
+      return [{ id: 'watcher', status: 'ok', detail: `running (pid ${daemon.pid})` }];
+    case 'stale':
+      return [{ id: 'watcher', status: 'warn', detail: `not running: ${daemon.lock} names pid ${daemon.pid}, which has exited`, fix: 'run `moon service install` (or `moon watch --daemon`); it takes the stale lock over' }];
+    case 'unreadable':
+      return [{ id: 'watcher', status: 'fail', detail: `the lock ${daemon.lock} cannot be read`, fix: `make sure no watcher runs (\`ps aux | grep "moon.js watch"\`), then remove ${shellQuote(daemon.lock)}` }];
+    default:
+      return [
+        {
+          id: 'watcher',
+          status: 'warn',
+          detail: 'not running: transcripts are indexed only by the agents’ hooks and `moon index`',
+          fix: facts.platform === 'linux' || facts.platform === 'darwin' ? 'run `moon service install`' : 'run `moon watch --daemon` under your service manager',
+        },
+      ];
+  }
+};
+
+/** The index opens: the SQLite file, or the PostgreSQL database answers. */
+export const checkEngine: Check = (facts) => {
+  const engine = facts.engine;
+  if (engine === null) return [{ id: 'engine', status: 'skip', detail: 'not checked (the configuration did not load)' }];
+  if (engine.kind === 'sqlite' && !engine.exists) return [{ id: 'engine', status: 'warn', detail: `no index yet at ${engine.location}`, fix: 'run `moon index`' }];
+  const probe = engine.probe!;
+  const where = engine.kind === 'postgres' ? `PostgreSQL (${maskPassword(engine.location)})` : engine.location;
+  if (probe.ok) return [{ id: 'engine', status: 'ok', detail: `${where} opens (${probe.detail})` }];
+  if (engine.kind === 'postgres') {
+    return [{ id: 'engine', status: 'fail', detail: `${where} does not answer: ${firstLine(probe.error)}`, fix: 'check store.url (MOON_DATABASE_URL), the password and that the server accepts connections from here' }];
+  }
+  return [
+    {
+      id: 'engine',
+      status: 'fail',
+      detail: `${where} does not open: ${firstLine(probe.error)}`,
+      fix: probe.corrupt ? 'run `moon rebuild` (it rebuilds the index from the raw archive)' : `check the file's owner and permissions (chmod 600 ${shellQuote(engine.location)})`,
+    },
+  ];
+};
+
+/** Every check, in the order they are shown. */
+export const CHECKS: readonly Check[] = [checkNode, checkSqliteModules, checkConfig, checkHome, checkSources, checkAgents, checkWatcher, checkEngine];
+
+export function runChecks(facts: DoctorFacts, checks: readonly Check[] = CHECKS): CheckResult[] {
+  return checks.flatMap((check) => check(facts));
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0]!.trim();
+}
+
+function octal(mode: number): string {
+  return `0${(mode & 0o777).toString(8)}`;
+}
+
+function shellQuote(path: string): string {
+  return /^[A-Za-z0-9/._+:@=,~-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
+}
+
+function maskPassword(url: string): string {
+  return url.replace(/(\/\/[^:/@]+:)[^@]*@/, '$1***@');
+}

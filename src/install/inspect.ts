@@ -1,0 +1,130 @@
+import { existsSync, realpathSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { describeError, isMoonError } from '../errors.js';
+import { parseMoonHookCommand, renderMcpCommand } from './commands.js';
+import { deepEqual, describePath, isPlainObject } from './document.js';
+import { findMoonHooks } from './entries.js';
+import { readCurrent } from './files.js';
+import type { InstallHost } from './host.js';
+import { readLedger } from './ledger.js';
+import { openDocument } from './run-install.js';
+import { AGENTS, type AgentName, type InstallScope, describeTargets } from './targets.js';
+
+/** One entry moon installs, as found in the agent's file. */
+export interface EntryState {
+  /** `SessionStart hook`, `mcpServers.moon`. */
+  label: string;
+  /** ok: there, running this moon; elsewhere: there, running another moon (`found`); missing: not there. */
+  state: 'ok' | 'elsewhere' | 'missing';
+  found?: string;
+}
+
+export interface FileState {
+  file: string;
+  role: 'hooks' | 'mcp';
+  exists: boolean;
+  /** The file cannot be read or parsed: the message (with line and column). */
+  error?: string;
+  entries: EntryState[];
+}
+
+/** What moon finds of itself in one agent's config, for `moon doctor`. */
+export interface AgentRegistration {
+  agent: AgentName;
+  scope: InstallScope;
+  /** `moon install` recorded an install of this agent and scope (in this moon home). */
+  installed: boolean;
+  /** The agent seems to be used on this machine: its config folder or file exists. */
+  present: boolean;
+  files: FileState[];
+  /** Codex: hooks are turned off in config.toml ([features] hooks = false). */
+  hooksDisabled?: boolean;
+}
+
+/** Every agent at user scope, and at project scope for the working directory when moon was installed there. */
+export function inspectRegistrations(host: InstallHost, ledger: string): AgentRegistration[] {
+  let records: ReturnType<typeof readLedger> = [];
+  try {
+    records = readLedger(ledger);
+  } catch {
+    records = [];
+  }
+  const out: AgentRegistration[] = [];
+  for (const agent of AGENTS) {
+    for (const scope of ['user', 'project'] as const) {
+      if (scope === 'project' && agent === 'openclaw') continue;
+      let targets: ReturnType<typeof describeTargets>;
+      try {
+        targets = describeTargets(agent, scope, host);
+      } catch (error) {
+        // This moon's own command line cannot be written (a path a shell would read): say so once per agent.
+        if (scope === 'user') out.push({ agent, scope, installed: false, present: true, files: [{ file: host.binPath, role: 'hooks', exists: true, error: describeError(error), entries: [] }] });
+        continue;
+      }
+      const files = targets.map((target) => realPath(target.file));
+      const installed = records.some((record) => record.agent === agent && record.scope === scope && files.includes(record.file));
+      if (scope === 'project' && !installed) continue;
+      const states = targets.map((target): FileState => {
+        const state: FileState = { file: realPath(target.file), role: target.role, exists: false, entries: [] };
+        let doc: ReturnType<typeof openDocument> | null = null;
+        try {
+          const current = readCurrent(target.file);
+          state.exists = current.exists;
+          if (current.exists) doc = openDocument(target.format, current.file, current.text);
+        } catch (error) {
+          state.exists = true;
+          state.error = isMoonError(error) ? error.message : describeError(error);
+        }
+        for (const entry of target.entries) {
+          if (entry.kind === 'key') {
+            const value = doc?.get(entry.path);
+            const expected = renderMcpCommand(host);
+            const label = describePath(entry.path);
+            if (value === undefined) state.entries.push({ label, state: 'missing' });
+            else if (isPlainObject(value) && value.command === expected.command && deepEqual(value.args, expected.args)) state.entries.push({ label, state: 'ok' });
+            else state.entries.push({ label, state: 'elsewhere', found: describeServer(value) });
+          } else {
+            const label = `${entry.event} hook`;
+            const found = doc ? findMoonHooks(doc, entry.event).filter((hook) => parseMoonHookCommand(hook.command)?.event === entry.moonEvent) : [];
+            if (found.some((hook) => hook.command === entry.command)) state.entries.push({ label, state: 'ok' });
+            else if (found.length > 0) state.entries.push({ label, state: 'elsewhere', found: found[0]!.command });
+            else state.entries.push({ label, state: 'missing' });
+          }
+        }
+        return state;
+      });
+      const registration: AgentRegistration = { agent, scope, installed, present: isPresent(targets.map((target) => target.file)), files: states };
+      if (agent === 'codex') {
+        const config = states.find((state) => state.role === 'mcp');
+        try {
+          const current = config ? readCurrent(config.file) : null;
+          const features = current?.exists ? openDocument('toml', current.file, current.text).get(['features']) : undefined;
+          if (isPlainObject(features) && (features.hooks === false || features.codex_hooks === false)) registration.hooksDisabled = true;
+        } catch {
+          // reported as the file's error
+        }
+      }
+      out.push(registration);
+    }
+  }
+  return out;
+}
+
+function realPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+function describeServer(value: unknown): string {
+  if (!isPlainObject(value)) return JSON.stringify(value);
+  const args = Array.isArray(value.args) ? value.args.map(String) : [];
+  return [String(value.command ?? value.url ?? '?'), ...args].join(' ');
+}
+
+/** The agent's own folder is there (~/.claude, ~/.codex, ~/.openclaw: the first file's folder), or one of its files. */
+function isPresent(files: string[]): boolean {
+  return files.some((file) => existsSync(file)) || (files[0] !== undefined && existsSync(dirname(files[0])));
+}

@@ -1,0 +1,23 @@
+import { describeError } from '../../errors.js';
+import { maskUrlPassword } from '../../text/mask-url.js';
+import { createPool } from './client.js';
+
+/** The configured database accepts a connection and answers `SELECT 1` (for `moon doctor`). */
+export async function probePostgres(url: string, timeoutMs = 10_000): Promise<{ ok: true; detail: string } | { ok: false; error: string }> {
+  let pool: Awaited<ReturnType<typeof createPool>> | null = null;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    pool = await createPool(url);
+    const answer = pool.query<{ version: string }>('SELECT version() AS version');
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+    });
+    const { rows } = await Promise.race([answer, timeout]);
+    return { ok: true, detail: (rows[0]?.version ?? 'PostgreSQL').split(' ').slice(0, 2).join(' ') };
+  } catch (error) {
+    return { ok: false, error: describeError(error).split(url).join(maskUrlPassword(url)) };
+  } finally {
+    clearTimeout(timer);
+    void pool?.end().catch(() => undefined);
+  }
+}

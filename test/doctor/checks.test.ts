@@ -1,0 +1,137 @@
+import { describe, expect, test } from 'vitest';
+import { type CheckResult, runChecks } from '../../src/doctor/checks.js';
+import type { DoctorFacts, PathFacts } from '../../src/doctor/facts.js';
+import type { AgentRegistration } from '../../src/install/inspect.js';
+
+const dir = (path: string, mode = 0o700): PathFacts => ({ path, exists: true, isDirectory: true, mode, readable: true, writable: true });
+
+const registered = (agent: AgentRegistration['agent']): AgentRegistration => ({
+  agent,
+  scope: 'user',
+  installed: true,
+  present: true,
+  files: [{ file: `/home/u/.${agent}/config`, role: 'mcp', exists: true, entries: [{ label: 'mcpServers.moon', state: 'ok' }, { label: 'Stop hook', state: 'ok' }] }],
+});
+
+/** A machine where everything is right. */
+function healthy(): DoctorFacts {
+  return {
+    platform: 'linux',
+    nodeVersion: '22.12.0',
+    moon: { nodePath: '/usr/bin/node', binPath: '/opt/moon/bin/moon.js', packageDir: '/opt/moon' },
+    sqliteModules: { ok: true, detail: 'SQLite 3.50.0, sqlite-vec v0.1.9' },
+    config: { ok: true, file: null },
+    home: dir('/home/u/.moon', 0o755),
+    private: [dir('/home/u/.moon/archives'), dir('/home/u/.moon/archives/raw'), { ...dir('/home/u/.moon/moon.db', 0o600), isDirectory: false }],
+    sources: { configured: false, roots: [dir('/home/u/.claude/projects', 0o755)] },
+    agents: [registered('claude-code'), registered('codex'), { agent: 'openclaw', scope: 'user', installed: false, present: false, files: [{ file: '/home/u/.openclaw/openclaw.json', role: 'mcp', exists: false, entries: [{ label: 'mcp.servers.moon', state: 'missing' }] }] }],
+    watcher: { state: 'running', lock: '/home/u/.moon/logs/moon-watch.daemon.lock', pid: 4242, started_at_epoch_secs: 1, build_uuid: 'b', moon_home: '/home/u/.moon', legacy: false },
+    engine: { kind: 'sqlite', location: '/home/u/.moon/moon.db', exists: true, probe: { ok: true, detail: '12 tables' } },
+  };
+}
+
+function only(results: CheckResult[], id: string): CheckResult {
+  const matching = results.filter((result) => result.id === id);
+  expect(matching).toHaveLength(1);
+  return matching[0]!;
+}
+
+describe('doctor checks (pure functions of the facts)', () => {
+  test('a healthy machine: every check ok, OpenClaw skipped as not installed', () => {
+    const results = runChecks(healthy());
+    expect(results.filter((result) => result.status !== 'ok')).toEqual([{ id: 'agent:openclaw', status: 'skip', detail: 'OpenClaw: not found on this machine' }]);
+    expect(results.map((result) => result.id)).toEqual(['node', 'sqlite', 'config', 'home', 'permissions', 'sources', 'agent:claude-code', 'agent:codex', 'agent:openclaw', 'watcher', 'engine']);
+  });
+
+  test('Node older than 20.19 fails with the fix', () => {
+    const facts = { ...healthy(), nodeVersion: '20.18.3' };
+    expect(only(runChecks(facts), 'node')).toMatchObject({ status: 'fail', detail: 'Node.js 20.18.3 is older than 20.19.0' });
+    expect(only(runChecks({ ...healthy(), nodeVersion: '20.19.0' }), 'node').status).toBe('ok');
+    expect(only(runChecks({ ...healthy(), nodeVersion: '18.20.4' }), 'node').fix).toMatch(/^install Node\.js 20\.19\.0 or newer/);
+  });
+
+  test('a native module that does not load fails with `npm rebuild` in the package folder', () => {
+    const facts = { ...healthy(), sqliteModules: { ok: false as const, error: 'The module was compiled against NODE_MODULE_VERSION 115.\nmore' } };
+    expect(only(runChecks(facts), 'sqlite')).toEqual({
+      id: 'sqlite',
+      status: 'fail',
+      detail: 'the SQLite modules do not load: The module was compiled against NODE_MODULE_VERSION 115.',
+      fix: 'run `npm rebuild better-sqlite3 sqlite-vec` in /opt/moon (with the node that runs moon)',
+    });
+  });
+
+  test('archives readable by others, an unwritable home', () => {
+    const facts = healthy();
+    facts.private[0] = dir('/home/u/.moon/archives', 0o755);
+    facts.home = { ...facts.home, writable: false };
+    const results = runChecks(facts);
+    expect(only(results, 'permissions')).toMatchObject({ status: 'fail', detail: '/home/u/.moon/archives is 0755: other users can read your transcripts', fix: 'chmod -R go-rwx /home/u/.moon/archives' });
+    expect(only(results, 'home')).toMatchObject({ status: 'fail', fix: 'chmod u+rwx /home/u/.moon (or chown it to this user)' });
+  });
+
+  test('a configured source root that is gone or unreadable', () => {
+    const facts = { ...healthy(), sources: { configured: true, roots: [{ ...dir('/data/gone'), exists: false }, { ...dir('/data/locked'), readable: false }] } };
+    const results = runChecks(facts).filter((result) => result.id === 'sources');
+    expect(results.map((result) => [result.status, result.detail])).toEqual([
+      ['fail', 'source root /data/gone does not exist'],
+      ['fail', 'source root /data/locked cannot be read'],
+    ]);
+  });
+
+  test('agents: a hook of another moon, entries missing after an install, an agent never wired, a malformed file', () => {
+    const facts = healthy();
+    facts.agents = [
+      { ...registered('claude-code'), files: [{ file: '/home/u/.claude/settings.json', role: 'hooks', exists: true, entries: [{ label: 'Stop hook', state: 'elsewhere', found: '"/usr/bin/node" "/old/bin/moon.js" hook stop' }] }] },
+      { ...registered('codex'), files: [{ file: '/home/u/.codex/hooks.json', role: 'hooks', exists: true, entries: [{ label: 'Stop hook', state: 'ok' }, { label: 'PreCompact hook', state: 'missing' }] }] },
+      { ...registered('openclaw'), installed: false, files: [{ file: '/home/u/.openclaw/openclaw.json', role: 'mcp', exists: true, entries: [{ label: 'mcp.servers.moon', state: 'missing' }] }] },
+      { ...registered('codex'), scope: 'project', files: [{ file: '/work/app/.codex/hooks.json', role: 'hooks', exists: true, error: '/work/app/.codex/hooks.json:3:5: not valid JSON (comma expected)', entries: [] }] },
+    ];
+    const results = runChecks(facts);
+    expect(only(results, 'agent:claude-code')).toEqual({
+      id: 'agent:claude-code',
+      status: 'fail',
+      detail: 'Claude Code: the Stop hook in /home/u/.claude/settings.json runs another moon ("/usr/bin/node" "/old/bin/moon.js" hook stop)',
+      fix: 'run `moon install claude-code` to point it at this moon',
+    });
+    expect(only(results, 'agent:codex')).toMatchObject({ status: 'fail', detail: 'Codex: missing PreCompact hook (/home/u/.codex/hooks.json)', fix: 'run `moon install codex`' });
+    expect(only(results, 'agent:openclaw')).toMatchObject({ status: 'warn', detail: 'OpenClaw is here but moon is not wired into it', fix: 'run `moon install openclaw`' });
+    expect(only(results, 'agent:codex:project')).toMatchObject({ status: 'fail', detail: '/work/app/.codex/hooks.json:3:5: not valid JSON (comma expected)' });
+  });
+
+  test('Codex hooks turned off in config.toml', () => {
+    const facts = healthy();
+    facts.agents = [{ ...registered('codex'), hooksDisabled: true }];
+    expect(only(runChecks(facts), 'agent:codex')).toMatchObject({ status: 'warn', fix: 'remove `hooks = false` (or `codex_hooks = false`) from [features] in config.toml' });
+  });
+
+  test('watcher: not running and stale are warnings, an unreadable lock a problem, another home’s watcher a warning', () => {
+    const base = healthy();
+    const daemon = base.watcher as Extract<DoctorFacts['watcher'], { state: string }>;
+    expect(only(runChecks({ ...base, watcher: { ...daemon, state: 'not running', pid: null } }), 'watcher')).toMatchObject({ status: 'warn', fix: 'run `moon service install`' });
+    expect(only(runChecks({ ...base, platform: 'win32', watcher: { ...daemon, state: 'not running', pid: null } }), 'watcher').fix).toBe('run `moon watch --daemon` under your service manager');
+    expect(only(runChecks({ ...base, watcher: { ...daemon, state: 'stale' } }), 'watcher')).toMatchObject({ status: 'warn', detail: `not running: ${daemon.lock} names pid 4242, which has exited` });
+    expect(only(runChecks({ ...base, watcher: { ...daemon, state: 'unreadable' } }), 'watcher')).toMatchObject({ status: 'fail', fix: `make sure no watcher runs (\`ps aux | grep "moon.js watch"\`), then remove ${daemon.lock}` });
+    expect(only(runChecks({ ...base, watcher: { ...daemon, moon_home: '/srv/other' } }), 'watcher')).toMatchObject({ status: 'warn', detail: 'the watcher (pid 4242) serves another home: /srv/other' });
+  });
+
+  test('engine: no index yet, a damaged file, an unreachable database (password masked)', () => {
+    const base = healthy();
+    expect(only(runChecks({ ...base, engine: { ...base.engine!, exists: false, probe: null } }), 'engine')).toMatchObject({ status: 'warn', fix: 'run `moon index`' });
+    expect(only(runChecks({ ...base, engine: { ...base.engine!, probe: { ok: false, error: 'file is not a database', corrupt: true } } }), 'engine')).toMatchObject({
+      status: 'fail',
+      detail: '/home/u/.moon/moon.db does not open: file is not a database',
+      fix: 'run `moon rebuild` (it rebuilds the index from the raw archive)',
+    });
+    const pg = only(runChecks({ ...base, engine: { kind: 'postgres', location: 'postgres://moon:hunter2@db:5432/moon', exists: true, probe: { ok: false, error: 'connect ECONNREFUSED' } } }), 'engine');
+    expect(pg).toMatchObject({ status: 'fail', detail: 'PostgreSQL (postgres://moon:***@db:5432/moon) does not answer: connect ECONNREFUSED' });
+    expect(JSON.stringify(pg)).not.toContain('hunter2');
+  });
+
+  test('a configuration that does not load is a problem; the checks that need it are skipped', () => {
+    const facts = { ...healthy(), config: { ok: false as const, error: '/home/u/.moon/moon.toml: unknown key bogus', hint: 'see docs/cli.md#configuration' }, watcher: null, engine: null };
+    const results = runChecks(facts);
+    expect(only(results, 'config')).toEqual({ id: 'config', status: 'fail', detail: '/home/u/.moon/moon.toml: unknown key bogus', fix: 'see docs/cli.md#configuration' });
+    expect(only(results, 'watcher').status).toBe('skip');
+    expect(only(results, 'engine').status).toBe('skip');
+  });
+});

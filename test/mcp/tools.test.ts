@@ -1,8 +1,9 @@
+import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { HISTORY_FRAME_CLOSE, HISTORY_FRAME_OPEN } from '../../src/inject/safe-text.js';
-import { makeTempDir, spawnMoon } from '../helpers/cli.js';
+import { BIN, makeTempDir, spawnMoon } from '../helpers/cli.js';
 import { type TestHome, makeIndexedHome } from '../helpers/home.js';
 import { type McpSession, startMcp, textOf } from './client.js';
 
@@ -193,6 +194,20 @@ describe('moon mcp', () => {
     await expect(mcp.client.readResource({ uri: 'moon://memory/..%2Fmoon.toml' })).rejects.toThrow();
     await expect(mcp.client.readResource({ uri: 'moon://memory/2020-01-01.md' })).rejects.toThrow(/does not exist/);
     expect((await mcp.call('recall', { query: 'wrangler', limit: 1 })).isError).toBeFalsy();
+  });
+
+  test('garbage on stdin is ignored: every stdout line is a protocol message, and the end of stdin exits 0', async () => {
+    const child = spawn(process.execPath, [BIN, 'mcp'], { cwd: scratch.path, env: { PATH: process.env.PATH, MOON_HOME: home.home }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    child.stdin.end(['not json at all', '\u0000\u001b[31m', '{"jsonrpc":"2.0","id":7,"method":"no/such/method"}', '{"jsonrpc":"2.0","id":8,"method":"tools/list"}', ''].join('\n'));
+    expect(await exited).toBe(0);
+    const lines = stdout.trim().split('\n');
+    expect(lines.map((line) => (JSON.parse(line) as { id: number }).id)).toEqual([7, 8]);
+    expect(stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
   });
 
   test('closing stdin ends the server at once', async () => {

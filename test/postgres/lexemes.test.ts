@@ -73,7 +73,7 @@ describe('PostgreSQL lexeme counts', () => {
     await withPgClient(url, (client) =>
       client.query(`DROP TRIGGER lexemes_insert ON moon.entries; DROP TRIGGER lexemes_delete ON moon.entries; DROP TRIGGER lexemes_update ON moon.entries;
         DROP FUNCTION moon.count_lexemes(); DROP FUNCTION moon.fold_lexemes(); DROP TABLE moon.lexemes; DROP TABLE moon.lexeme_changes;
-        DELETE FROM moon.migrations WHERE version = 6;`),
+        DELETE FROM moon.migrations WHERE version >= 6;`),
     );
     const reopened = await openPostgresEngine(url, { machine: 'lexemes' });
     try {

@@ -370,7 +370,7 @@ const MIGRATIONS: string[] = [
   `,
   // 7: entries by their own id, for the message ids recall returns (BrowsePort.getEntriesByIds without a session).
   `
-  CREATE INDEX entries_id ON moon.entries (id);
+  CREATE INDEX IF NOT EXISTS entries_id ON moon.entries (id);
   `,
 ];
 

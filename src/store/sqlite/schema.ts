@@ -196,7 +196,7 @@ const MIGRATIONS: string[] = [
   `,
   // 11: entries by their own id, for the message ids recall returns (BrowsePort.getEntriesByIds without a session).
   `
-  CREATE INDEX entries_id ON entries(id);
+  CREATE INDEX IF NOT EXISTS entries_id ON entries(id);
   `,
 ];
 

@@ -45,6 +45,8 @@ beforeAll(async () => {
       },
     ];
   });
+  // One long answer: cut to the budget in a timeline, whole from get_entries.
+  turns.push({ role: 'assistant' as const, at: '2026-02-27T11:00:00Z', id: 'inj-long', text: `A long answer: ${'every word counted '.repeat(200)}end.` } as (typeof turns)[number]);
   writeFileSync(join(transcripts, `${HOSTILE}.jsonl`), claudeSession({ sessionId: HOSTILE, cwd: '/home/dev/hostile', turns }));
   await home.moon.index({ roots: [transcripts] });
   // Memory files hold what distillation wrote from history: the corpus may reach them too.
@@ -111,6 +113,20 @@ describe('the injection corpus through moon mcp', () => {
       const read = await mcp.client.readResource({ uri: resource.uri });
       for (const content of read.contents) expect(findUnsafe((content as { text: string }).text), resource.uri).toEqual([]);
     }
+  });
+
+  test('entries are cut to a budget in a timeline and say so; get_entries gives them whole', async () => {
+    const around = await mcp.call('timeline', { message_id: 'inj-long', before: 0, after: 0 });
+    const [cut] = (around.structuredContent as { entries: { text: string; truncated: boolean }[] }).entries;
+    expect(cut!.truncated).toBe(true);
+    expect(Array.from(cut!.text)).toHaveLength(1500);
+    expect(textOf(around)).toContain('(cut)');
+    const whole = await mcp.call('get_entries', { ids: ['inj-long'] });
+    const [full] = (whole.structuredContent as { entries: { text: string; truncated: boolean }[] }).entries;
+    expect(full!.truncated).toBe(false);
+    expect(full!.text.endsWith('end.')).toBe(true);
+    const short = await mcp.call('timeline', { message_id: 'inj-u0', before: 0, after: 0 });
+    expect((short.structuredContent as { entries: { truncated: boolean }[] }).entries[0]!.truncated).toBe(false);
   });
 
   test('the server stayed up and wrote nothing but protocol on stdout', () => {

@@ -50,8 +50,9 @@ export function registerResources(server: McpServer, context: { moon(): Moon; sa
       if (!existsSync(path)) throw new MoonError('not_found', `${file} does not exist yet`);
       const safe = await context.safe();
       const text = readFileSync(path, 'utf8');
-      const cut = safe.cut(text, BUDGET.resource) ? `\n(cut to ${BUDGET.resource} characters)` : '';
-      return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: `${frameHistory(safe.block(text, BUDGET.resource))}${cut}` }] };
+      const clipped = safe.clip(text, BUDGET.resource);
+      const note = clipped.cut ? `\n(cut to ${BUDGET.resource} characters)` : '';
+      return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: `${frameHistory(clipped.text)}${note}` }] };
     },
   );
 }

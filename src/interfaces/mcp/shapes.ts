@@ -121,17 +121,23 @@ type ScopeOutput = z.infer<typeof SCOPE_SHAPE>;
 export interface Safe {
   line(text: string, max?: number): string;
   block(text: string, max: number): string;
-  /** Whether `block(text, max)` had to cut. */
-  cut(text: string, max: number): boolean;
+  /** `block`, and whether it had to cut the text (measured after cleaning). */
+  clip(text: string, max: number): { text: string; cut: boolean };
 }
 
 export function createSafe(safeText: SafeText): Safe {
   // A megabyte of tool output is cut before it is cleaned: only its start can appear.
-  const head = (text: string, max: number) => (text.length > max * 4 + 1024 ? text.slice(0, max * 4 + 1024) : text);
+  const room = (max: number) => max * 4 + 1024;
+  const head = (text: string, max: number) => (text.length > room(max) ? text.slice(0, room(max)) : text);
+  const clip = (text: string, max: number) => {
+    const chars = Array.from(safeText(head(text, max)));
+    const cut = chars.length > max || text.length > room(max);
+    return { text: cut ? `${chars.slice(0, Math.max(0, max - 1)).join('')}…` : chars.join(''), cut };
+  };
   return {
     line: (text, max = BUDGET.short) => safeText(head(text, max), { oneLine: true, maxChars: max }),
-    block: (text, max) => safeText(head(text, max), { maxChars: max }),
-    cut: (text, max) => Array.from(head(text, max + 1)).length > max,
+    block: (text, max) => clip(text, max).text,
+    clip,
   };
 }
 
@@ -192,7 +198,8 @@ export function shapeSession(safe: Safe, session: ShownSession): SessionShape {
 }
 
 export function shapeEntry(safe: Safe, entry: ShownEntry | TimelineEntry, sessionId: string, limits: { text: number; result: number }): EntryOutput {
-  const truncated = safe.cut(entry.text, limits.text) || (entry.result !== null && safe.cut(entry.result, limits.result));
+  const text = safe.clip(entry.text, limits.text);
+  const result = entry.result === null ? null : safe.clip(entry.result, limits.result);
   return {
     id: safe.line(entry.id),
     session_id: safe.line('sessionId' in entry ? entry.sessionId : sessionId),
@@ -201,11 +208,11 @@ export function shapeEntry(safe: Safe, entry: ShownEntry | TimelineEntry, sessio
     kind: entry.kind,
     tool: maybe(safe, entry.tool),
     target: maybe(safe, entry.target, 1000),
-    text: safe.block(entry.text, limits.text),
-    result: entry.result === null ? null : safe.block(entry.result, limits.result),
+    text: text.text,
+    result: result === null ? null : result.text,
     exit_code: entry.exitCode,
     status: maybe(safe, entry.status),
-    truncated,
+    truncated: text.cut || (result?.cut ?? false),
     ...(entry.focus ? { focus: true } : {}),
   };
 }

@@ -209,8 +209,9 @@ export function registerTools(server: McpServer, context: ToolContext): void {
         let truncated = false;
         let projection: string | null = null;
         if (result.projection !== null) {
-          truncated = safe.cut(result.projection, budget);
-          projection = safe.block(result.projection, budget);
+          const clipped = safe.clip(result.projection, budget);
+          truncated = clipped.cut;
+          projection = clipped.text;
         }
         let left = budget;
         const entries = [];

@@ -57,3 +57,13 @@ export const HISTORY_FRAME_CLOSE = '</moon-history>';
 export function frameHistory(body: string): string {
   return `${HISTORY_FRAME_OPEN}\n${body.replaceAll(HISTORY_FRAME_CLOSE, '‹/moon-history>')}\n${HISTORY_FRAME_CLOSE}`;
 }
+
+/**
+ * makeSafeText with the default secret detector, for output made where no home's configuration could be read (an
+ * error about that configuration). Loads the redaction rules on first use.
+ */
+export async function loadDefaultSafeText(): Promise<(text: string, options?: Omit<SafeTextOptions, 'redact'>) => string> {
+  const { createRedactor } = await import('../normalize/redact.js');
+  const redact = createRedactor({ enabled: true });
+  return (text, options = {}) => makeSafeText(text, { ...options, redact });
+}

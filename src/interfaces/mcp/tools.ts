@@ -1,0 +1,278 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { Moon, ProjectScope, RecallResult } from '../../index.js';
+import { MAX_ENTRY_IDS, MAX_TIMELINE_SPAN, MoonError, RECALL_REQUEST_FIELDS, parseRecallRequest, scopeRecallOptions } from '../../index.js';
+import {
+  BUDGET,
+  ENTRIES_OUTPUT,
+  RECALL_OUTPUT,
+  SESSION_OUTPUT,
+  TIMELINE_OUTPUT,
+  type Safe,
+  describeScope,
+  entriesText,
+  recallText,
+  sessionText,
+  shapeEntry,
+  shapeRecall,
+  shapeSession,
+  timelineText,
+} from './shapes.js';
+
+/** What the tools need from the server around them; everything heavy is behind these and opened on first use. */
+export interface ToolContext {
+  /** The library facade (throws for a bad configuration: the call reports it). */
+  moon(): Moon;
+  /** The safe-text shapes, with the home's secret detector. */
+  safe(): Promise<Safe>;
+  /** The client's roots (file:// URIs); [] when it has none or does not say. */
+  roots(): Promise<string[]>;
+  /** The server's working directory: the caller's project when the client gives no roots. */
+  cwd: string;
+  /** Run a tool body; a thrown error becomes an isError result. */
+  guard(tool: string, work: () => Promise<CallToolResult>): Promise<CallToolResult>;
+}
+
+const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+
+const ALL_PROJECTS = z
+  .boolean()
+  .describe("Search every project. By default only the caller's project (the client roots, else the server's working directory) is searched")
+  .optional();
+const SESSION_ID = z.string().min(1).describe('A session id (or a unique prefix of one), as recall returns it');
+const TZ = z.string().min(1).describe('Time zone for times without an offset and the times shown (IANA name); default the residential zone').optional();
+const span = (side: string) =>
+  z.number().int().min(0).max(MAX_TIMELINE_SPAN).describe(`Entries ${side} the one found (default 3, at most ${MAX_TIMELINE_SPAN})`).optional();
+
+export const RECALL_INPUT = z.strictObject({ ...RECALL_REQUEST_FIELDS, all_projects: ALL_PROJECTS });
+
+export const TIMELINE_INPUT = z.strictObject({
+  message_id: z.string().min(1).describe("A message id from recall's message_ids: the entry to center on").optional(),
+  time: z
+    .string()
+    .min(1)
+    .describe('Or a time: an ISO date-time (across sessions without session_id), or with session_id also a clock time like 14:05')
+    .optional(),
+  session_id: SESSION_ID.optional(),
+  before: span('before'),
+  after: span('after'),
+  tz: TZ,
+  all_projects: ALL_PROJECTS,
+});
+
+export const ENTRIES_INPUT = z.strictObject({
+  ids: z.array(z.string().min(1)).min(1).max(MAX_ENTRY_IDS).describe(`Message ids from recall or timeline (1 to ${MAX_ENTRY_IDS})`),
+  session_id: SESSION_ID.optional(),
+  tz: TZ,
+});
+
+export const SESSION_INPUT = z.strictObject({
+  session_id: SESSION_ID,
+  from_entry: z.string().min(1).describe('Slice: first message id (inclusive)').optional(),
+  to_entry: z.string().min(1).describe('Slice: last message id (inclusive)').optional(),
+  since: z.string().min(1).describe('Slice: entries at or after this time (ISO, or a clock time like 14:05 on the session days)').optional(),
+  until: z.string().min(1).describe('Slice: entries before this time').optional(),
+  max_chars: z
+    .number()
+    .int()
+    .min(1000)
+    .max(BUDGET.sessionMax)
+    .describe(`Largest answer in characters (default ${BUDGET.sessionDefault})`)
+    .optional(),
+  tz: TZ,
+});
+
+export function registerTools(server: McpServer, context: ToolContext): void {
+  server.registerTool(
+    'recall',
+    {
+      title: 'Recall earlier work',
+      description:
+        "Search the history of earlier coding-agent sessions (Claude Code, Codex, OpenClaw) for decisions, fixes, commands and conversations. Returns compact hits — session id, the matching message ids, time, score and a short snippet — scoped to the caller's project unless all_projects is true. Open a hit with timeline (entries around a message) or get_entries (whole messages).",
+      inputSchema: RECALL_INPUT,
+      outputSchema: RECALL_OUTPUT,
+      annotations: { title: 'Recall earlier work', ...READ_ONLY },
+    },
+    (args) =>
+      context.guard('recall', async () => {
+        const { all_projects: allProjects, ...request } = args;
+        const options = parseRecallRequest(request);
+        const moon = context.moon();
+        const named = (options.session ?? []).length > 0;
+        const scope = named ? null : await resolveScope(context, moon, allProjects);
+        const scoped = scope === null ? options : scopeRecallOptions(options, scope);
+        const result: RecallResult = scoped === null ? { query: options.query, matches: [], generated_at_epoch_secs: Math.floor(moon.clock() / 1000) } : await moon.recall(scoped);
+        const safe = await context.safe();
+        const output = shapeRecall(safe, result, describeScope(scope ?? { kind: 'all', reason: 'all_projects', roots: [] }, named));
+        return answer(recallText(output), output);
+      }),
+  );
+
+  server.registerTool(
+    'timeline',
+    {
+      title: 'Entries around a message or a time',
+      description:
+        'The entries before and after one message (a message id from recall) or a time, in session order, each with its message id: how a hit is expanded. With a time and no session_id it reads across the sessions of the caller project (all_projects: every project).',
+      inputSchema: TIMELINE_INPUT,
+      outputSchema: TIMELINE_OUTPUT,
+      annotations: { title: 'Entries around a message or a time', ...READ_ONLY },
+    },
+    (args) =>
+      context.guard('timeline', async () => {
+        const moon = context.moon();
+        const acrossSessions = args.session_id === undefined && args.message_id === undefined;
+        const scope = acrossSessions ? await resolveScope(context, moon, args.all_projects) : null;
+        const result = await moon.timeline({
+          messageId: args.message_id,
+          time: args.time,
+          sessionId: args.session_id,
+          before: args.before,
+          after: args.after,
+          tz: args.tz,
+          withinSessions: scope?.kind === 'project' && !scope.everything ? scope.sessionIds : undefined,
+        });
+        if (!result.found) throw new MoonError('not_found', describeTimelineMiss(result.reason, result.query, result.candidates, scope));
+        const safe = await context.safe();
+        const output = {
+          focus: {
+            message_id: result.focus.messageId === null ? null : safe.line(result.focus.messageId),
+            time: result.focus.time === null ? null : safe.line(result.focus.time),
+            entry_id: safe.line(result.focus.entryId),
+            session_id: safe.line(result.focus.sessionId),
+            at: result.focus.at,
+          },
+          ...(scope ? { scope: describeScope(scope, false) } : {}),
+          sessions: result.sessions.map((session) => shapeSession(safe, session)),
+          entries: result.entries.map((entry) => shapeEntry(safe, entry, entry.sessionId, { text: BUDGET.entryText, result: BUDGET.entryResult })),
+        };
+        return answer(timelineText(output), output);
+      }),
+  );
+
+  server.registerTool(
+    'get_entries',
+    {
+      title: 'Whole messages by id',
+      description:
+        "Full entries (message text, tool call and result) by the message ids recall or timeline returned. Ids that match nothing are listed in missing. session_id narrows the lookup (some agents' ids repeat across sessions).",
+      inputSchema: ENTRIES_INPUT,
+      outputSchema: ENTRIES_OUTPUT,
+      annotations: { title: 'Whole messages by id', ...READ_ONLY },
+    },
+    (args) =>
+      context.guard('get_entries', async () => {
+        const result = await context.moon().getEntries({ ids: args.ids, sessionId: args.session_id, tz: args.tz });
+        if (!result.found) throw new MoonError('not_found', describeSessionMiss(result.session, result.reason, result.candidates));
+        const safe = await context.safe();
+        let left = BUDGET.entriesTotal;
+        const entries = result.entries.map((entry) => {
+          // Whole while the answer has room; past it, cut like a timeline entry.
+          const whole = left > 0;
+          const shaped = shapeEntry(safe, entry, entry.sessionId, whole ? { text: BUDGET.fullText, result: BUDGET.fullResult } : { text: BUDGET.entryText, result: BUDGET.entryResult });
+          left -= shaped.text.length + (shaped.result?.length ?? 0);
+          return shaped;
+        });
+        const output = {
+          entries,
+          missing: result.missing.map((id) => safe.line(id)),
+          sessions: result.sessions.map((session) => shapeSession(safe, session)),
+        };
+        return answer(entriesText(output), output);
+      }),
+  );
+
+  server.registerTool(
+    'get_session',
+    {
+      title: 'A session, whole or a slice',
+      description:
+        "A session's projection (moon's markdown account of it: timeline, conversation, tool activity, decisions), or a slice of its entries by message ids (from_entry, to_entry) or time (since, until). Bounded by max_chars.",
+      inputSchema: SESSION_INPUT,
+      outputSchema: SESSION_OUTPUT,
+      annotations: { title: 'A session, whole or a slice', ...READ_ONLY },
+    },
+    (args) =>
+      context.guard('get_session', async () => {
+        const result = await context.moon().getSession({
+          id: args.session_id,
+          fromEntry: args.from_entry,
+          toEntry: args.to_entry,
+          since: args.since,
+          until: args.until,
+          tz: args.tz,
+        });
+        if (!result.found) throw new MoonError('not_found', describeSessionMiss(result.session, result.reason, result.candidates));
+        const safe = await context.safe();
+        const budget = args.max_chars ?? BUDGET.sessionDefault;
+        let truncated = false;
+        let projection: string | null = null;
+        if (result.projection !== null) {
+          const clipped = safe.clip(result.projection, budget);
+          truncated = clipped.cut;
+          projection = clipped.text;
+        }
+        let left = budget;
+        const entries = [];
+        for (const entry of result.entries) {
+          if (left <= 0) {
+            truncated = true;
+            break;
+          }
+          const shaped = shapeEntry(safe, entry, result.session.id, { text: Math.min(BUDGET.entryText, left), result: Math.min(BUDGET.entryResult, left) });
+          left -= shaped.text.length + (shaped.result?.length ?? 0) + 80;
+          entries.push(shaped);
+        }
+        const output = {
+          session: shapeSession(safe, result.session),
+          projection,
+          slice:
+            result.slice === null
+              ? null
+              : {
+                  from_entry: result.slice.fromEntry === null ? null : safe.line(result.slice.fromEntry),
+                  to_entry: result.slice.toEntry === null ? null : safe.line(result.slice.toEntry),
+                  since: result.slice.since === null ? null : safe.line(result.slice.since),
+                  until: result.slice.until === null ? null : safe.line(result.slice.until),
+                  total_entries: result.slice.totalEntries,
+                },
+          entries,
+          truncated,
+        };
+        return answer(sessionText(output), output);
+      }),
+  );
+}
+
+async function resolveScope(context: ToolContext, moon: Moon, allProjects: boolean | undefined): Promise<ProjectScope> {
+  if (allProjects) return moon.resolveScope({ allProjects: true });
+  return moon.resolveScope({ roots: await context.roots(), cwd: context.cwd });
+}
+
+function answer(text: string, structured: object): CallToolResult {
+  return { content: [{ type: 'text', text }], structuredContent: structured as Record<string, unknown> };
+}
+
+function describeSessionMiss(session: string, reason: 'unknown' | 'ambiguous', candidates: string[]): string {
+  return reason === 'ambiguous'
+    ? `session "${session}" is ambiguous: it starts ${candidates.length} session ids (${candidates.join(', ')}); give more of it`
+    : `no session "${session}" in the index`;
+}
+
+function describeTimelineMiss(reason: string, query: string, candidates: string[], scope: ProjectScope | null): string {
+  switch (reason) {
+    case 'unknown_session':
+      return `no session "${query}" in the index`;
+    case 'ambiguous_session':
+      return `session "${query}" is ambiguous: it starts ${candidates.length} session ids (${candidates.join(', ')}); give more of it`;
+    case 'unknown_message':
+      return `no message "${query}" in the index (message ids come from recall's message_ids or a timeline's entries)`;
+    case 'ambiguous_message':
+      return `message id "${query}" is in ${candidates.length} sessions (${candidates.join(', ')}): pass session_id`;
+    default:
+      return scope?.kind === 'project'
+        ? `no entries near ${query} in this project; all_projects: true reads every project`
+        : `no entries near ${query}`;
+  }
+}

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { type Moon, MoonError, parseRecallRequest, scopeRecallOptions } from '../../index.js';
+import { MAX_ENTRY_IDS, type Moon, MoonError, parseRecallRequest, scopeRecallOptions } from '../../index.js';
 import { requireToken } from './auth.js';
 import { sendError, sendThrown } from './errors.js';
 import { buildOpenApi } from './openapi.js';
@@ -94,7 +94,7 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
   app.get('/v1/entries', async (c) => {
     const ids = (c.req.queries('ids') ?? []).flatMap((value) => value.split(',')).map((id) => id.trim()).filter((id) => id !== '');
     if (ids.length === 0) throw new MoonError('bad_input', 'ids: give one or more message ids (ids=a,b or ids=a&ids=b)');
-    if (ids.length > MAX_IDS) throw new MoonError('bad_input', `ids: at most ${MAX_IDS} at once, got ${ids.length}`);
+    if (ids.length > MAX_ENTRY_IDS) throw new MoonError('bad_input', `ids: at most ${MAX_ENTRY_IDS} at once, got ${ids.length}`);
     return history(await moon.getEntries({ ids, sessionId: c.req.query('session_id'), tz: c.req.query('tz') }));
   });
 
@@ -119,7 +119,7 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
   return app;
 }
 
-const MAX_IDS = 200;
+
 
 function readCount(name: string, value: string): number {
   if (!/^\d+$/.test(value)) throw new MoonError('bad_input', `${name}: must be a whole number, got "${value}"`);

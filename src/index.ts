@@ -29,3 +29,7 @@ export type { UsageLine, UsageReport } from './usage/list-usage.js';
 export type { ContinuityRequest, ContinuityResult } from './continuity/create-continuity.js';
 export type { CommandOutcome, ServiceHost } from './service/host.js';
 export type { ServiceReport } from './service/run-service.js';
+export { HOOK_EVENTS, type HookEvent } from './hooks/events.js';
+export type { HookOutcome, HookRequest } from './hooks/run-hook.js';
+export type { HookFailure, HookUsageLine, HookUsageReport } from './hooks/usage-state.js';
+export { HOOK_TOKEN_ENCODING } from './hooks/tokens.js';

@@ -26,14 +26,34 @@ export function nameProject(cwd: string | null): string | null {
 
 /** The repository folder above the innermost worktree folder in `parts`, when a worktree name follows it. */
 function findWorktreeRepo(parts: readonly string[]): string | null {
+  const index = findWorktreeRepoIndex(parts);
+  return index === null ? null : (parts[index] ?? null);
+}
+
+function findWorktreeRepoIndex(parts: readonly string[]): number | null {
   for (let index = parts.length - 2; index >= 1; index -= 1) {
     const folder = parts[index];
     const match = WORKTREE_FOLDERS.find(([parent, name]) => name === folder && (parent === null || parent === parts[index - 1]));
     if (!match) continue;
     const repoIndex = match[0] === null ? index - 1 : index - 2;
-    if (repoIndex >= 0) return parts[repoIndex] ?? null;
+    if (repoIndex >= 0) return repoIndex;
   }
   return null;
+}
+
+/**
+ * The repository a working directory inside one of its git worktrees belongs to (`/r/moon/.claude/worktrees/a1/src`
+ * → `/r/moon`), with `/` separators; null when the cwd is not inside a worktree folder.
+ */
+export function worktreeRepoPath(cwd: string): string | null {
+  const parts = cwd.replace(/\\/g, '/').split('/');
+  const named = parts.filter((part) => part !== '');
+  const index = findWorktreeRepoIndex(named);
+  if (index === null) return null;
+  // Back to a path: the first index+1 non-empty parts, with the leading `/` (or drive) kept.
+  let seen = -1;
+  const cut = parts.findIndex((part) => part !== '' && (seen += 1) === index);
+  return parts.slice(0, cut + 1).join('/');
 }
 
 /**

@@ -6,6 +6,7 @@ import { type Moon, createMoon } from '../../moon.js';
 import { registerConfig } from './commands/config-command.js';
 import { registerContinuity } from './commands/continuity-command.js';
 import { registerForget } from './commands/forget-command.js';
+import { registerHook } from './commands/hook-command.js';
 import { registerMigrate } from './commands/migrate-command.js';
 import { registerIndex } from './commands/index-command.js';
 import { registerRebuild, registerVerify } from './commands/maintain-commands.js';
@@ -87,6 +88,7 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
   registerService(program, context);
   registerDistill(program, context);
   registerWatch(program, context);
+  registerHook(program, context);
   program.hook('preAction', (_program, command) => {
     // Seed 001 DaemonLockPayload rule 3: a command that writes refuses another home's running watcher.
     if (!MUTATING.has(command.name())) return;

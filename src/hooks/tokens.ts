@@ -1,0 +1,113 @@
+import { Worker } from 'node:worker_threads';
+
+/**
+ * Token counts for what hooks hand an agent, with a real BPE tokenizer (gpt-tokenizer). The encoding is
+ * cl100k_base: neither client's own tokenizer can be run here (Claude's is not published; Codex's models use
+ * o200k_base), and cl100k_base counts at least as many tokens as o200k_base for the English, code and paths a
+ * hook prints, so a budget kept in cl100k_base is kept for Codex too. It also loads in half the time of
+ * o200k_base (its rank table is half the size), which matters inside session-start's 300 ms.
+ *
+ * Loading the rank table still costs ~65 ms of one core. So the table is loaded on a worker thread, started as
+ * early as the process knows it will print (bin/moon.js calls preloadTokenCounter for session-start and
+ * user-prompt-submit), while the main thread loads the CLI, opens the index and reads the projections. Under a
+ * TypeScript test runner there is no compiled worker, and if the worker fails, the table loads in-process.
+ */
+export const HOOK_TOKEN_ENCODING = 'cl100k_base';
+
+export interface TokenCounter {
+  /** Each text's token count, in order. */
+  count(texts: readonly string[]): Promise<number[]>;
+}
+
+/** Special-token text (`<|endoftext|>`) is counted as the ordinary text it is, never refused. */
+export const COUNT_OPTIONS = { allowedSpecial: new Set<string>(), disallowedSpecial: new Set<string>() };
+
+const WORKER_URL = new URL('./token-worker.js', import.meta.url);
+
+let counter: TokenCounter | null = null;
+
+/** Start loading the tokenizer now, on a worker thread; loadTokenCounter later returns the same one. */
+export function preloadTokenCounter(): void {
+  counter ??= createCounter();
+}
+
+export function loadTokenCounter(): Promise<TokenCounter> {
+  counter ??= createCounter();
+  return Promise.resolve(counter);
+}
+
+/** Stop the worker (if any): a process that is done counting need not wait for it. */
+export async function closeTokenCounter(): Promise<void> {
+  const open = counter as (TokenCounter & { close?: () => Promise<void> }) | null;
+  counter = null;
+  await open?.close?.();
+}
+
+function createCounter(): TokenCounter {
+  if (!import.meta.url.endsWith('.js')) return inProcessCounter();
+  try {
+    return workerCounter();
+  } catch {
+    return inProcessCounter();
+  }
+}
+
+function inProcessCounter(): TokenCounter {
+  let loaded: Promise<(text: string) => number> | null = null;
+  return {
+    async count(texts) {
+      loaded ??= import('gpt-tokenizer/encoding/cl100k_base').then((module) => (text: string) => module.countTokens(text, COUNT_OPTIONS));
+      const countOne = await loaded;
+      return texts.map(countOne);
+    },
+  };
+}
+
+/**
+ * Counting on a worker. The worker is unref'd so it never keeps the process alive — except while a count is
+ * awaited (a process must not exit with its answer on the way). Should it fail, counting moves in-process.
+ */
+function workerCounter(): TokenCounter & { close(): Promise<void> } {
+  const worker = new Worker(WORKER_URL);
+  const pending = new Map<number, { resolve: (counts: number[]) => void; reject: (error: Error) => void }>();
+  let next = 0;
+  let broken: Error | null = null;
+  const fallback = inProcessCounter();
+  const failAll = (error: Error): void => {
+    broken ??= error;
+    for (const waiter of pending.values()) waiter.reject(error);
+    pending.clear();
+    worker.unref();
+  };
+  worker.on('message', (message: { id: number; counts?: number[]; error?: string }) => {
+    const waiter = pending.get(message.id);
+    if (!waiter) return;
+    pending.delete(message.id);
+    if (pending.size === 0) worker.unref();
+    if (message.counts) waiter.resolve(message.counts);
+    else waiter.reject(new Error(message.error ?? 'the token worker gave no counts'));
+  });
+  worker.on('error', (error) => failAll(error));
+  worker.on('exit', (code) => failAll(new Error(`the token worker exited (${code})`)));
+  // After the listeners: attaching a 'message' listener refs the worker again.
+  worker.unref();
+  return {
+    async count(texts) {
+      if (broken) return fallback.count(texts);
+      const id = next++;
+      worker.ref();
+      try {
+        return await new Promise<number[]>((resolve, reject) => {
+          pending.set(id, { resolve, reject });
+          worker.postMessage({ id, texts });
+        });
+      } catch {
+        return fallback.count(texts);
+      }
+    },
+    async close() {
+      pending.clear();
+      await worker.terminate();
+    },
+  };
+}

@@ -34,7 +34,14 @@ export async function fitToBudget(
   counter: TokenCounter,
 ): Promise<Fitted | null> {
   if (budget <= 0) return null;
-  const byRank = [...pieces].sort((a, b) => a.rank - b.rank || a.order - b.order);
+  // A piece is never considered before its parent: its rank is at least the parent's.
+  const byOrder = new Map(pieces.map((piece) => [piece.order, piece]));
+  const rankOf = (piece: Piece, depth = 0): number => {
+    const parent = piece.parent === undefined || depth > 16 ? undefined : byOrder.get(piece.parent);
+    return parent ? Math.max(piece.rank, rankOf(parent, depth + 1)) : piece.rank;
+  };
+  const ranks = new Map(pieces.map((piece) => [piece, rankOf(piece)]));
+  const byRank = [...pieces].sort((a, b) => ranks.get(a)! - ranks.get(b)! || a.order - b.order);
   // One batch: the frame alone, then every piece with its line break.
   const [base, ...costs] = await counter.count([render([]), ...byRank.map((piece) => `${piece.text}\n`)]);
   const chosen: Piece[] = [];

@@ -69,7 +69,7 @@ export async function buildSessionStartContext(deps: SessionStartDeps, input: Se
 
   const pieces: Piece[] = [];
   const layout = { own: false, earlier: false, memory: false };
-  pieces.push({ rank: 0, order: 0, text: `Recent work in project "${safe(scope.name, 80)}" (${safe(scope.root, 200)}). Times in ${safe(deps.zone, 60)}.` });
+  pieces.push({ rank: 0, order: 0, text: `Recent work in project "${safe(scope.name, 80)}" (${safe(scope.root, 200)}):` });
 
   if (own) {
     const digest = digestOf(own);

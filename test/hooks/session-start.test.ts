@@ -107,7 +107,7 @@ describe('moon hook session-start', () => {
     const context = readAdditionalContext(run.stdout, 'SessionStart');
     expect(context.startsWith(`${HISTORY_FRAME_OPEN}\n`)).toBe(true);
     expect(context.endsWith(`\n${HISTORY_FRAME_CLOSE}`)).toBe(true);
-    expect(context).toContain('Recent work in project "shop" (/home/dev/shop)');
+    expect(context).toContain('Recent work in project "shop" (/home/dev/shop):');
     const order = [NEW, TREE, MID, OLD].map((id) => context.indexOf(`session ${id.slice(0, 8)}`));
     expect(order.every((at) => at > 0)).toBe(true);
     expect(order).toEqual([...order].sort((a, b) => a - b));
@@ -130,7 +130,7 @@ describe('moon hook session-start', () => {
       const run = await start(cwd);
       expect(run.stderr).toBe('');
       const context = readAdditionalContext(run.stdout, 'SessionStart');
-      expect(context).toContain('Recent work in project "shop" (/home/dev/shop)');
+      expect(context).toContain('Recent work in project "shop" (/home/dev/shop):');
       expect(context).toContain(`session ${NEW.slice(0, 8)}`);
     }
   });
@@ -164,7 +164,7 @@ describe('moon hook session-start', () => {
     );
     expect(run.stderr).toBe('');
     const context = readAdditionalContext(run.stdout, 'SessionStart');
-    expect(context).toContain('Recent work in project "blog" (/home/dev/blog)');
+    expect(context).toContain('Recent work in project "blog" (/home/dev/blog):');
     expect(context).toContain('- blog: images must be under 1 MB');
     expect(context).not.toContain('shop');
   });

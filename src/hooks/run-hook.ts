@@ -9,7 +9,7 @@ import { HOOK_EVENT_NAMES, HOOK_EVENTS, type HookEvent, isHookEvent } from './ev
 import { locateTranscript } from './locate.js';
 import { parseHookPayload } from './payload.js';
 import { buildSessionStartContext } from './session-start.js';
-import { loadTokenCounter } from './tokens.js';
+import { loadTokenCounter, preloadTokenCounter } from './tokens.js';
 import { recordHookRun } from './usage-state.js';
 import { buildPromptRecall } from './user-prompt.js';
 
@@ -92,6 +92,8 @@ export async function runHook(deps: HookDeps, request: HookRequest): Promise<Hoo
         break;
       }
       if (payload.prompt === null) throw new MoonError('bad_input', 'the UserPromptSubmit payload has no "prompt"');
+      // The rank table loads beside the recall when a core is free.
+      preloadTokenCounter();
       const [browse, redact, counter] = await Promise.all([deps.browse(), deps.redact(), loadTokenCounter()]);
       const recalled = await buildPromptRecall(
         { browse, recall: deps.recall, zone: deps.zone, redact, counter, homeDir: deps.homeDir },

@@ -1,3 +1,4 @@
+import { availableParallelism, loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 
 /**
@@ -7,10 +8,10 @@ import { Worker } from 'node:worker_threads';
  * 1493 tokens for a full session-start on the 100k bench corpus). cl100k_base loads in half the time of
  * o200k_base (its rank table is half the size), which matters inside session-start's 300 ms.
  *
- * Loading the rank table still costs ~60 ms of one core. So it is loaded on a worker thread, started as early as
- * the process knows it will print (bin/moon.js calls preloadTokenCounter for session-start), while the main thread
- * loads the CLI, opens the index and reads the projections. Under a TypeScript test runner there is no compiled
- * worker, and if the worker fails, the table loads in-process.
+ * Loading the rank table still costs ~60 ms of one core. When a core is free it is loaded on a worker thread,
+ * started as early as the process knows it may print (bin/moon.js calls preloadTokenCounter for session-start),
+ * while the main thread loads the CLI, opens the index and reads the projections. Otherwise, under a TypeScript
+ * test runner (no compiled worker), or if the worker fails, the table loads in-process when first needed.
  */
 export const HOOK_TOKEN_ENCODING = 'cl100k_base';
 
@@ -26,13 +27,26 @@ const WORKER_URL = new URL('./token-worker.js', import.meta.url);
 
 let counter: TokenCounter | null = null;
 
-/** Start loading the tokenizer now, on a worker thread; loadTokenCounter later returns the same one. */
+/**
+ * Start loading the tokenizer now, on a worker thread, when the machine has a core to spare (the 1-minute load
+ * average is below the cores but one); loadTokenCounter later returns the same counter. On a busy machine the
+ * worker would only take the main thread's core — and a process that ends before the table is loaded waits for
+ * it — so the table is loaded when needed, in-process.
+ */
 export function preloadTokenCounter(): void {
-  counter ??= createCounter();
+  if (counter || !hasSpareCore()) return;
+  counter = createCounter();
 }
 
+export function hasSpareCore(): boolean {
+  const cores = availableParallelism();
+  // Windows reports no load average ([0, 0, 0]): any second core counts as spare.
+  return cores > 1 && loadavg()[0]! < cores - 1;
+}
+
+/** The counter: the preloaded worker's, else one loading the table in-process now (it is needed at once). */
 export function loadTokenCounter(): Promise<TokenCounter> {
-  counter ??= createCounter();
+  counter ??= inProcessCounter();
   return Promise.resolve(counter);
 }
 
@@ -46,7 +60,7 @@ export async function closeTokenCounter(): Promise<void> {
 function createCounter(): TokenCounter {
   if (!import.meta.url.endsWith('.js')) return inProcessCounter();
   try {
-    return workerCounter();
+    return createWorkerCounter();
   } catch {
     return inProcessCounter();
   }
@@ -67,7 +81,7 @@ function inProcessCounter(): TokenCounter {
  * Counting on a worker. The worker is unref'd so it never keeps the process alive — except while a count is
  * awaited (a process must not exit with its answer on the way). Should it fail, counting moves in-process.
  */
-function workerCounter(): TokenCounter & { close(): Promise<void> } {
+export function createWorkerCounter(): TokenCounter & { close(): Promise<void> } {
   const worker = new Worker(WORKER_URL);
   const pending = new Map<number, { resolve: (counts: number[]) => void; reject: (error: Error) => void }>();
   let next = 0;

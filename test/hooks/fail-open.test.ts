@@ -73,8 +73,14 @@ describe('hooks fail open', () => {
     }
   });
 
-  test('an unknown event, a missing index, a bad config', async () => {
+  test('an unknown or missing event, extra words, a missing index, a bad config', async () => {
     expectFailedOpen(await runHookProcess(['hook', 'post-tool-use'], start(), { MOON_HOME: home }), /unknown hook event "post-tool-use"/);
+    const missing = await runHookProcess(['hook'], start(), { MOON_HOME: home });
+    expect(missing).toMatchObject({ code: 0, stdout: '' });
+    expect(missing.stderr).toMatch(/^moon hook: no hook event: `moon hook <event>` takes one of session-start, stop, pre-compact, session-end, user-prompt-submit\n$/);
+    const extra = await runHookProcess(['hook', 'session-start', '--verbose', 'more'], start(), { MOON_HOME: home });
+    expect(extra.stderr).toBe('');
+    expect(readAdditionalContext(extra.stdout, 'SessionStart')).toContain('kiln');
     const empty = join(root, 'empty-home');
     expectFailedOpen(await runHookProcess(['hook', 'session-start'], start(), { MOON_HOME: empty }), /no index at .*moon\.db \(run `moon index` first\)/);
     const broken = join(root, 'broken-home');

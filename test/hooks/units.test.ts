@@ -199,3 +199,21 @@ test('which prompts are searched', () => {
   expect(isSearchable('la vie')).toBe(false);
   expect(isSearchable('réparer le déploiement')).toBe(true);
 });
+
+describe('the token worker (built)', () => {
+  test('counts what the in-process counter counts, and never keeps a finished process alive', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { REPO } = await import('../helpers/cli.js');
+    const texts = ['hello world', '<|endoftext|> and <|im_start|>', 'Decision: `npm test` → ✓ 21 passed'];
+    const script = `
+      const m = await import(${JSON.stringify(join(REPO, 'dist', 'hooks', 'tokens.js'))});
+      const counter = m.createWorkerCounter();
+      console.log(JSON.stringify(await counter.count(${JSON.stringify(texts)})));
+      // Not closed, not awaited: the process must still exit on its own.
+      m.preloadTokenCounter();
+    `;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+    expect(run.status, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual(texts.map(countHookTokens));
+  });
+});

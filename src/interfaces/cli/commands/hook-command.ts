@@ -24,16 +24,23 @@ export function registerHook(program: Command, context: CliContext): void {
   program
     .command('hook')
     .description('answer an agent hook (Claude Code, Codex): reads its JSON on stdin; always exits 0')
-    .argument('<event>', HOOK_EVENTS.join(' | '))
+    .argument('[event]', HOOK_EVENTS.join(' | '))
     .option('--capture <path>', 'capture (snapshot + index) this transcript now: what the detached process runs')
-    .action(async (event: string, options: { capture?: string }) => {
+    // A hook's command line is written once, into an agent's settings: a missing event or an extra word must fail
+    // open like anything else, not exit 2 (which Claude Code reads as "block").
+    .allowUnknownOption(true)
+    .allowExcessArguments(true)
+    .action(async (given: string | undefined, options: { capture?: string }) => {
+      const event = given ?? '';
       let moon: Moon | null = null;
       const fail = async (error: unknown): Promise<void> => {
         const message = oneLine(error);
-        context.io.err(`moon hook ${escapeControl(event, { oneLine: true }).slice(0, 40)}: ${message}`);
+        const name = escapeControl(event, { oneLine: true }).slice(0, 40);
+        context.io.err(`moon hook${name === '' ? '' : ` ${name}`}: ${message}`);
         await moon?.recordHookFailure(event, message);
       };
       try {
+        if (event === '') throw new Error(`no hook event: \`moon hook <event>\` takes one of ${HOOK_EVENTS.join(', ')}`);
         // A Moon of the hook's own, silent: a notice ("waiting for another moon process…") would be a second line.
         moon = createMoon(context.config(), createClock(context.env), { env: context.env, onNotice: () => undefined });
         if (options.capture !== undefined) {

@@ -8,10 +8,10 @@ import { Worker } from 'node:worker_threads';
  * 1493 tokens for a full session-start on the 100k bench corpus). cl100k_base loads in half the time of
  * o200k_base (its rank table is half the size), which matters inside session-start's 300 ms.
  *
- * Loading the rank table still costs ~60 ms of one core. When a core is free it is loaded on a worker thread,
- * started as early as the process knows it may print (bin/moon.js calls preloadTokenCounter for session-start),
- * while the main thread loads the CLI, opens the index and reads the projections. Otherwise, under a TypeScript
- * test runner (no compiled worker), or if the worker fails, the table loads in-process when first needed.
+ * Loading the rank table still costs ~60 ms of one core. Unless the machine is saturated it is loaded on a worker
+ * thread, started as early as the process knows it may print (bin/moon.js calls preloadTokenCounter for
+ * session-start), while the main thread loads the CLI, opens the index and reads the projections. Otherwise, under
+ * a TypeScript test runner (no compiled worker), or if the worker fails, it loads in-process when first needed.
  */
 export const HOOK_TOKEN_ENCODING = 'cl100k_base';
 
@@ -28,10 +28,12 @@ const WORKER_URL = new URL('./token-worker.js', import.meta.url);
 let counter: TokenCounter | null = null;
 
 /**
- * Start loading the tokenizer now, on a worker thread, when the machine has a core to spare (the 1-minute load
- * average is below the cores but one); loadTokenCounter later returns the same counter. On a busy machine the
- * worker would only take the main thread's core — and a process that ends before the table is loaded waits for
- * it — so the table is loaded when needed, in-process.
+ * Start loading the tokenizer now, on a worker thread, unless the machine is saturated (a 1-minute load average of
+ * one or more per core); loadTokenCounter later returns the same counter. On a saturated machine the worker only
+ * takes the main thread's core — and a process that ends before the table is loaded waits for it — so the table
+ * is loaded when needed, in-process. Measured on 2 cores (bench/hooks.mjs, interleaved): at a load of 1.2–1.6 the
+ * worker took 12–15 ms off a session-start that prints and added ~35 ms to one that prints nothing (which is
+ * ~100 ms faster anyway); at 3 it gained nothing.
  */
 export function preloadTokenCounter(): void {
   if (counter || !hasSpareCore()) return;
@@ -40,8 +42,8 @@ export function preloadTokenCounter(): void {
 
 export function hasSpareCore(): boolean {
   const cores = availableParallelism();
-  // Windows reports no load average ([0, 0, 0]): any second core counts as spare.
-  return cores > 1 && loadavg()[0]! < cores - 1;
+  // Windows reports no load average ([0, 0, 0]): a second core is taken to be free.
+  return cores > 1 && loadavg()[0]! < cores;
 }
 
 /** The counter: the preloaded worker's, else one loading the table in-process now (it is needed at once). */

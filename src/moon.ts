@@ -359,7 +359,9 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
       return redactReport(runSnapshot(await ingestContext(request.excludeSessions), sourceRoots(request.roots)));
     },
     async recall(options) {
-      return recallFrom(await openStore(true), options, config.embed.provider !== 'none');
+      // The store and the search stage load side by side (cold start, docs/benchmarks.md).
+      const [source] = await Promise.all([openStore(true), import('./search/recall.js')]);
+      return recallFrom(source, options, config.embed.provider !== 'none');
     },
     async sessions(request = {}) {
       const { listSessions } = await import('./browse/sessions.js');

@@ -57,7 +57,8 @@ export function registerHook(program: Command, context: CliContext): void {
       } catch (error) {
         await fail(error);
       } finally {
-        await moon?.close();
+        // Closing never fails a hook: what it had to say is already out.
+        await moon?.close().catch(() => undefined);
       }
     });
 }

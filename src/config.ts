@@ -138,6 +138,17 @@ const schema = z
       })
       .strict()
       .default({}),
+    hooks: z
+      .object({
+        /** Tokens (cl100k_base) the session-start hook may hand the agent; 0 turns its context off. */
+        session_start_budget_tokens: z.number().int().min(0).max(50_000).default(1500),
+        /** Whether the user-prompt-submit hook adds a recall for each prompt (off: it prints nothing). */
+        user_prompt_recall: z.boolean().default(false),
+        /** Tokens the user-prompt-submit recall may hand the agent. */
+        user_prompt_budget_tokens: z.number().int().min(0).max(20_000).default(400),
+      })
+      .strict()
+      .default({ session_start_budget_tokens: 1500, user_prompt_recall: false, user_prompt_budget_tokens: 400 }),
     embed: z
       .object({
         provider: z.enum(['none', 'local', 'openai-compatible', 'transformers']).default('none'),
@@ -197,6 +208,9 @@ export const ENV_KEYS: Record<string, { key: string; kind: EnvKind }> = {
   MOON_COMPACTION_START_RATIO: { key: 'context.compaction_start_ratio', kind: 'number' },
   MOON_COMPACTION_EMERGENCY_RATIO: { key: 'context.compaction_emergency_ratio', kind: 'number' },
   MOON_LOGS_DIR: { key: 'logs.dir', kind: 'string' },
+  MOON_HOOKS_SESSION_START_BUDGET_TOKENS: { key: 'hooks.session_start_budget_tokens', kind: 'int' },
+  MOON_HOOKS_USER_PROMPT_RECALL: { key: 'hooks.user_prompt_recall', kind: 'boolean' },
+  MOON_HOOKS_USER_PROMPT_BUDGET_TOKENS: { key: 'hooks.user_prompt_budget_tokens', kind: 'int' },
 };
 
 export interface LoadConfigOptions {

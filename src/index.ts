@@ -55,3 +55,7 @@ export type { AgentInstallReport, FileReport } from './install/run-install.js';
 export type { InstallHost } from './install/host.js';
 export type { DoctorReport } from './doctor/run-doctor.js';
 export type { CheckResult, CheckStatus } from './doctor/checks.js';
+export { HOOK_EVENTS, type HookEvent } from './hooks/events.js';
+export type { HookOutcome, HookRequest } from './hooks/run-hook.js';
+export type { HookFailure, HookUsageLine, HookUsageReport } from './hooks/usage-state.js';
+export { HOOK_TOKEN_ENCODING } from './hooks/tokens.js';

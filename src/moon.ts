@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { Ledger } from './archive/ledger.js';
 import { type MoonPaths, projectionPathFor, resolvePaths } from './archive/paths.js';
 import { type MoonConfig, defaultSourceRoots, maskUrlPassword } from './config.js';
@@ -38,6 +39,8 @@ import type { InstallHost } from './install/host.js';
 import type { AgentInstallReport } from './install/run-install.js';
 import type { AgentName, InstallScope } from './install/targets.js';
 import type { DoctorReport } from './doctor/run-doctor.js';
+import type { HookDeps, HookOutcome, HookRequest } from './hooks/run-hook.js';
+import type { HookUsageReport } from './hooks/usage-state.js';
 
 export interface IndexRequest {
   /** Files or folders; empty: the configured source roots, else the default locations. */
@@ -108,6 +111,8 @@ export interface StatusReport extends StoreStats {
   damage: string[] | null;
   /** The watcher: daemon lock owner, last cycle, pending L1 queue, last synthesis day, context usage. */
   watcher: WatcherStatus;
+  /** Agent hooks: runs and tokens injected per hook per day, the last failure (state/hooks.json). */
+  hooks: HookUsageReport;
 }
 
 export interface Moon {
@@ -164,6 +169,17 @@ export interface Moon {
   install(request: InstallRequest): Promise<AgentInstallReport>;
   /** Check this installation: node, the SQLite modules, the home, sources, agent wiring, the watcher, the engine. */
   doctor(request?: DoctorRequest): Promise<DoctorReport>;
+  /**
+   * One agent hook (`moon hook <event>`): its stdin payload in, what to print out (src/hooks/run-hook.ts). Reads
+   * never wait long for a writer and never load an embedding model; errors are thrown for the caller to fail open.
+   */
+  hook(request: HookRequest): Promise<HookOutcome>;
+  /** Snapshot and index one transcript for a hook, in the process that has time for it (session-end's detached child). */
+  captureTranscript(path: string): Promise<IndexResult>;
+  /** Runs and tokens injected per hook per day, and the last hook failure. */
+  hookUsage(): Promise<HookUsageReport>;
+  /** Count a hook run that failed (the caller failed open); `moon status` shows the last failure. Never throws. */
+  recordHookFailure(event: string, message: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -183,6 +199,11 @@ export interface MoonHooks {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
+/** How long a hook that reads (session-start, user-prompt-submit) waits for another process opening the index. */
+export const HOOK_READ_LOCK_TIMEOUT_MS = 250;
+/** How long stop and pre-compact wait for another writer before handing the capture to a detached process. */
+export const HOOK_CAPTURE_LOCK_TIMEOUT_MS = 3_000;
+
 /**
  * The composition root: turns a config into wired stages. The only place that picks concrete
  * implementations (SQLite store, redactor, sources); every interface (CLI, MCP, HTTP) goes through here.
@@ -200,14 +221,29 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
     embedder ??= import('./embed/index.js').then((module) => module.createEmbedder(config.embed));
     return embedder;
   };
-  const openEngine = async (path: string): Promise<StoreEngine> =>
-    (await import('./store/sqlite/engine.js')).openSqliteEngine(path, { lockTimeoutMs: config.index.lock_timeout_ms, onWait: hooks.onNotice });
-  const openDatabase = async (url: string): Promise<StoreEngine> =>
+  const openEngine = async (path: string, lockTimeoutMs = config.index.lock_timeout_ms): Promise<StoreEngine> =>
+    (await import('./store/sqlite/engine.js')).openSqliteEngine(path, { lockTimeoutMs, onWait: hooks.onNotice });
+  const openDatabase = async (url: string, lockTimeoutMs = config.index.lock_timeout_ms): Promise<StoreEngine> =>
     (await import('./store/postgres/engine.js')).openPostgresEngine(url, {
       machine: readMachineId(paths.home),
-      lockTimeoutMs: config.index.lock_timeout_ms,
+      lockTimeoutMs,
       onWait: hooks.onNotice,
     });
+  /** An engine of its own for a hook, with a hook's short lock wait. */
+  const openForHook = (lockTimeoutMs: number, mustExist: boolean): Promise<StoreEngine> => {
+    if (mustExist && !hasIndex()) return Promise.reject(new MoonError('not_found', `no index at ${paths.db}`, { hint: 'run `moon index` first' }));
+    return databaseUrl ? openDatabase(databaseUrl, lockTimeoutMs) : openEngine(paths.db, lockTimeoutMs);
+  };
+  let hookReader: Promise<StoreEngine> | null = null;
+  const getHookReader = (): Promise<StoreEngine> => {
+    if (!hookReader) {
+      hookReader = openForHook(HOOK_READ_LOCK_TIMEOUT_MS, true);
+      hookReader.catch(() => {
+        hookReader = null;
+      });
+    }
+    return hookReader;
+  };
   const databaseUrl = config.store.url;
   /** Whether an index exists to read: the SQLite file, or (always) a configured database. */
   const hasIndex = (): boolean => databaseUrl !== undefined || existsSync(paths.db);
@@ -279,6 +315,91 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
     }),
   );
 
+  /** Index into `target` (the shared store, or a hook's own engine with a shorter lock wait). */
+  const indexInto = async (target: StoreEngine, request: IndexRequest, roots: string[]): Promise<IndexResult> => {
+    const [{ syncTombstones }, { runIndex }, { IngestPool, chooseWorkerCount }, context] = await Promise.all([
+      import('./maintain/forget.js'),
+      import('./ingest/run-index.js'),
+      import('./ingest/pool.js'),
+      ingestContext(request.excludeSessions),
+    ]);
+    const workerCount = chooseWorkerCount(request.workers ?? config.index.workers);
+    // Index documents are built where there is time to spare: on the workers when there are two or more.
+    const workers = workerCount > 0 ? new IngestPool({ ...ingestSettings(request.excludeSessions), prepareDocuments: workerCount >= 2 }, workerCount) : null;
+    // Sessions forgotten before this index existed (a rebuilt one, a new engine) stay forgotten, and sessions
+    // another machine forgot leave this home's archive too.
+    await syncTombstones(target, new Ledger(paths.ledger), (sessionId) => projectionPathFor(paths, sessionId), clock());
+    let report: IndexReport;
+    try {
+      report = await runIndex({ ...context, workers }, target, {
+        roots,
+        force: request.force,
+        reproject: request.reproject,
+        onProgress: request.onProgress,
+        shouldStop: request.shouldStop,
+      });
+    } finally {
+      await workers?.close();
+    }
+    // After a fatal error the report says what was done; embedding would only meet the same failure.
+    if (report.fatal) return { ...report, embeddings: null };
+    const active = request.noEmbed ? null : await getEmbedder();
+    const embeddings = active
+      ? await (await import('./embed/pipeline.js')).embedPending(target, active, {
+          batchSize: config.embed.batch_size,
+          onProgress: request.onEmbedProgress,
+        })
+      : null;
+    return { ...(await redactReport(report)), embeddings };
+  };
+
+  /** Recall over `source`; without vectors (a hook's recall), no embedding model is ever loaded. */
+  const recallFrom = async (source: StoreEngine, options: RecallOptions, useVectors: boolean): Promise<RecallResult> => {
+    const { recall } = await import('./search/recall.js');
+    return recall(
+      {
+        search: source.search,
+        vectors: useVectors ? source.vectors : null,
+        timezone: config.distill.residential_timezone,
+        defaults: {
+          limit: config.recall.limit,
+          messagesPerSession: config.recall.messages_per_session,
+          snippetChars: config.recall.snippet_chars,
+          strategy: config.recall.strategy,
+        },
+        projectionPathFor: (sessionId) => projectionPathFor(paths, sessionId),
+        nowMs: clock,
+        embedQuery: useVectors ? (text) => embedQuery(source, text) : null,
+        listEntries: (sessionId) => source.browse.listEntries(sessionId),
+      },
+      { ...options, excludeSession: excluded(options.excludeSession) },
+    );
+  };
+
+  /** What the hooks stage is given: short lock waits, no embedders, the configured roots. */
+  const hookDeps = (): HookDeps => ({
+    home: paths.home,
+    memoryFile: paths.memoryFile,
+    zone: config.distill.residential_timezone,
+    homeDir: homedir(),
+    clock,
+    hooks: config.hooks,
+    browse: async () => (await getHookReader()).browse,
+    recall: async (options) => recallFrom(await getHookReader(), options, false),
+    capture: async (path) => {
+      const engine = await openForHook(HOOK_CAPTURE_LOCK_TIMEOUT_MS, false);
+      try {
+        // One file: no worker threads to start; embedding is left to the watcher or the next `moon index`.
+        return await indexInto(engine, { roots: [path], workers: 0, noEmbed: true }, [path]);
+      } finally {
+        await engine.close();
+      }
+    },
+    redact: getRedact,
+    roots: () => sourceRoots(undefined),
+    projectionPathFor: (sessionId) => projectionPathFor(paths, sessionId),
+  });
+
   const api: Moon = {
     config,
     paths,
@@ -290,66 +411,16 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
     },
     async index(request = {}) {
       const roots = sourceRoots(request.roots);
-      const target = await openStore(false);
-      const [{ syncTombstones }, { runIndex }, { IngestPool, chooseWorkerCount }, context] = await Promise.all([
-        import('./maintain/forget.js'),
-        import('./ingest/run-index.js'),
-        import('./ingest/pool.js'),
-        ingestContext(request.excludeSessions),
-      ]);
-      const workerCount = chooseWorkerCount(request.workers ?? config.index.workers);
-      // Index documents are built where there is time to spare: on the workers when there are two or more.
-      const workers = workerCount > 0 ? new IngestPool({ ...ingestSettings(request.excludeSessions), prepareDocuments: workerCount >= 2 }, workerCount) : null;
-      // Sessions forgotten before this index existed (a rebuilt one, a new engine) stay forgotten, and sessions
-      // another machine forgot leave this home's archive too.
-      await syncTombstones(target, new Ledger(paths.ledger), (sessionId) => projectionPathFor(paths, sessionId), clock());
-      let report: IndexReport;
-      try {
-        report = await runIndex({ ...context, workers }, target, {
-          roots,
-          force: request.force,
-          reproject: request.reproject,
-          onProgress: request.onProgress,
-          shouldStop: request.shouldStop,
-        });
-      } finally {
-        await workers?.close();
-      }
-      // After a fatal error the report says what was done; embedding would only meet the same failure.
-      if (report.fatal) return { ...report, embeddings: null };
-      const active = request.noEmbed ? null : await getEmbedder();
-      const embeddings = active
-        ? await (await import('./embed/pipeline.js')).embedPending(target, active, {
-            batchSize: config.embed.batch_size,
-            onProgress: request.onEmbedProgress,
-          })
-        : null;
-      return { ...(await redactReport(report)), embeddings };
+      return indexInto(await openStore(false), request, roots);
     },
     async snapshot(request = {}) {
       const { runSnapshot } = await import('./ingest/run-snapshot.js');
       return redactReport(runSnapshot(await ingestContext(request.excludeSessions), sourceRoots(request.roots)));
     },
     async recall(options) {
-      const [source, { recall }] = await Promise.all([openStore(true), import('./search/recall.js')]);
-      return recall(
-        {
-          search: source.search,
-          vectors: config.embed.provider === 'none' ? null : source.vectors,
-          timezone: config.distill.residential_timezone,
-          defaults: {
-            limit: config.recall.limit,
-            messagesPerSession: config.recall.messages_per_session,
-            snippetChars: config.recall.snippet_chars,
-            strategy: config.recall.strategy,
-          },
-          projectionPathFor: (sessionId) => projectionPathFor(paths, sessionId),
-          nowMs: clock,
-          embedQuery: config.embed.provider === 'none' ? null : (text) => embedQuery(source, text),
-          listEntries: (sessionId) => source.browse.listEntries(sessionId),
-        },
-        { ...options, excludeSession: excluded(options.excludeSession) },
-      );
+      // The store and the search stage load side by side (cold start, docs/benchmarks.md).
+      const [source] = await Promise.all([openStore(true), import('./search/recall.js')]);
+      return recallFrom(source, options, config.embed.provider !== 'none');
     },
     async sessions(request = {}) {
       const { listSessions } = await import('./browse/sessions.js');
@@ -414,6 +485,7 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
         // The whole file, not only the pages other commands happen to read (about 4 s for a 230 MB index).
         damage: engine ? await engine.stats.checkIntegrity() : null,
         watcher: (await getWatcher()).status(),
+        hooks: await api.hookUsage(),
       };
     },
     async verify() {
@@ -506,7 +578,31 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
     doctor(request = {}) {
       return runDiagnosis({ ...request, paths, config, configError: null, watcherStatus: async () => (await getWatcher()).status() });
     },
+    async hook(request) {
+      const { runHook } = await import('./hooks/run-hook.js');
+      return runHook(hookDeps(), request);
+    },
+    async captureTranscript(path) {
+      return api.index({ roots: [path], workers: 0 });
+    },
+    async hookUsage() {
+      return (await import('./hooks/usage-state.js')).readHookUsage(paths.home);
+    },
+    async recordHookFailure(event, message) {
+      try {
+        const { recordHookFailure } = await import('./hooks/run-hook.js');
+        await recordHookFailure({ home: paths.home, zone: config.distill.residential_timezone, clock }, event, message);
+      } catch {
+        // Counting is a convenience: the failure is already reported where the hook can report it.
+      }
+    },
     async close() {
+      const reader = hookReader;
+      hookReader = null;
+      await reader?.then(
+        (engine) => engine.close(),
+        () => undefined,
+      );
       const open = store;
       store = null;
       await open?.then(

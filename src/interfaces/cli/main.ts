@@ -6,6 +6,7 @@ import { registerConfig } from './commands/config-command.js';
 import { registerContinuity } from './commands/continuity-command.js';
 import { registerForget } from './commands/forget-command.js';
 import { registerMcp } from './commands/mcp-command.js';
+import { registerHook } from './commands/hook-command.js';
 import { registerMigrate } from './commands/migrate-command.js';
 import { registerIndex } from './commands/index-command.js';
 import { registerInstall } from './commands/install-command.js';
@@ -95,6 +96,7 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
   registerWatch(program, context);
   registerServe(program, context);
   registerMcp(program, context);
+  registerHook(program, context);
   program.hook('preAction', (_program, command) => {
     // Seed 001 DaemonLockPayload rule 3: a command that writes refuses another home's running watcher.
     if (!MUTATING.has(command.name())) return;

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { MoonError } from '../../../errors.js';
 import type { StatusReport } from '../../../moon.js';
-import type { WatcherStatus } from '../../../index.js';
+import type { HookUsageReport, WatcherStatus } from '../../../index.js';
 import type { CliContext } from '../context.js';
 import { escapeControl } from '../format.js';
 import { formatBytes, printJson } from '../output.js';
@@ -43,6 +43,7 @@ function formatStatus(status: StatusReport): string {
     ...status.failures.map((failure) => `  ${clean(failure.reason)}`),
     `integrity: ${status.damage === null ? 'no index yet' : status.damage.length === 0 ? 'ok' : `DAMAGED — ${clean(status.damage.join('; '))}`}`,
     ...formatWatcher(status.watcher),
+    ...formatHooks(status.hooks),
   ];
   return lines.join('\n');
 }
@@ -61,6 +62,23 @@ function formatWatcher(watcher: WatcherStatus): string[] {
   if (usage.length > 0) lines.push('  context usage:');
   for (const item of usage) {
     lines.push(`    ${clean(item.session_id)}: ${item.used_tokens}/${item.max_tokens} tokens (${Math.round(item.usage_ratio * 100)}%${item.level !== 'ok' ? `, ${item.level}` : ''})`);
+  }
+  return lines;
+}
+
+/** Agent hooks, the last 7 days that saw a run: tokens injected per hook per day, and the last failure. */
+function formatHooks(hooks: HookUsageReport): string[] {
+  const clean = (text: string): string => escapeControl(text, { oneLine: true });
+  const days = [...new Set(hooks.days.map((line) => line.day))].slice(0, 7);
+  const lines = [`hooks: ${days.length === 0 ? 'no runs recorded' : 'tokens injected per hook per day'}`];
+  for (const day of days) {
+    const parts = hooks.days
+      .filter((line) => line.day === day)
+      .map((line) => `${line.event} ${line.tokens} tokens (${line.injections}/${line.runs} runs${line.failures > 0 ? `, ${line.failures} failed` : ''})`);
+    lines.push(`  ${day}: ${parts.join(', ')}`);
+  }
+  if (hooks.lastFailure) {
+    lines.push(`  last failure: ${clean(hooks.lastFailure.event)} at ${new Date(hooks.lastFailure.at_epoch_secs * 1000).toISOString()} — ${clean(hooks.lastFailure.message)}`);
   }
   return lines;
 }

@@ -1,0 +1,179 @@
+#!/usr/bin/env node
+// Wall time of each `moon hook <event>` as the agent runs it — a new `node bin/moon.js hook <event>` process with
+// the payload on stdin — on an index of a real-sized history. Target: session-start under 300 ms at p95 on the
+// 100k-message corpus (issue 23). Runs are interleaved (one of each hook per round), so a burst of load on the
+// machine touches every hook alike. Prints one JSON object: date, machine, load, and per hook min/p50/p95/max.
+//
+//   node bench/hooks.mjs [--corpus 100k] [--runs 30] [--keep]
+//
+// Uses the built CLI (npm run build). The corpus comes from bench/generate-corpus.mjs (generated if missing) and
+// is indexed into a temporary home with `moon index`.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
+const bin = join(repo, 'bin', 'moon.js');
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const at = args.indexOf(name);
+  return at >= 0 ? args[at + 1] : fallback;
+};
+const corpusName = option('--corpus', '100k');
+const runs = Number(option('--runs', '30'));
+const keep = args.includes('--keep');
+
+const corpus = join(repo, 'bench', 'corpora', corpusName);
+if (!existsSync(corpus)) {
+  const made = spawnSync(process.execPath, [join(repo, 'bench', 'generate-corpus.mjs'), corpusName], { stdio: 'inherit' });
+  if (made.status !== 0) process.exit(1);
+}
+const manifest = JSON.parse(readFileSync(join(corpus, 'manifest.json'), 'utf8'));
+
+const work = mkdtempSync(join(tmpdir(), 'moon-bench-hooks-'));
+const home = join(work, 'home');
+const live = join(work, 'live');
+mkdirSync(live, { recursive: true });
+const env = { PATH: process.env.PATH, MOON_HOME: home, MOON_RESIDENTIAL_TIMEZONE: 'UTC' };
+
+function cli(argv, extraEnv = {}) {
+  const run = spawnSync(process.execPath, [bin, ...argv], { env: { ...env, ...extraEnv }, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  if (run.status !== 0) throw new Error(`moon ${argv.join(' ')} exited ${run.status}: ${run.stderr}`);
+  return run.stdout;
+}
+
+/** One hook process: spawn, payload on stdin, wait for exit. Wall milliseconds, stdout and stderr. */
+function hook(event, payload, extraEnv = {}) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(process.execPath, [bin, 'hook', event], { env: { ...env, ...extraEnv }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ ms: Number(process.hrtime.bigint() - started) / 1e6, code, stdout, stderr }));
+    child.stdin.end(JSON.stringify(payload));
+  });
+}
+
+function nodeBaseline() {
+  const started = process.hrtime.bigint();
+  spawnSync(process.execPath, ['-e', '0']);
+  return Number(process.hrtime.bigint() - started) / 1e6;
+}
+
+const percentile = (values, p) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+};
+const round = (value) => Math.round(value * 10) / 10;
+
+console.error(`indexing ${corpus} into ${home} …`);
+const indexStarted = Date.now();
+const report = JSON.parse(cli(['index', corpus, '--json']));
+const indexSeconds = (Date.now() - indexStarted) / 1000;
+
+// The busiest Claude Code project: its cwd is where the sessions start; its newest session is "this session".
+const listing = JSON.parse(cli(['sessions', '--json']));
+const byCwd = new Map();
+for (const session of listing.sessions) if (session.cwd && session.source === 'claude-code') byCwd.set(session.cwd, [...(byCwd.get(session.cwd) ?? []), session]);
+const [cwd, projectSessions] = [...byCwd.entries()].sort((a, b) => b[1].length - a[1].length)[0];
+const newest = projectSessions[0];
+const project = cwd.split('/').pop();
+// A MEMORY.md of the size L2 keeps (240 lines at most), some lines about the project.
+writeFileSync(
+  join(home, 'MEMORY.md'),
+  ['# MEMORY', '', '## Lessons Learned', '', ...Array.from({ length: 230 }, (_, i) => `- ${i % 10 === 0 ? project : `other-${i}`}: lesson number ${i} about retries, caches and deploys`)].join('\n'),
+);
+
+// A live transcript of the project, grown by one exchange before each capture hook.
+const transcript = join(live, `${newest.id}.jsonl`);
+const original = readdirSync(corpus, { recursive: true }).find((file) => String(file).endsWith(`${newest.id}.jsonl`));
+copyFileSync(join(corpus, String(original)), transcript);
+let grown = 0;
+function grow() {
+  grown += 1;
+  const at = new Date(Date.parse('2026-03-01T00:00:00Z') + grown * 60_000).toISOString();
+  const base = { isSidechain: false, userType: 'external', cwd, sessionId: newest.id, version: '2.1.0', gitBranch: 'main', timestamp: at };
+  appendFileSync(
+    transcript,
+    `${JSON.stringify({ ...base, parentUuid: null, uuid: `bench-u-${grown}`, type: 'user', message: { role: 'user', content: `Bench turn ${grown}: check the retry budget of the deploy queue` } })}\n` +
+      `${JSON.stringify({ ...base, parentUuid: `bench-u-${grown}`, uuid: `bench-a-${grown}`, type: 'assistant', message: { id: `msg_bench_${grown}`, type: 'message', role: 'assistant', model: 'claude-test', content: [{ type: 'text', text: `Turn ${grown}: the retry budget is fine; we decided to keep it at three.` }] } })}\n`,
+  );
+}
+
+/** Wait until no detached capture of the live transcript is running (session-end's child), so runs do not overlap. */
+async function captureSettled() {
+  for (let i = 0; i < 600; i += 1) {
+    const running = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').some((line) => line.includes('--capture') && line.includes(transcript));
+    if (!running) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('the detached capture did not finish');
+}
+
+const claude = (event, extra) => ({ session_id: 'bench-new-session', transcript_path: transcript, cwd, hook_event_name: event, permission_mode: 'default', ...extra });
+const cases = {
+  'session-start (startup)': () => hook('session-start', claude('SessionStart', { source: 'startup', model: 'claude-sonnet-4-5' })),
+  'session-start (compact)': () => hook('session-start', claude('SessionStart', { source: 'compact', session_id: newest.id })),
+  'session-start (unknown project)': () => hook('session-start', claude('SessionStart', { source: 'startup', cwd: '/home/nobody/new-project' })),
+  'user-prompt-submit (off, the default)': () => hook('user-prompt-submit', claude('UserPromptSubmit', { prompt: 'why does the deploy queue retry twice?' })),
+  'user-prompt-submit (on)': () =>
+    hook('user-prompt-submit', claude('UserPromptSubmit', { prompt: 'why does the deploy queue retry twice?' }), { MOON_HOOKS_USER_PROMPT_RECALL: 'true' }),
+  stop: () => (grow(), hook('stop', claude('Stop', { session_id: newest.id, stop_hook_active: false }))),
+  'pre-compact': () => (grow(), hook('pre-compact', claude('PreCompact', { session_id: newest.id, trigger: 'auto', custom_instructions: '' }))),
+  'session-end (the hook; the capture runs detached)': async () => {
+    grow();
+    const result = await hook('session-end', claude('SessionEnd', { session_id: newest.id, reason: 'prompt_input_exit' }));
+    await captureSettled();
+    return result;
+  },
+};
+
+// The live copy is a new file to the index: its first capture reads it whole. Every measured capture reads a grown tail.
+await cases.stop();
+await cases['session-start (startup)']();
+
+const times = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
+const tokens = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
+const baseline = [];
+const loadBefore = loadavg();
+console.error(`${runs} rounds of ${Object.keys(cases).length} hooks, project ${cwd} (${projectSessions.length} sessions) …`);
+for (let round = 0; round < runs; round += 1) {
+  baseline.push(nodeBaseline());
+  for (const [name, run] of Object.entries(cases)) {
+    const result = await run();
+    if (result.code !== 0 || result.stderr !== '') throw new Error(`${name}: exit ${result.code}, stderr ${result.stderr}`);
+    times[name].push(result.ms);
+    if (result.stdout !== '') tokens[name].push(result.stdout.length);
+  }
+}
+const loadAfter = loadavg();
+const state = JSON.parse(readFileSync(join(home, 'state', 'hooks.json'), 'utf8'));
+const today = Object.values(state.days).at(-1) ?? {};
+
+const summary = (values) => ({ min_ms: round(Math.min(...values)), p50_ms: round(percentile(values, 50)), p95_ms: round(percentile(values, 95)), max_ms: round(Math.max(...values)) });
+const result = {
+  bench: 'hooks',
+  date: new Date().toISOString().slice(0, 10),
+  machine: `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Linux ${release()}, Node ${process.version}`,
+  load_average_1m: { before: round(loadBefore[0]), after: round(loadAfter[0]) },
+  corpus: { name: corpusName, messages: manifest.messages, sessions: manifest.sessions, indexed_entries: report.entries, index_seconds: round(indexSeconds) },
+  project: { cwd, sessions: projectSessions.length },
+  runs,
+  node_baseline: summary(baseline),
+  hooks: Object.fromEntries(
+    Object.entries(times).map(([name, values]) => [name, { ...summary(values), ...(tokens[name].length > 0 ? { output_chars_p50: percentile(tokens[name], 50) } : {}) }]),
+  ),
+  // state/hooks.json for the run (warm-up included): what moon status shows.
+  recorded: Object.fromEntries(
+    Object.entries(today).map(([event, counts]) => [event, { ...counts, tokens_per_injection: counts.injections > 0 ? Math.round(counts.tokens / counts.injections) : 0 }]),
+  ),
+  target: { 'session-start (startup) p95_ms': 300, met: percentile(times['session-start (startup)'], 95) < 300 },
+};
+console.log(JSON.stringify(result, null, 2));
+if (!keep) rmSync(work, { recursive: true, force: true });
+else console.error(`kept ${work}`);

@@ -1,0 +1,165 @@
+import { frameHistory, makeSafeText } from '../inject/safe-text.js';
+import type { Redactor } from '../normalize/redact.js';
+import type { BrowsePort } from '../store/ports.js';
+import type { StoredSession } from '../store/types.js';
+import { abbreviateZone, formatLocalIso } from '../time/format.js';
+import { type Piece, fitToBudget } from './budget.js';
+import { type SessionDigest, readSessionDigest } from './digest.js';
+import { readMemoryLines } from './memory-lines.js';
+import { type ProjectScope, findProjectScope, normalizePath } from './project-scope.js';
+import type { TokenCounter } from './tokens.js';
+
+/**
+ * The context session-start hands the agent: the recent work of the project the session starts in — the last
+ * sessions' titles, times, outcomes and decisions, and MEMORY.md's lines about the project — within the token
+ * budget, every piece made safe and the whole framed as quoted history.
+ *
+ * The `source` changes one thing: after `compact`, the session's own last outcome and decisions come first
+ * (compaction has just replaced its history with a summary, and these are what a summary tends to lose); on
+ * `startup`, `resume` and `clear` the session itself is left out (new, already in the agent's context, or
+ * cleared on purpose).
+ */
+export interface SessionStartInput {
+  cwd: string;
+  sessionId: string | null;
+  source: string | null;
+  budget: number;
+}
+
+export interface SessionStartDeps {
+  browse: BrowsePort;
+  memoryFile: string;
+  zone: string;
+  redact: Redactor;
+  counter: TokenCounter;
+  homeDir: string;
+  /** The projection of a session the index has no path for. */
+  projectionPathFor: (sessionId: string) => string;
+}
+
+export interface SessionStartContext {
+  text: string;
+  tokens: number;
+  sessions: number;
+}
+
+/** Earlier sessions described (newest first); the budget usually ends the list sooner. */
+export const MAX_SESSIONS = 8;
+/** Decisions per earlier session (its last ones), and after compaction for the session itself. */
+const DECISIONS_PER_SESSION = 5;
+const OWN_DECISIONS = 8;
+const CHANGED_FILES_SHOWN = 8;
+
+const TITLE_CHARS = 160;
+const OUTCOME_CHARS = 400;
+const DECISION_CHARS = 240;
+const MEMORY_CHARS = 300;
+const PATH_CHARS = 120;
+
+export async function buildSessionStartContext(deps: SessionStartDeps, input: SessionStartInput): Promise<SessionStartContext | null> {
+  if (input.budget <= 0) return null;
+  const scope = await findProjectScope(deps.browse, input.cwd, deps.homeDir);
+  if (!scope) return null;
+  const compact = input.source === 'compact' && input.sessionId !== null;
+  const own = compact ? await deps.browse.getSession(input.sessionId!) : null;
+  const earlier = scope.sessions.filter((session) => session.id !== input.sessionId).slice(0, MAX_SESSIONS);
+  if (earlier.length === 0 && own === null) return null;
+  const safe = (text: string, maxChars: number): string => makeSafeText(text, { oneLine: true, maxChars, redact: deps.redact });
+  const digestOf = (session: StoredSession): SessionDigest => readSessionDigest(session.projectionPath ?? deps.projectionPathFor(session.id));
+
+  const pieces: Piece[] = [];
+  const layout = { own: false, earlier: false, memory: false };
+  pieces.push({ rank: 0, order: 0, text: `Recent work in project "${safe(scope.name, 80)}" (${safe(scope.root, 200)}):` });
+
+  if (own) {
+    const digest = digestOf(own);
+    const decisions = digest.decisions.slice(-OWN_DECISIONS);
+    if (digest.outcome !== null || decisions.length > 0 || digest.changedFiles.length > 0) {
+      layout.own = true;
+      const head = 100;
+      pieces.push({ rank: 0, order: head, text: `This session (${shortId(own.id)}) before compaction — its latest outcome and decisions:` });
+      if (digest.outcome !== null) pieces.push({ rank: 1, order: head + 1, parent: head, text: `  Outcome: ${safe(digest.outcome, OUTCOME_CHARS)}` });
+      decisions.forEach((decision, index) =>
+        pieces.push({ rank: 2 + index / 100, order: head + 10 + index, parent: head, text: `  Decision: ${safe(decision, DECISION_CHARS)}` }),
+      );
+      const changed = describeChanged(digest.changedFiles, scope, safe);
+      if (changed) pieces.push({ rank: 2.5, order: head + 90, parent: head, text: changed });
+    }
+  }
+
+  earlier.forEach((session, index) => {
+    const head = 1000 + index * 100;
+    const digest = digestOf(session);
+    // The first session's heading is what makes the output worth printing: required.
+    pieces.push({ rank: index === 0 && !layout.own ? 0 : 3 + index / 100, order: head, text: describeSession(session, deps.zone, safe) });
+    if (digest.outcome !== null) pieces.push({ rank: 4 + index / 100, order: head + 1, parent: head, text: `  Outcome: ${safe(digest.outcome, OUTCOME_CHARS)}` });
+    digest.decisions.slice(-DECISIONS_PER_SESSION).forEach((decision, k) =>
+      pieces.push({ rank: 6 + k / 10 + index / 1000, order: head + 10 + k, parent: head, text: `  Decision: ${safe(decision, DECISION_CHARS)}` }),
+    );
+    const changed = describeChanged(digest.changedFiles, scope, safe);
+    if (changed) pieces.push({ rank: 7 + index / 100, order: head + 90, parent: head, text: changed });
+  });
+  layout.earlier = earlier.length > 0;
+
+  readMemoryLines(deps.memoryFile, scope).forEach((line, index) => {
+    layout.memory = true;
+    pieces.push({ rank: 5 + index / 100, order: 100_000 + index, text: `- ${safe(line, MEMORY_CHARS)}` });
+  });
+
+  const render = (chosen: Piece[]): string => {
+    const lines: string[] = [];
+    let section: 'own' | 'earlier' | 'memory' | null = null;
+    for (const piece of chosen) {
+      const at = piece.order < 100 ? null : piece.order < 1000 ? 'own' : piece.order < 100_000 ? 'earlier' : 'memory';
+      if (at !== section && at !== null) {
+        lines.push('');
+        if (at === 'earlier') lines.push(layout.own ? 'Earlier sessions in this project, newest first:' : 'Sessions, newest first:');
+        if (at === 'memory') lines.push(`From MEMORY.md, lines about ${safe(scope.name, 80)}:`);
+        section = at;
+      }
+      lines.push(piece.text);
+    }
+    return frameHistory(lines.join('\n'));
+  };
+  const fitted = await fitToBudget(pieces, render, input.budget, deps.counter);
+  if (!fitted) return null;
+  const sessions = fitted.pieces.filter((piece) => piece.order >= 1000 && piece.order < 100_000 && piece.order % 100 === 0).length;
+  return { text: fitted.text, tokens: fitted.tokens, sessions };
+}
+
+/** `- 2026-03-01 10:00–11:20 AEDT · Fix the deploy · claude-code, 42 messages, session 1a2b3c4d` */
+function describeSession(session: StoredSession & { firstPrompt?: string | null; messages?: number }, zone: string, safe: (text: string, max: number) => string): string {
+  const title = session.title ? safe(session.title, TITLE_CHARS) : session.firstPrompt ? `asked: "${safe(session.firstPrompt, TITLE_CHARS)}"` : '(untitled)';
+  const count = session.messages ?? session.entryCount;
+  return `- ${describeWhen(session.startMs, session.endMs, zone)} · ${title} · ${session.source}, ${count} message${count === 1 ? '' : 's'}, session ${shortId(session.id)}`;
+}
+
+/** `Changed: src/a.ts, docs/b.md (+3 more)`, paths inside the project shown from its root. */
+function describeChanged(files: readonly string[], scope: ProjectScope, safe: (text: string, max: number) => string): string | null {
+  if (files.length === 0) return null;
+  const root = `${scope.root.replace(/\/$/, '')}/`;
+  const shown = files.slice(0, CHANGED_FILES_SHOWN).map((file) => {
+    const path = normalizePath(file);
+    return safe(path.startsWith(root) ? path.slice(root.length) : path, PATH_CHARS);
+  });
+  const more = files.length - shown.length;
+  return `  Changed: ${shown.join(', ')}${more > 0 ? ` (+${more} more)` : ''}`;
+}
+
+/** `2026-03-01 10:00–11:20 AEDT`; the end's date is repeated when it is another day. */
+export function describeWhen(startMs: number | null, endMs: number | null, zone: string): string {
+  if (startMs === null && endMs === null) return '(time unknown)';
+  const at = (ms: number): { date: string; time: string; abbr: string } => {
+    const iso = formatLocalIso(ms, zone);
+    return { date: iso.slice(0, 10), time: iso.slice(11, 16), abbr: abbreviateZone(ms, zone) };
+  };
+  const start = at((startMs ?? endMs)!);
+  if (startMs === null || endMs === null || endMs === startMs) return `${start.date} ${start.time} ${start.abbr}`;
+  const end = at(endMs);
+  if (start.date === end.date && start.abbr === end.abbr) return `${start.date} ${start.time}–${end.time} ${end.abbr}`;
+  return `${start.date} ${start.time} ${start.abbr} – ${end.date} ${end.time} ${end.abbr}`;
+}
+
+function shortId(id: string): string {
+  return id.length > 12 ? id.slice(0, 8) : id;
+}

@@ -1,7 +1,8 @@
 import { MoonError } from '../errors.js';
 
-/** The hook events moon handles (`moon hook <event>`). */
-export type HookEvent = 'session-start' | 'stop' | 'pre-compact' | 'session-end' | 'user-prompt-submit';
+import type { HookEvent } from '../hooks/events.js';
+
+export type { HookEvent };
 
 /** What an agent runs: this node binary and this package's bin/moon.js. */
 export interface MoonCommandLine {

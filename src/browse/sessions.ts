@@ -49,8 +49,8 @@ export async function listSessions(store: BrowsePort, request: SessionsRequest, 
   const summaries = await store.listSessionSummaries({
     projects: toList(request.project),
     sources: toList(request.source),
-    sinceMs: request.since === undefined ? undefined : parseIsoBound('--since', request.since, zone),
-    untilMs: request.until === undefined ? undefined : parseIsoBound('--until', request.until, zone),
+    sinceMs: request.since === undefined ? undefined : parseIsoBound('since', request.since, zone),
+    untilMs: request.until === undefined ? undefined : parseIsoBound('until', request.until, zone),
     limit: request.limit,
   });
   return { timezone: zone, sessions: summaries.map((summary) => toListItem(summary, zone)) };

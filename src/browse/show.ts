@@ -88,7 +88,7 @@ export async function showSession(
     return { found: true, timezone: zone, session: shown, projection: readFileSync(projectionPath, 'utf8'), around: null, entries: [] };
   }
   const context = request.context ?? DEFAULT_CONTEXT;
-  if (!Number.isInteger(context) || context < 0) throw new MoonError('bad_usage', `--context: expected a whole number ≥ 0, got ${context}`);
+  if (!Number.isInteger(context) || context < 0) throw new MoonError('bad_usage', `context: expected a whole number ≥ 0, got ${context}`, { field: 'context' });
   const entries = await store.listEntries(session.id);
   const index = findFocus(entries, request.around, session, zone);
   const focus = entries[index]!;
@@ -140,7 +140,7 @@ export function findFocus(entries: Entry[], around: string, session: StoredSessi
   if (byKey >= 0) return byKey;
   const atMs = parseAroundTime(value, session, zone);
   if (atMs === null) {
-    throw new MoonError('not_found', `--around: "${around}" is neither a message id in session ${session.id} nor a time (ISO, or a clock time like 14:05)`);
+    throw new MoonError('not_found', `around: "${around}" is neither a message id in session ${session.id} nor a time (ISO, or a clock time like 14:05)`, { field: 'around' });
   }
   let best = -1;
   let bestDistance = Number.POSITIVE_INFINITY;

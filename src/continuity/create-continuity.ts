@@ -44,7 +44,7 @@ export interface ContinuityDeps {
  */
 export async function createContinuity(deps: ContinuityDeps, request: ContinuityRequest): Promise<ContinuityResult> {
   const wanted = request.from.trim();
-  if (wanted === '') throw new MoonError('bad_usage', '--from: expected a session id');
+  if (wanted === '') throw new MoonError('bad_usage', 'from: expected a session id', { field: 'from' });
   const stored = deps.browse ? await findIndexedSession(deps.browse, wanted) : null;
   const sourceId = stored?.id ?? wanted;
   const archiveRefs = listArchiveRefs(deps.paths, sourceId, stored);
@@ -70,8 +70,9 @@ async function findIndexedSession(browse: BrowsePort, wanted: string): Promise<S
   const ids = await browse.findSessionIds(wanted, 11);
   if (ids[0] === wanted || ids.length === 1) return browse.getSession(ids[0]!);
   if (ids.length > 1) {
-    throw new MoonError('bad_usage', `--from ${wanted} names ${ids.length > 10 ? 'more than 10' : ids.length} sessions: ${ids.slice(0, 10).join(', ')}`, {
+    throw new MoonError('bad_usage', `from: ${wanted} names ${ids.length > 10 ? 'more than 10' : ids.length} sessions: ${ids.slice(0, 10).join(', ')}`, {
       hint: 'give more of the id',
+      field: 'from',
     });
   }
   return null;
@@ -80,8 +81,8 @@ async function findIndexedSession(browse: BrowsePort, wanted: string): Promise<S
 async function chooseTarget(deps: ContinuityDeps, sourceId: string, stored: StoredSession | null, to: string | undefined): Promise<string> {
   if (to !== undefined) {
     const named = to.trim();
-    if (named === '') throw new MoonError('bad_usage', '--to: expected a session id');
-    if (named === sourceId) throw new MoonError('bad_usage', `--to names the source session ${sourceId} itself`);
+    if (named === '') throw new MoonError('bad_usage', 'to: expected a session id', { field: 'to' });
+    if (named === sourceId) throw new MoonError('bad_usage', `to: names the source session ${sourceId} itself`, { field: 'to' });
     return named;
   }
   if (deps.currentSessionId && deps.currentSessionId !== sourceId) return deps.currentSessionId;

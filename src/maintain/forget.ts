@@ -43,7 +43,7 @@ export async function forgetSessions(
   const selector = {
     sessionIds: named.length > 0 ? named : undefined,
     project: request.project,
-    beforeMs: request.before === undefined ? undefined : parseIsoBound('--before', request.before, options.zone),
+    beforeMs: request.before === undefined ? undefined : parseIsoBound('before', request.before, options.zone),
   };
   const ids = await engine.forget.findSessions(selector);
   const unknown = named.filter((id) => !ids.includes(id));

@@ -38,22 +38,22 @@ export interface RecallOptions {
 
 export function validateStrategy(value: string): RecallStrategy {
   if (value === 'hybrid' || value === 'bm25') return value;
-  throw new MoonError('bad_usage', `--strategy: "${value}" must be hybrid or bm25`);
+  throw new MoonError('bad_usage', `strategy: "${value}" must be hybrid or bm25`, { field: 'strategy' });
 }
 
 export function validateRole(value: string): Role {
   if ((ROLES as readonly string[]).includes(value)) return value as Role;
-  throw new MoonError('bad_usage', `--role: "${value}" is not one of ${ROLES.join(', ')}`);
+  throw new MoonError('bad_usage', `role: "${value}" is not one of ${ROLES.join(', ')}`, { field: 'role' });
 }
 
 export function validateSource(value: string): SourceName {
   if ((SOURCE_NAMES as readonly string[]).includes(value)) return value as SourceName;
-  throw new MoonError('bad_usage', `--source: "${value}" is not one of ${SOURCE_NAMES.join(', ')}`);
+  throw new MoonError('bad_usage', `source: "${value}" is not one of ${SOURCE_NAMES.join(', ')}`, { field: 'source' });
 }
 
 export function validateGroup(value: string): RecallGroup {
   if (value === 'session' || value === 'message') return value;
-  throw new MoonError('bad_usage', `--group: "${value}" must be session or message`);
+  throw new MoonError('bad_usage', `group: "${value}" must be session or message`, { field: 'group' });
 }
 
 /**
@@ -64,7 +64,7 @@ export function parseIsoBound(label: string, value: string, zone: string): numbe
   const parsed = DateTime.fromISO(value.trim(), { zone, setZone: false });
   if (!parsed.isValid) {
     throw new MoonError('bad_usage', `${label}: "${value}" is not an ISO date or date-time (e.g. 2026-02-21 or 2026-02-21T18:39:00Z)`, {
-      field: label.startsWith('-') ? undefined : label,
+      field: label,
     });
   }
   return parsed.toMillis();

@@ -25,6 +25,7 @@ import { readVersion } from './version.js';
 import { registerUsage } from './commands/usage-command.js';
 import { corruptIndexError, createClock, isCorruptionError } from '../../index.js';
 import type { CliContext } from './context.js';
+import { toFlagError } from './flag-errors.js';
 import { escapeControl } from './format.js';
 import { type CliIO, createProcessIO } from './output.js';
 
@@ -134,6 +135,7 @@ function reportError(io: CliIO, error: unknown, db: string | null): number {
   }
   // A SQLite error that escaped the store's own mapping still names the index and the way back.
   if (!isMoonError(error) && isCorruptionError(error) && db) error = corruptIndexError(db, error);
+  error = toFlagError(error);
   // Messages carry paths and ids from the outside world: escaped, so they cannot forge output or move the cursor.
   const clean = (text: string): string => escapeControl(text, { oneLine: true });
   if (isMoonError(error)) {

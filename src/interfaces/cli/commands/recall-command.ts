@@ -5,6 +5,7 @@ import type { RecallResult } from '../../../model.js';
 import type { Explanation, Moon } from '../../../index.js';
 import { type RecallOptions, parseRecallRequest, parseRecallRequestLine } from '../../../index.js';
 import type { CliContext } from '../context.js';
+import { toFlagError } from '../flag-errors.js';
 import { escapeControl, formatLocalStamp, plural } from '../format.js';
 import { printJson } from '../output.js';
 import { isValidTimezone } from '../../../index.js';
@@ -144,12 +145,6 @@ function asFlagErrors<T>(work: () => T): T {
   } catch (error) {
     throw toFlagError(error);
   }
-}
-
-function toFlagError(error: unknown): unknown {
-  if (!isMoonError(error) || error.field === undefined || !error.message.startsWith(error.field)) return error;
-  const flag = `--${error.field.replace(/_/g, '-')}`;
-  return new MoonError('bad_usage', `${flag}${error.message.slice(error.field.length)}`, { hint: error.hint, cause: error });
 }
 
 /**

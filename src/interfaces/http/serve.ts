@@ -2,8 +2,9 @@ import { type ServerType, serve } from '@hono/node-server';
 import { type Moon, MoonError } from '../../index.js';
 import { createHttpApp } from './app.js';
 
-export const DEFAULT_HOST = '127.0.0.1';
-export const DEFAULT_PORT = 7077;
+import { DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
+
+export { DEFAULT_HOST, DEFAULT_PORT };
 
 export interface ServeOptions {
   host?: string;

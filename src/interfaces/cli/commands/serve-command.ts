@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { MoonError } from '../../../errors.js';
-import { DEFAULT_HOST, DEFAULT_PORT, startHttpServer } from '../../http/serve.js';
+import { DEFAULT_HOST, DEFAULT_PORT } from '../../http/defaults.js';
 import type { CliContext } from '../context.js';
 import { readVersion } from '../version.js';
 
@@ -27,6 +27,8 @@ export async function startServer(context: CliContext, options: { host?: string;
     throw new MoonError('bad_usage', `--port must be a port number (0–65535), got "${options.port}"`);
   }
   const token = context.env.MOON_HTTP_TOKEN?.trim() || undefined;
+  // Hono and the node adapter load only for the commands that serve.
+  const { startHttpServer } = await import('../../http/serve.js');
   return startHttpServer(context.moon(), {
     host: options.host,
     port,

@@ -142,16 +142,7 @@ export function findFocus(entries: Entry[], around: string, session: StoredSessi
   if (atMs === null) {
     throw new MoonError('not_found', `around: "${around}" is neither a message id in session ${session.id} nor a time (ISO, or a clock time like 14:05)`, { field: 'around' });
   }
-  let best = -1;
-  let bestDistance = Number.POSITIVE_INFINITY;
-  entries.forEach((entry, index) => {
-    if (entry.ts === null) return;
-    const distance = Math.abs(entry.ts - atMs);
-    if (distance < bestDistance) {
-      best = index;
-      bestDistance = distance;
-    }
-  });
+  const best = findNearestEntry(entries, atMs);
   if (best < 0) throw new MoonError('not_found', `session ${session.id} has no timestamps to place ${around} in`);
   return best;
 }
@@ -203,4 +194,19 @@ export function toShownEntry(entry: Entry, zone: string, focus: boolean): ShownE
     status: entry.status,
     focus,
   };
+}
+
+/** The entry nearest the instant (the earlier one on a tie); -1 when none has a time. */
+export function findNearestEntry(entries: readonly Entry[], atMs: number): number {
+  let best = -1;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  entries.forEach((entry, index) => {
+    if (entry.ts === null) return;
+    const distance = Math.abs(entry.ts - atMs);
+    if (distance < bestDistance) {
+      best = index;
+      bestDistance = distance;
+    }
+  });
+  return best;
 }

@@ -4,7 +4,7 @@ import type { Entry } from '../model.js';
 import type { BrowsePort, SearchPort } from '../store/ports.js';
 import type { StoredSession } from '../store/types.js';
 import { formatLocalIso, resolveZone } from '../time/format.js';
-import { type ShownEntry, type ShownSession, parseAroundTime, resolveSession, toShownEntry, toShownSession } from './show.js';
+import { type ShownEntry, type ShownSession, findNearestEntry, parseAroundTime, resolveSession, toShownEntry, toShownSession } from './show.js';
 
 /**
  * The entries around one point of history, for expanding a recall hit: a message id (recall's
@@ -105,7 +105,7 @@ export async function readTimeline(environment: TimelineEnvironment, request: Ti
   } else {
     const atMs = parseAroundTime(time!, session, zone);
     if (atMs === null) throw new MoonError('bad_input', `time: "${time}" is not an ISO date-time or a clock time like 14:05`, { field: 'time' });
-    index = nearestIndex(entries, atMs);
+    index = findNearestEntry(entries, atMs);
     if (index < 0) return { found: false, reason: 'no_entries', query: time!, candidates: [] };
   }
   const focus = entries[index]!;
@@ -150,7 +150,7 @@ async function readAcrossSessions(
   const [early, late] = await Promise.all([nearest('before', options.before + 1), nearest('after', options.after + 1)]);
   const all = [...early, ...late].sort(compareInTime);
   if (all.length === 0) return { found: false, reason: 'no_entries', query: time, candidates: [] };
-  const focusIndex = nearestIndex(all, atMs);
+  const focusIndex = findNearestEntry(all, atMs);
   const focus = all[focusIndex]!;
   const window = all.slice(Math.max(0, focusIndex - options.before), focusIndex + options.after + 1);
   const sessions: ShownSession[] = [];
@@ -179,20 +179,6 @@ function checkSpan(field: 'before' | 'after', value: number | undefined): number
   return value;
 }
 
-/** The entry nearest the instant (the earlier one on a tie); -1 when none has a time. */
-function nearestIndex(entries: readonly Entry[], atMs: number): number {
-  let best = -1;
-  let bestDistance = Number.POSITIVE_INFINITY;
-  entries.forEach((entry, index) => {
-    if (entry.ts === null) return;
-    const distance = Math.abs(entry.ts - atMs);
-    if (distance < bestDistance) {
-      best = index;
-      bestDistance = distance;
-    }
-  });
-  return best;
-}
 
 function compareInTime(a: Entry, b: Entry): number {
   return (a.ts ?? 0) - (b.ts ?? 0) || (a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0) || a.seq - b.seq;

@@ -63,7 +63,7 @@ export function resolveNamespace(cwd: string | null, project: string | null = nu
 
 /** `git@github.com:acme/shop.git`, `https://user@github.com/acme/shop` → `github.com/acme/shop`. */
 export function normalizeRemote(remote: string): string {
-  const trimmed = remote.trim().replace(/\.git$/, '').replace(/\/+$/, '');
+  const trimmed = remote.trim().replace(/\/+$/, '').replace(/\.git$/, '');
   const scp = /^[\w.-]+@([^:/]+):(.+)$/.exec(trimmed);
   if (scp) return `${scp[1]!.toLowerCase()}/${scp[2]}`;
   try {

@@ -53,7 +53,7 @@ export function candidateFilters(folder: string): string[] {
 }
 
 /** The deepest session cwd at or above `folder` that may be a project root, else `folder`. */
-export function chooseRoot(candidates: readonly SessionSummary[], folder: string, homeDir: string): string {
+export function chooseRoot(candidates: readonly { cwd: string | null }[], folder: string, homeDir: string): string {
   let best: string | null = null;
   for (const session of candidates) {
     if (session.cwd === null) continue;

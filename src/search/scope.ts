@@ -1,4 +1,6 @@
+import { homedir } from 'node:os';
 import { posix } from 'node:path';
+import { chooseRoot } from '../hooks/project-scope.js';
 import { fileURLToPath } from 'node:url';
 import { findWorktreeRepoPath } from '../sources/path-names.js';
 import type { RecallOptions } from './options.js';
@@ -49,13 +51,15 @@ export type ProjectScope =
       everything: boolean;
     };
 
-export function resolveProjectScope(request: ScopeRequest, places: readonly ScopePlace[]): ProjectScope {
+export function resolveProjectScope(request: ScopeRequest, places: readonly ScopePlace[], homeDir: string = homedir()): ProjectScope {
   const fromRoots = (request.roots ?? []).map(rootToPath).filter((path): path is string => path !== null);
   if (request.allProjects) return { kind: 'all', reason: 'all_projects', roots: fromRoots };
   const cwd = request.cwd?.trim() ? request.cwd.trim() : null;
   const via = fromRoots.length > 0 ? 'roots' : cwd !== null ? 'cwd' : null;
   if (via === null) return { kind: 'all', reason: 'no_project', roots: [] };
-  const roots = via === 'roots' ? fromRoots : [cwd!];
+  // A working directory below a project's folder (`~/moon/src`) works in that project: its root is the deepest
+  // folder an indexed session ran in at or above it (never the home folder or `/` for a folder below them).
+  const roots = via === 'roots' ? fromRoots : [chooseRoot(places, normalizePath(findWorktreeRepoPath(cwd!) ?? cwd!), normalizePath(homeDir))];
   const matcher = scopeMatcher(roots);
   const sessionIds = places.filter(matcher).map((place) => place.id);
   if (via === 'cwd' && sessionIds.length === 0) return { kind: 'all', reason: 'unmatched_cwd', roots };

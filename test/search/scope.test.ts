@@ -74,8 +74,10 @@ describe('project scope', () => {
       everything: false,
     });
     expect(resolveProjectScope({ roots: ['file:///home/dev/new-thing'], cwd: '/home/dev/api' }, PLACES)).toMatchObject({ kind: 'project', via: 'roots', sessionIds: [] });
-    // a cwd below a project's folder: the sessions ran above it, so they are not inside it
-    expect(resolveProjectScope({ roots: [], cwd: '/home/dev/api/src' }, PLACES)).toMatchObject({ kind: 'all', reason: 'unmatched_cwd' });
+    // a cwd below a project's folder works in that project (its root: the deepest session folder above it)
+    expect(resolveProjectScope({ roots: [], cwd: '/home/dev/api/src' }, PLACES)).toMatchObject({ kind: 'project', via: 'cwd', roots: ['/home/dev/api'], sessionIds: ['api'] });
+    // …but a session started in the home folder does not make every folder below it one project
+    expect(resolveProjectScope({ cwd: '/home/me/code/x' }, [...PLACES, { id: 'home', cwd: '/home/me', project: 'me' }], '/home/me')).toMatchObject({ kind: 'all', reason: 'unmatched_cwd' });
     expect(resolveProjectScope({ cwd: '/home/dev/api' }, PLACES)).toMatchObject({ kind: 'project', via: 'cwd', sessionIds: ['api'] });
     expect(resolveProjectScope({ cwd: '/tmp/somewhere' }, PLACES)).toEqual({ kind: 'all', reason: 'unmatched_cwd', roots: ['/tmp/somewhere'] });
     expect(resolveProjectScope({}, PLACES)).toEqual({ kind: 'all', reason: 'no_project', roots: [] });

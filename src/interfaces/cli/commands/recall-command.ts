@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { MoonError, describeError, isMoonError } from '../../../errors.js';
 import type { RecallResult } from '../../../model.js';
 import type { Explanation, Moon } from '../../../index.js';
-import { type RecallOptions, parseRecallRequest, parseRecallRequestLine } from '../../../index.js';
+import { type RecallOptions, parseRecallRequest, parseRecallRequestLine, scopeRecallOptions } from '../../../index.js';
 import type { CliContext } from '../context.js';
 import { toFlagError } from '../flag-errors.js';
 import { escapeControl, formatLocalStamp, plural } from '../format.js';
@@ -31,6 +31,7 @@ interface RecallFlags {
   explain?: boolean;
   json?: boolean;
   batch?: string;
+  allProjects?: boolean;
 }
 
 export function registerRecall(program: Command, context: CliContext): void {
@@ -56,6 +57,7 @@ export function registerRecall(program: Command, context: CliContext): void {
     .option('--strategy <name>', 'hybrid (fused signals, default) or bm25 (plain baseline)')
     .option('--explain', "show each signal's contribution per match")
     .option('--batch <file>', 'read one JSON query per line (- for stdin), write one RecallResult per line')
+    .option('--all-projects', 'search every project, not only the one the current directory belongs to')
     .option('--json', 'print the RecallResult as JSON')
     .action(async (words: string[], flags: RecallFlags) => {
       const moon = context.moon();
@@ -80,7 +82,7 @@ export function registerRecall(program: Command, context: CliContext): void {
       }
       const query = words.join(' ').trim();
       if (!query) throw new MoonError('bad_usage', 'recall needs a query (or --batch FILE)');
-      const result = await moon.recall(toRecallOptions(query, flags)).catch((error: unknown) => {
+      const result = await recallInScope(moon, toRecallOptions(query, flags), flags).catch((error: unknown) => {
         throw toFlagError(error);
       });
       if (flags.json) printJson(context.io, await safeMatches(moon, result));
@@ -228,6 +230,20 @@ function describeValue(value: unknown): string {
       .join('; ');
   }
   return JSON.stringify(value);
+}
+
+/**
+ * Run inside a project's folder, recall reads that project's sessions (issue: isolation) and says so; a folder no
+ * indexed session ran in leaves every project in reach. Naming sessions or projects is the caller's own choice.
+ */
+async function recallInScope(moon: Moon, options: RecallOptions, flags: RecallFlags): Promise<RecallResult> {
+  if (flags.allProjects || (options.session?.length ?? 0) > 0 || (options.project?.length ?? 0) > 0) return moon.recall(options);
+  const scope = await moon.resolveScope({ cwd: process.cwd() });
+  const scoped = scopeRecallOptions(options, scope);
+  if (scope.kind === 'all' || scope.everything) return moon.recall(options);
+  const note = `scoped to the ${scope.sessionIds.length} session${scope.sessionIds.length === 1 ? '' : 's'} of ${scope.roots.join(', ')} (the current directory's project); --all-projects searches every project`;
+  const result = scoped ? await moon.recall(scoped) : { query: options.query, matches: [], generated_at_epoch_secs: Math.floor(moon.clock() / 1000) };
+  return { ...result, notes: [...(result.notes ?? []), note] };
 }
 
 /** What a match carries (titles, paths, snippets) made safe to hand an agent; the query is the caller's own. */

@@ -111,6 +111,28 @@ function showInContext() {
   return { sessionId, messageId };
 }
 
+/**
+ * What `moon watch` does unattended, run once by hand: each session's block in the daily memory file of its last
+ * activity, then (the demo's clock set just after midnight in Sydney on the 22nd) the 21st folded into MEMORY.md.
+ */
+function distill() {
+  const run = spawnSync(process.execPath, [bin, '--home', home, '--timezone', TIMEZONE, 'watch', '--once', '--json'], {
+    cwd: repo,
+    env: { ...env, MOON_SOURCES: examples, MOON_FAKE_NOW: '2026-02-21T13:05:00Z' },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  console.log(dim('$ moon watch --once   # with the clock at 00:05 on 22 Feb in Sydney'));
+  if (run.status !== 0) throw new StepFailed(`moon watch --once exited with ${run.status}: ${run.stderr}`);
+  const cycle = JSON.parse(run.stdout);
+  const days = listFiles(join(home, 'memory'), '.md').map((path) => relative(home, path));
+  console.log(`L1: ${cycle.l1.written} session blocks written into ${days.join(', ')}`);
+  if (cycle.syns?.outcome !== 'written') throw new StepFailed(`L2 did not write MEMORY.md: ${JSON.stringify(cycle.syns)}`);
+  console.log(`L2: ${cycle.syns.day} folded into MEMORY.md:`);
+  const memory = readFileSync(join(home, 'MEMORY.md'), 'utf8').split('\n');
+  for (const line of memory.slice(0, 12)) console.log(`  ${line.length > 150 ? `${line.slice(0, 149)}…` : line}`);
+}
+
 /** The kept home and what to type next; MOON_HOME set so the commands read this demo's index. */
 function printNextSteps(opened) {
   // From the clone, `npx moon` runs this package's own bin (no global install needed).
@@ -158,6 +180,9 @@ try {
 
   section('6. Redaction check');
   checkRedaction();
+
+  section('7. Memory: one watcher cycle writes the daily files (L1) and MEMORY.md (L2)');
+  distill();
 } catch (error) {
   exitCode = 1;
   const message = error instanceof StepFailed ? error.message : (error?.stack ?? String(error));

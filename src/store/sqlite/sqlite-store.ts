@@ -50,6 +50,8 @@ import { deleteFailureRow, listFailureRows, putFailureRow, quickCheck } from './
 import { guardStore, toStoreError } from './guard.js';
 import { findForgettableSessions, hasTombstone, listTombstoneRows, putTombstone } from './forget.js';
 import { migrate } from './schema.js';
+import { listFixEvents, listFixNamespaces, putFixEvents } from './fixes.js';
+import type { FixEvent, FixEventFilter } from '../../fixes/types.js';
 import { runFromColumns } from '../row-mapping.js';
 import { listCopied, listRuns, markCopied, readSessionExtras, writeSessionExtras } from './copy.js';
 import { listSessionSummaries } from './session-list.js';
@@ -348,6 +350,18 @@ class SqliteStore implements Store {
             .prepare<[string, string], EntryRow>('SELECT * FROM entries WHERE session_id = ? AND id IN (SELECT value FROM json_each(?)) ORDER BY seq, rowid')
             .all(sessionId, wanted);
     return rows.map(toEntry);
+  }
+
+  putFixEvents(sessionId: string, events: readonly FixEvent[]): void {
+    this.write(() => putFixEvents(this.db, sessionId, events));
+  }
+
+  listFixEvents(filter: FixEventFilter): FixEvent[] {
+    return listFixEvents(this.db, filter);
+  }
+
+  listFixNamespaces(): string[] {
+    return listFixNamespaces(this.db);
   }
 
   listSessionPlaces(): SessionPlace[] {

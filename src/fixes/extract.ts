@@ -7,7 +7,7 @@ import { extractErrorSignatures, normalizeErrorSignature } from './signature.js'
 import type { FixEvent } from './types.js';
 
 /** Tools that run a command (Claude Code, Codex, OpenClaw). */
-const EXEC_TOOLS = new Set(['bash', 'shell', 'exec_command', 'local_shell', 'container.exec', 'exec', 'run_command', 'process']);
+const EXEC_TOOLS = new Set(['bash', 'shell', 'exec_command', 'local_shell', 'container.exec', 'exec', 'run_command', 'shell_command', 'execute_command']);
 /** Tools that change files. */
 const EDIT_TOOLS = new Set(['edit', 'multiedit', 'write', 'notebookedit', 'apply_patch', 'str_replace_based_edit_tool', 'write_file', 'edit_file', 'create_file']);
 const FAILED_STATUSES = new Set(['error', 'failed', 'failure']);

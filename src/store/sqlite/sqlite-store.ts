@@ -551,6 +551,8 @@ class SqliteStore implements Store {
         if (!session) continue;
         this.deleteSessionContent(id);
         this.db.prepare('DELETE FROM archived WHERE session_id = ?').run(id);
+        // Its fix facts quote its error output: they go with it.
+        this.db.prepare('DELETE FROM fix_events WHERE session_id = ?').run(id);
         this.db.prepare('DELETE FROM sessions WHERE id = ?').run(id);
         // The file states stay, marked excluded: an unchanged transcript is not even read again.
         this.db.prepare("UPDATE files SET excluded = 'forgotten', offset = 0, carry = NULL WHERE session_id = ?").run(id);

@@ -72,6 +72,8 @@ export function normalizeErrorSignature(line: string): string {
     // A tsc location prefix (src/a.ts(3,5): error TS…) and a leading path:line:col: go.
     .replace(/^\S*\(\d+,\d+\):\s*/, '')
     .replace(/^(?:[A-Za-z]:)?[\w./\\@~-]*[/\\.][\w./\\@~-]*:\d+(?::\d+)?:?\s*/, '')
+    // tsc --pretty: `src/env.ts:4:7 - error TS2339: …` leaves the dash.
+    .replace(/^-\s+(?=error\b)/, '')
     // Times and dates before numbers.
     .replace(/\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?/g, '<time>')
     .replace(/\b\d{4}-\d{2}-\d{2}\b/g, '<date>')

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import type { FixPattern } from '../../src/fixes/types.js';
 import { type Moon, createMoon } from '../../src/moon.js';
-import { makeTempDir, spawnMoon } from '../helpers/cli.js';
+import { REPO, makeTempDir, spawnMoon } from '../helpers/cli.js';
 import { type TurnSpec, claudeSession } from '../helpers/transcripts.js';
 
 /**
@@ -226,5 +226,27 @@ describe('fix patterns from indexed sessions', () => {
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain('VERIFIED');
     expect(text.stdout).not.toContain('acme/shop');
+  }, 60_000);
+});
+
+describe('fix patterns from the shared example transcripts', () => {
+  test('the shop session: tsc fails, env.d.ts is edited, npm run build passes — verified', async () => {
+    const temp = makeTempDir('moon-fixes-examples-');
+    const examples = createMoon(loadConfig({ home: join(temp.path, 'home'), env: { MOON_INDEX_WORKERS: '0', MOON_RESIDENTIAL_TIMEZONE: 'UTC' } }), () => Date.parse('2026-03-10T00:00:00Z'));
+    try {
+      await examples.index({ roots: [join(REPO, 'examples')], noEmbed: true });
+      const result = await examples.fixes({ allNamespaces: true, query: 'TS2339' });
+      expect(result.patterns).toHaveLength(1);
+      expect(result.patterns[0]).toMatchObject({
+        signature: "error TS2339: Property 'STRIPE_SECRET_KEY' does not exist on type 'Env'.",
+        state: 'verified',
+        worked: 1,
+        namespace_id: 'path:/home/dev/shop',
+      });
+      expect(result.patterns[0]!.evidence[0]).toMatchObject({ files: ['/home/dev/shop/src/env.d.ts'], target: 'npm run build', state: 'verified' });
+    } finally {
+      await examples.close();
+      temp.cleanup();
+    }
   }, 60_000);
 });

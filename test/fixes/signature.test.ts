@@ -11,6 +11,7 @@ const first = (text: string): string => {
 describe('error signatures from real error texts', () => {
   const same: [string, string, string][] = [
     ['TypeScript', E.TS_A, E.TS_B],
+    ['TypeScript --pretty', E.TS_A, E.TS_PRETTY],
     ['Node TypeError with a stack', E.NODE_MAP_A, E.NODE_MAP_B],
     ['Python traceback', E.PYTHON_A, E.PYTHON_B],
     ['Rust/cargo', E.RUST_A, E.RUST_B],

@@ -11,6 +11,8 @@ const EXEC_TOOLS = new Set(['bash', 'shell', 'exec_command', 'local_shell', 'con
 /** Tools that change files. */
 const EDIT_TOOLS = new Set(['edit', 'multiedit', 'write', 'notebookedit', 'apply_patch', 'str_replace_based_edit_tool', 'write_file', 'edit_file', 'create_file']);
 const FAILED_STATUSES = new Set(['error', 'failed', 'failure']);
+/** Calls that ended without an outcome: neither a failure nor a pass. */
+const UNFINISHED_STATUSES = new Set(['interrupted', 'cancelled', 'canceled', 'aborted', 'timeout', 'timed_out', 'running', 'pending']);
 /** "fixed by …", "resolved it with …", "the fix was …": an assertion that something fixed the error. */
 const CLAIM = /\b(fixed|resolved|solved)\b[^.\n]{0,40}?\b(by|with|via|in)\b|\bthe fix (was|is)\b/i;
 const COMMIT_OUTPUT = /^\[[^\]\s]+(?: \(root-commit\))? ([0-9a-f]{7,40})\]/gm;
@@ -46,7 +48,11 @@ export function extractFixEvents(
   });
   for (const entry of entries) {
     const tool = entry.toolName?.toLowerCase() ?? null;
+    const status = entry.status?.toLowerCase() ?? '';
+    const failed = (entry.exitCode !== null && entry.exitCode !== 0) || FAILED_STATUSES.has(status);
     if (tool && EDIT_TOOLS.has(tool)) {
+      // An edit that failed (old_string not found, permission denied) changed nothing.
+      if (failed || UNFINISHED_STATUSES.has(status)) continue;
       const files = editedFiles(entry).map((file) => (cwd && !isAbsolute(file) ? resolve(cwd, file) : file));
       if (files.length > 0) {
         const fileHashes = Object.fromEntries(files.map((file) => [file, hashFile(file)]));
@@ -57,7 +63,6 @@ export function extractFixEvents(
     if (tool && EXEC_TOOLS.has(tool)) {
       const command = entry.toolTarget ?? entry.text;
       const target = normalizeTarget(command);
-      const failed = (entry.exitCode !== null && entry.exitCode !== 0) || FAILED_STATUSES.has(entry.status?.toLowerCase() ?? '');
       if (failed) {
         const output = entry.result ?? '';
         const signatures = extractErrorSignatures(output);
@@ -68,7 +73,8 @@ export function extractFixEvents(
         });
         continue;
       }
-      if (entry.exitCode === 0 || entry.exitCode === null) events.push({ ...base(entry, 0), kind: 'pass', target });
+      if (UNFINISHED_STATUSES.has(status)) continue;
+      events.push({ ...base(entry, 0), kind: 'pass', target });
       const reverted = /\bgit\s+revert\b([^|;&]*)/.exec(command);
       if (reverted) {
         const commits = [...(reverted[1] ?? '').matchAll(SHA)].map((match) => match[0]!.toLowerCase());
@@ -120,7 +126,7 @@ function editedFiles(entry: Entry): string[] {
 
 function commitsShown(command: string, output: string): string[] {
   const found = new Set<string>();
-  if (/\bgit\s+(commit|merge|cherry-pick|am)\b/.test(command)) for (const match of output.matchAll(COMMIT_OUTPUT)) found.add(match[1]!.toLowerCase());
+  if (/\bgit\s+(commit|merge|cherry-pick|am|revert)\b/.test(command)) for (const match of output.matchAll(COMMIT_OUTPUT)) found.add(match[1]!.toLowerCase());
   if (/\bgit\s+(log|show|rev-parse|reflog)\b/.test(command)) for (const match of output.matchAll(LOG_LINE)) found.add(match[1]!.toLowerCase());
   return [...found];
 }

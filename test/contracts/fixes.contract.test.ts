@@ -1,4 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, test } from 'vitest';
+import { migrateIndex } from '../../src/maintain/migrate.js';
+import { openSqliteEngine } from '../../src/store/sqlite/engine.js';
 import { buildFixPatterns } from '../../src/fixes/patterns.js';
 import type { FixEvent } from '../../src/fixes/types.js';
 import { describeEachEngine, useFreshEngine } from './engines.js';
@@ -93,5 +98,20 @@ describeEachEngine('FixPort', (factory) => {
     expect(blog).toHaveLength(1);
     expect(blog[0]).toMatchObject({ namespace_id: BLOG, state: 'claimed', worked: 0 });
     expect(JSON.stringify(blog)).not.toContain('shop');
+  });
+
+  test('moon migrate copies the facts as they are (the hashes from when they were indexed)', async () => {
+    await commitCorpus(ctx.engine);
+    await ctx.engine.fixes.putSessionEvents('shop-checkout', CHECKOUT_EVENTS);
+    await ctx.engine.fixes.putSessionEvents('blog-feed', BLOG_EVENTS);
+    const dir = mkdtempSync(join(tmpdir(), 'moon-fixes-migrate-'));
+    const target = openSqliteEngine(join(dir, 'moon.db'));
+    try {
+      await migrateIndex(ctx.engine, target);
+      expect(await target.fixes.listEvents({ namespaces: null })).toEqual(await ctx.engine.fixes.listEvents({ namespaces: null }));
+    } finally {
+      await target.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

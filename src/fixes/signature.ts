@@ -25,6 +25,8 @@ const ERROR_LINE_PATTERNS: readonly RegExp[] = [
 /** Lines that are context, not the error: stack frames, tracebacks' file lines, npm's log pointers. */
 const NOISE_LINE = /^\s*(at\s|File "|Traceback \(most recent call last\)|npm (ERR!|error) (A complete log|\s*$)|-->|\||=\s*note:)/;
 
+/** Longer lines are data (minified code, JSON dumps), not error messages. */
+const MAX_LINE_CHARS = 2000;
 /** At most this many signatures from one text (a test run can print dozens of the same failure). */
 const MAX_SIGNATURES = 3;
 /** Characters of a signature kept: enough to tell errors apart, short enough to index and show. */
@@ -39,7 +41,7 @@ export function extractErrorSignatures(text: string): string[] {
   const found: string[] = [];
   const lines = text.split(/\r?\n/);
   for (const line of lines) {
-    if (line.length > 2000 || NOISE_LINE.test(line)) continue;
+    if (line.length > MAX_LINE_CHARS || NOISE_LINE.test(line)) continue;
     if (!ERROR_LINE_PATTERNS.some((pattern) => pattern.test(line))) continue;
     const signature = normalizeErrorSignature(line);
     if (signature.length < 4 || isGeneric(signature) || found.includes(signature)) continue;
@@ -56,7 +58,8 @@ function isGeneric(signature: string): boolean {
 
 /** One error line, normalised. Two lines that differ only in paths, numbers, ids and times normalise alike. */
 export function normalizeErrorSignature(line: string): string {
-  let text = line.trim();
+  // Only the start of a line can name the error; a bounded input keeps every pass below linear enough.
+  let text = line.trim().slice(0, MAX_LINE_CHARS);
   // Quoted identifiers are the stable part of a message: take them out before anything below can touch them.
   const quoted: string[] = [];
   text = text.replace(/(['"`‘’“”])([^'"`‘’“”\n]{1,80})\1|‘([^’\n]{1,80})’|“([^”\n]{1,80})”/g, (match, _q: string, inner?: string, curly1?: string, curly2?: string) => {

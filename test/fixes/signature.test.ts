@@ -67,3 +67,15 @@ describe('error signatures from real error texts', () => {
     expect(extractErrorSignatures('    at total (/home/dev/shop/src/cart.js:12:16)')).toEqual([]);
   });
 });
+
+describe('bounded', () => {
+  test('a huge result is scanned quickly and yields at most three signatures', () => {
+    const line = `TypeError: x ${'/a'.repeat(900)}`;
+    const text = `${'x'.repeat(1_000_000)}\n${Array.from({ length: 5000 }, (_, index) => `Error: failure number ${index} in 'mod${index % 7}'`).join('\n')}\n${line}`;
+    const started = performance.now();
+    const found = extractErrorSignatures(text);
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(found.length).toBeLessThanOrEqual(3);
+    expect(normalizeErrorSignature(`Error: ${'/'.repeat(100_000)}`).length).toBeLessThanOrEqual(160);
+  });
+});

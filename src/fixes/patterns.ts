@@ -3,11 +3,16 @@ import type { FixEvent, FixEvidence, FixPattern, PatternState } from './types.js
 
 interface OpenFailure {
   signatures: Set<string>;
+  sessionId: string;
+  /** The failing calls. */
   messageIds: string[];
-  files: string[];
-  fileHashes: Record<string, string | null>;
+  /** Changes since, each with its session. */
+  edits: { sessionId: string; messageId: string; files: string[]; fileHashes: Record<string, string | null> }[];
   changed: boolean;
 }
+
+/** Evidence lists stay short: the first changes say what the fix was. */
+const MAX_EVIDENCE_ITEMS = 50;
 
 interface Group {
   signature: string;
@@ -89,7 +94,7 @@ function walkNamespace(events: FixEvent[], hashFile: (path: string) => string | 
         if (!sessionChanges.has(event.sessionId)) sessionChanges.set(event.sessionId, { files: [], hashes: {}, messageIds: [] });
         if (event.target !== null) {
           target.targets.add(event.target);
-          const failure = open.get(event.target) ?? { signatures: new Set<string>(), messageIds: [], files: [], fileHashes: {}, changed: false };
+          const failure = open.get(event.target) ?? { signatures: new Set<string>(), sessionId: event.sessionId, messageIds: [], edits: [], changed: false };
           failure.signatures.add(signature);
           if (!failure.messageIds.includes(event.messageId)) failure.messageIds.push(event.messageId);
           open.set(event.target, failure);
@@ -99,12 +104,10 @@ function walkNamespace(events: FixEvent[], hashFile: (path: string) => string | 
       case 'edit': {
         for (const failure of open.values()) {
           failure.changed = true;
-          failure.messageIds.push(event.messageId);
-          for (const file of event.files) if (!failure.files.includes(file)) failure.files.push(file);
-          Object.assign(failure.fileHashes, event.fileHashes);
+          if (failure.edits.length < MAX_EVIDENCE_ITEMS * 4) failure.edits.push({ sessionId: event.sessionId, messageId: event.messageId, files: event.files, fileHashes: event.fileHashes });
         }
         const changes = sessionChanges.get(event.sessionId);
-        if (changes) {
+        if (changes && changes.messageIds.length < MAX_EVIDENCE_ITEMS) {
           changes.messageIds.push(event.messageId);
           for (const file of event.files) if (!changes.files.includes(file)) changes.files.push(file);
           Object.assign(changes.hashes, event.fileHashes);
@@ -117,18 +120,25 @@ function walkNamespace(events: FixEvent[], hashFile: (path: string) => string | 
         open.delete(event.target!);
         // Passing again with nothing changed says the check is flaky, not that something fixed it.
         if (!failure.changed) break;
+        // The change that fixed it: what the failing session did after the failure and what the passing session
+        // did before the pass — not every edit of the sessions in between, which were about other things.
+        const edits = failure.edits.filter((edit) => edit.sessionId === failure.sessionId || edit.sessionId === event.sessionId);
+        const files = [...new Set(edits.flatMap((edit) => edit.files))].slice(0, MAX_EVIDENCE_ITEMS);
+        const fileHashes: Record<string, string | null> = {};
+        for (const edit of edits) Object.assign(fileHashes, edit.fileHashes);
+        const messageIds = [...failure.messageIds.slice(0, 5), ...edits.map((edit) => edit.messageId)].slice(0, MAX_EVIDENCE_ITEMS - 1);
         for (const signature of failure.signatures) {
           const evidence: FixEvidence = {
             session_id: event.sessionId,
-            message_ids: [...failure.messageIds, event.messageId],
-            files: [...failure.files],
+            message_ids: [...messageIds, event.messageId],
+            files,
             commits: [],
             state: 'verified',
             verified_by: { session_id: event.sessionId, message_id: event.messageId, how: 'passing_run' },
             stale_reason: null,
             target: event.target,
             ts: event.ts,
-            file_hashes: { ...failure.fileHashes },
+            file_hashes: Object.fromEntries(files.map((file) => [file, fileHashes[file] ?? null])),
           };
           groups.get(signature)?.evidence.push(evidence);
           all.push(evidence);

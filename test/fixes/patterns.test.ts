@@ -61,3 +61,19 @@ describe('fix patterns from facts', () => {
     expect(selectPatterns(patterns, `Traceback (most recent call last):\n  File "/x.py", line 3\n${SIG}`).map((pattern) => pattern.signature)).toEqual([SIG]);
   });
 });
+
+describe('evidence is the change that fixed it', () => {
+  test("edits of sessions in between are not the fix's files", () => {
+    const patterns = buildFixPatterns(
+      [
+        fact('s1', 'error', { signature: SIG, target: 'pytest' }),
+        fact('s2', 'edit', { files: ['/w/unrelated.md'] }),
+        fact('s3', 'edit', { files: ['/w/etl.py'] }),
+        fact('s3', 'pass', { target: 'pytest' }),
+      ],
+      () => null,
+    );
+    expect(patterns[0]!.evidence[0]).toMatchObject({ session_id: 's3', files: ['/w/etl.py'], state: 'verified' });
+    expect(patterns[0]!.evidence[0]!.message_ids.filter((id) => id.startsWith('s2-'))).toEqual([]);
+  });
+});

@@ -1,3 +1,4 @@
+import type { FixesRequest, FixesResult } from './fixes/query.js';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { Ledger } from './archive/ledger.js';
@@ -150,6 +151,11 @@ export interface Moon {
   rebuild(): Promise<RebuildReport>;
   /** Take sessions back: removed from the index and the archive, tombstoned so no later index re-adds them. */
   forget(request: ForgetRequest): Promise<ForgetReport>;
+  /**
+   * Error signatures and the fixes that worked for them (seed 003 parts 3–4), scoped to the caller's namespace
+   * unless `allNamespaces`; each pattern says whether its fix is claimed, verified or stale, with its evidence.
+   */
+  fixes(request?: FixesRequest): Promise<FixesResult>;
   /** Copy this home's index into a PostgreSQL database (resumable); point store.url at it afterwards. */
   migrate(request: MigrateRequest): Promise<MigrateReport>;
   /** L1/L2 distillation, the watcher, its status and stop (src/watch/api.ts), loaded on first use. */
@@ -516,6 +522,11 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
           store = null;
         },
       );
+    },
+    async fixes(request = {}) {
+      if (!hasIndex()) return { scope: { namespace: null, all: true, widened: false }, patterns: [] };
+      const { queryFixes } = await import('./fixes/query.js');
+      return queryFixes((await openStore(true)).fixes, request);
     },
     async forget(request) {
       const { forgetSessions } = await import('./maintain/forget.js');

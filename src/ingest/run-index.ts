@@ -30,13 +30,27 @@ export interface IndexOptions {
   shouldStop?: () => boolean;
 }
 
-export async function runIndex(context: IngestContext, engine: Pick<StoreEngine, 'ingest' | 'stats'>, options: IndexOptions): Promise<IndexReport> {
+export async function runIndex(
+  context: IngestContext,
+  engine: Pick<StoreEngine, 'ingest' | 'stats'> & Partial<Pick<StoreEngine, 'fixes'>>,
+  options: IndexOptions,
+): Promise<IndexReport> {
   const startedAtMs = context.now();
   const report = emptyReport();
   try {
     await indexAll(context, engine.ingest, options, report);
   } catch (error) {
     report.fatal = describeFatal(error);
+  }
+  // Fix patterns' facts, from the sessions this run committed only (seed 003 part 3). Derived data: a failure
+  // here is a warning, and the next run that touches the session records them again.
+  if (report.fatal === null && engine.fixes && report.sessions.length > 0) {
+    try {
+      const { indexSessionFixes } = await import('../fixes/index-fixes.js');
+      await indexSessionFixes({ ingest: engine.ingest, fixes: engine.fixes }, report.sessions);
+    } catch (error) {
+      report.warnings.push(`fix patterns not updated: ${(error as Error).message}`);
+    }
   }
   report.durationMs = context.now() - startedAtMs;
   if (report.fatal === null) {

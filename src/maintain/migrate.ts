@@ -1,3 +1,4 @@
+import type { FixEvent } from '../fixes/types.js';
 import type { StoreEngine } from '../store/ports.js';
 import type { FileState, StoredSession } from '../store/types.js';
 
@@ -56,13 +57,21 @@ export async function migrateIndex(source: StoreEngine, target: StoreEngine, opt
   const sessions = await source.ingest.listSessions();
   report.sessions = sessions.length;
   const used = new Set<FileState>();
+  // Fix facts are copied as they are: their file hashes are from when the session was indexed (what staleness
+  // compares against), which indexing the session again on the target would take anew.
+  const facts = new Map<string, FixEvent[]>();
+  for (const fact of await source.fixes.listEvents({ namespaces: null })) {
+    const list = facts.get(fact.sessionId) ?? [];
+    list.push(fact);
+    facts.set(fact.sessionId, list);
+  }
   for (const [index, session] of sessions.entries()) {
     const owner = owners.get(`${session.id}\n${session.path}`) ?? null;
     if (owner) used.add(owner);
     if (copied.has(session.id) && copied.get(session.id) === session.contentHash) {
       report.skipped += 1;
     } else {
-      const counts = await copySession(source, target, session, owner ?? placeholderFile(session, now()));
+      const counts = await copySession(source, target, session, owner ?? placeholderFile(session, now()), facts.get(session.id) ?? []);
       report.copied += 1;
       report.entries += counts.entries;
       report.vectors += counts.vectors;
@@ -96,7 +105,13 @@ export async function migrateIndex(source: StoreEngine, target: StoreEngine, opt
   return report;
 }
 
-async function copySession(source: StoreEngine, target: StoreEngine, session: StoredSession, file: FileState): Promise<{ entries: number; vectors: number }> {
+async function copySession(
+  source: StoreEngine,
+  target: StoreEngine,
+  session: StoredSession,
+  file: FileState,
+  facts: readonly FixEvent[],
+): Promise<{ entries: number; vectors: number }> {
   const entries = await source.ingest.listEntries(session.id);
   const anchors = await source.ingest.listAnchors(session.id);
   const extras = await source.copy.readSessionExtras(session.id);
@@ -106,6 +121,7 @@ async function copySession(source: StoreEngine, target: StoreEngine, session: St
   await target.copy.writeSessionExtras(session.id, { terms: extras.terms, vectors: extras.vectors, archived: extras.archived });
   // The projection on disk is the same file: keep it current rather than rendering it again.
   if (!session.projectionStale && session.projectionPath) await target.ingest.markProjected(session.id, session.projectionPath);
+  await target.fixes.putSessionEvents(session.id, facts);
   await target.copy.markCopied(source.location, session.id, session.contentHash);
   return { entries: entries.length, vectors: extras.vectors.length };
 }

@@ -1,4 +1,5 @@
 import type { ArchiveRecord, CompactionAnchor, Entry } from '../model.js';
+import type { FixEvent, FixEventFilter } from '../fixes/types.js';
 import type {
   Candidate,
   EmbeddingModel,
@@ -150,6 +151,20 @@ export interface CopyPort {
   markCopied(source: string, sessionId: string, contentHash: string | null): Promise<void>;
 }
 
+/**
+ * Fix patterns (seed 003, plane B): the facts indexing found in each session — errors by signature, passing
+ * commands, edits, claims, commits, reverts (src/fixes/types.ts). Patterns are derived from them when read
+ * (src/fixes/patterns.ts), so facts of a session indexed later can verify or make stale those of an earlier one.
+ */
+export interface FixPort {
+  /** Replace everything one session contributed (idempotent: indexing a session again replaces its facts). */
+  putSessionEvents(sessionId: string, events: readonly FixEvent[]): Promise<void>;
+  /** Facts of the namespaces asked for (every namespace when null), of sessions still indexed, in order. */
+  listEvents(filter: FixEventFilter): Promise<FixEvent[]>;
+  /** Namespaces that have any facts, sorted. */
+  listNamespaces(): Promise<string[]>;
+}
+
 export type EngineName = 'sqlite' | 'postgres';
 
 /** One opened store: its ports, and how to close it. The composition root picks the engine; nothing else does. */
@@ -164,5 +179,6 @@ export interface StoreEngine {
   readonly stats: StatsPort;
   readonly forget: ForgetPort;
   readonly copy: CopyPort;
+  readonly fixes: FixPort;
   close(): Promise<void>;
 }

@@ -4,6 +4,7 @@
  */
 import type { ArchiveRecord, CompactionAnchor, Entry, Role, Session, SourceName, UsageSnapshot } from '../model.js';
 import type { ResultPatch } from '../model.js';
+import type { FixEvent, FixEventFilter } from '../fixes/types.js';
 import type {
   Candidate, EmbeddingModel, FailureRecord, FileCommit, FileState, LexicalQuery, PendingEmbedding, RunRecord,
   SessionExtras, SessionListFilter, SessionPlace, SessionSummary, SessionTerms, ForgetSelector, ForgottenSession, Tombstone, StoreStats, StoredSession, TimeSearch, VectorQuery,
@@ -40,6 +41,10 @@ export interface Store {
   getEntriesByIds(ids: readonly string[], sessionId?: string): Entry[];
   /** Every session's id, cwd and project. */
   listSessionPlaces(): SessionPlace[];
+  /** FixPort: replace one session's fix facts; read them by namespace. */
+  putFixEvents(sessionId: string, events: readonly FixEvent[]): void;
+  listFixEvents(filter: FixEventFilter): FixEvent[];
+  listFixNamespaces(): string[];
   listAnchors(sessionId: string): CompactionAnchor[];
   searchLexical(query: LexicalQuery): Candidate[];
   /** Whether any entry matches the term in the word index (porter-stemmed, whole words). */

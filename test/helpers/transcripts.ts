@@ -5,7 +5,7 @@ export interface TurnSpec {
   text?: string;
   at: string;
   id?: string;
-  tool?: { name: string; input: Record<string, unknown>; result: string; id?: string };
+  tool?: { name: string; input: Record<string, unknown>; result: string; id?: string; /** A failed call (Claude Code's `is_error`). */ isError?: boolean };
 }
 
 export function claudeSession(options: { sessionId: string; cwd?: string; branch?: string; turns: TurnSpec[] }): string {
@@ -47,7 +47,7 @@ export function claudeSession(options: { sessionId: string; cwd?: string; branch
             parentUuid: uuid,
             uuid: resultUuid,
             type: 'user',
-            message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolId, content: turn.tool.result }] },
+            message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolId, content: turn.tool.result, ...(turn.tool.isError ? { is_error: true } : {}) }] },
           }),
         );
         parent = resultUuid;

@@ -5,6 +5,7 @@ import { type Moon, createMoon } from '../../moon.js';
 import { registerConfig } from './commands/config-command.js';
 import { registerContinuity } from './commands/continuity-command.js';
 import { registerForget } from './commands/forget-command.js';
+import { registerFixes } from './commands/fixes-command.js';
 import { registerMcp } from './commands/mcp-command.js';
 import { registerHook } from './commands/hook-command.js';
 import { registerMigrate } from './commands/migrate-command.js';
@@ -87,6 +88,7 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
   registerVerify(program, context);
   registerRebuild(program, context);
   registerForget(program, context);
+  registerFixes(program, context);
   registerMigrate(program, context);
   registerUsage(program, context);
   registerContinuity(program, context);

@@ -39,6 +39,8 @@ export async function forgetSessions(db: PgClient, sessionIds: readonly string[]
     if (!session) continue;
     await deleteSessionContent(db, id);
     await db.query('DELETE FROM moon.archived WHERE session_id = $1', [id]);
+    // Its fix facts quote its error output: they go with it.
+    await db.query('DELETE FROM moon.fix_events WHERE session_id = $1', [id]);
     await db.query('DELETE FROM moon.sessions WHERE id = $1', [id]);
     // The file states stay (on every machine), marked: an unchanged transcript is not even read again.
     await db.query(`UPDATE moon.files SET excluded = 'forgotten', "offset" = 0, carry = NULL WHERE session_id = $1`, [id]);

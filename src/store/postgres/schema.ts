@@ -372,6 +372,23 @@ const MIGRATIONS: string[] = [
   `
   CREATE INDEX IF NOT EXISTS entries_id ON moon.entries (id);
   `,
+  // fix patterns (seed 003 part 3): each session's error / pass / edit / claim / commit / revert facts.
+  `
+  CREATE TABLE IF NOT EXISTS moon.fix_events (
+    session_id text NOT NULL,
+    seq bigint NOT NULL,
+    namespace text NOT NULL,
+    repo text,
+    ts bigint,
+    kind text NOT NULL,
+    signature text,
+    target text,
+    message_id text NOT NULL,
+    data jsonb NOT NULL,
+    PRIMARY KEY (session_id, seq)
+  );
+  CREATE INDEX IF NOT EXISTS fix_events_namespace ON moon.fix_events (namespace, ts);
+  `,
 ];
 
 /** A fixed key for pg_advisory_xact_lock: migrations of one database run one at a time. */

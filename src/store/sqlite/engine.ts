@@ -104,6 +104,11 @@ export function openSqliteEngine(path: string, options: OpenStoreOptions = {}): 
       listCopied: (source) => run(() => store.listCopied(source)),
       markCopied: (source, id, hash) => run(() => store.markCopied(source, id, hash)),
     },
+    fixes: {
+      putSessionEvents: (sessionId, events) => run(() => store.putFixEvents(sessionId, events)),
+      listEvents: (filter) => run(() => store.listFixEvents(filter)),
+      listNamespaces: () => run(() => store.listFixNamespaces()),
+    },
     close: () => run(() => store.close()),
   };
 }

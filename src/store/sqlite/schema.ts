@@ -198,6 +198,23 @@ const MIGRATIONS: string[] = [
   `
   CREATE INDEX IF NOT EXISTS entries_id ON entries(id);
   `,
+  // fix patterns (seed 003 part 3): each session's error / pass / edit / claim / commit / revert facts.
+  `
+  CREATE TABLE IF NOT EXISTS fix_events (
+    session_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    namespace TEXT NOT NULL,
+    repo TEXT,
+    ts INTEGER,
+    kind TEXT NOT NULL,
+    signature TEXT,
+    target TEXT,
+    message_id TEXT NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (session_id, seq)
+  );
+  CREATE INDEX IF NOT EXISTS fix_events_namespace ON fix_events(namespace, ts);
+  `,
 ];
 
 /** Data a migration must derive in code, run in the same transaction as the migration's SQL. */

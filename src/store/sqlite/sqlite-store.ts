@@ -50,6 +50,8 @@ import { deleteFailureRow, listFailureRows, putFailureRow, quickCheck } from './
 import { guardStore, toStoreError } from './guard.js';
 import { findForgettableSessions, hasTombstone, listTombstoneRows, putTombstone } from './forget.js';
 import { migrate } from './schema.js';
+import { listFixEvents, listFixNamespaces, putFixEvents } from './fixes.js';
+import type { FixEvent, FixEventFilter } from '../../fixes/types.js';
 import { runFromColumns } from '../row-mapping.js';
 import { listCopied, listRuns, markCopied, readSessionExtras, writeSessionExtras } from './copy.js';
 import { listSessionSummaries } from './session-list.js';
@@ -350,6 +352,18 @@ class SqliteStore implements Store {
     return rows.map(toEntry);
   }
 
+  putFixEvents(sessionId: string, events: readonly FixEvent[]): void {
+    this.write(() => putFixEvents(this.db, sessionId, events));
+  }
+
+  listFixEvents(filter: FixEventFilter): FixEvent[] {
+    return listFixEvents(this.db, filter);
+  }
+
+  listFixNamespaces(): string[] {
+    return listFixNamespaces(this.db);
+  }
+
   listSessionPlaces(): SessionPlace[] {
     return this.db.prepare<[], SessionPlace>('SELECT id, cwd, project FROM sessions ORDER BY id').all();
   }
@@ -537,6 +551,8 @@ class SqliteStore implements Store {
         if (!session) continue;
         this.deleteSessionContent(id);
         this.db.prepare('DELETE FROM archived WHERE session_id = ?').run(id);
+        // Its fix facts quote its error output: they go with it.
+        this.db.prepare('DELETE FROM fix_events WHERE session_id = ?').run(id);
         this.db.prepare('DELETE FROM sessions WHERE id = ?').run(id);
         // The file states stay, marked excluded: an unchanged transcript is not even read again.
         this.db.prepare("UPDATE files SET excluded = 'forgotten', offset = 0, carry = NULL WHERE session_id = ?").run(id);

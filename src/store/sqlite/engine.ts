@@ -1,4 +1,5 @@
 import type { IngestTx, StoreEngine } from '../ports.js';
+import { createSqliteDigests } from './digests.js';
 import { type OpenStoreOptions, openSqliteStore } from './sqlite-store.js';
 
 /**
@@ -104,6 +105,7 @@ export function openSqliteEngine(path: string, options: OpenStoreOptions = {}): 
       listCopied: (source) => run(() => store.listCopied(source)),
       markCopied: (source, id, hash) => run(() => store.markCopied(source, id, hash)),
     },
+    digests: createSqliteDigests(store.planeAccess().db, store.planeAccess().lock),
     close: () => run(() => store.close()),
   };
 }

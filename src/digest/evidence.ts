@@ -4,7 +4,7 @@
  */
 export function findCommits(text: string): string[] {
   const found = new Set<string>();
-  for (const match of text.matchAll(/\bcommit(?:ted|s)?\b(?:\s+(?:as|to|is|was|hash|id|sha|:))*\s*[`'"(]?([0-9a-f]{7,40})\b/gi)) found.add(match[1]!.toLowerCase());
+  for (const match of text.matchAll(/\bcommit(?:ted|s)?\b[\s:]*(?:(?:as|to|is|was|hash|id|sha)\b[\s:]*)*[`'"(]?([0-9a-f]{7,40})\b/gi)) found.add(match[1]!.toLowerCase());
   for (const match of text.matchAll(/^\[[\w./-]+(?: \(root-commit\))? ([0-9a-f]{7,40})\]/gm)) found.add(match[1]!.toLowerCase());
   return [...found];
 }

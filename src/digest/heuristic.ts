@@ -173,7 +173,12 @@ function firstSentence(text: string): string {
 /** The line of an output most likely to name the error. */
 function errorLine(result: string): string {
   const lines = result.replace(/^\[error\]\s*/, '').split('\n').map((line) => line.trim()).filter((line) => line !== '' && !/^Exit code -?\d+$/.test(line));
-  return lines.find((line) => /error|fail|exception|cannot|not found|denied|expected/i.test(line)) ?? lines[0] ?? '';
+  return (
+    lines.find((line) => /\b[A-Z]\w*(?:Error|Exception)\b|^error(?:\[\w+\])?:|\berror TS\d+|npm ERR!|command not found/.test(line)) ??
+    lines.find((line) => /error|fail|exception|cannot|not found|denied|expected/i.test(line)) ??
+    lines[0] ??
+    ''
+  );
 }
 
 function firstLine(text: string): string {

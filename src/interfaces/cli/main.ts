@@ -5,6 +5,7 @@ import { type Moon, createMoon } from '../../moon.js';
 import { registerConfig } from './commands/config-command.js';
 import { registerContinuity } from './commands/continuity-command.js';
 import { registerForget } from './commands/forget-command.js';
+import { registerDigest } from './commands/digest-command.js';
 import { registerMcp } from './commands/mcp-command.js';
 import { registerHook } from './commands/hook-command.js';
 import { registerMigrate } from './commands/migrate-command.js';
@@ -94,6 +95,7 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
   registerInstall(program, context);
   registerDoctor(program, context);
   registerDistill(program, context);
+  registerDigest(program, context);
   registerWatch(program, context);
   registerServe(program, context);
   registerMcp(program, context);

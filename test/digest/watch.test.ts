@@ -25,3 +25,13 @@ test('a session still being written (its last entry within the idle time) waits'
   expect((await home.moon.digestSession({ all: true, idleMs: 10 * 365 * 24 * 3600 * 1000 })).digests).toEqual([]);
   expect((await home.moon.digestSession({ all: true, idleMs: 0 })).digests).toHaveLength(4);
 });
+
+test('forgetting a session removes its digest', async () => {
+  home = await makeIndexedHome();
+  const report = await home.moon.digestSession({ all: true });
+  const id = report.digests[0]!.session_id;
+  await home.moon.forget({ sessions: [id] });
+  const left = (await home.moon.listDigests({ allNamespaces: true })).digests.map((digest) => digest.session_id);
+  expect(left).toHaveLength(3);
+  expect(left).not.toContain(id);
+});

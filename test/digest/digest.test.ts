@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { findCommits, findPullRequests } from '../../src/digest/evidence.js';
 import type { DigestLine, RunDigest } from '../../src/digest/types.js';
@@ -8,6 +8,7 @@ import { type Moon, createMoon } from '../../src/moon.js';
 import { makeTempDir } from '../helpers/cli.js';
 import { makeIndexedHome, type TestHome } from '../helpers/home.js';
 import { sendJson, startLoopbackServer } from '../helpers/loopback-server.js';
+import { type TestPostgres, startTestPostgres } from '../helpers/postgres.js';
 import { claudeSession } from '../helpers/transcripts.js';
 
 const SESSION = 'cart-fix-0001';
@@ -167,12 +168,31 @@ describe('heuristic digest of a planted error → fix → success run', () => {
   });
 });
 
-describe('namespace isolation', () => {
+let postgres: Promise<TestPostgres> | null = null;
+let databases = 0;
+afterAll(async () => {
+  const started = postgres;
+  postgres = null;
+  await (await started?.catch(() => null))?.stop();
+});
+
+/** Environment choosing the engine: the embedded SQLite file, or a fresh PostgreSQL database. */
+async function engineEnv(engine: 'sqlite' | 'postgres'): Promise<Record<string, string>> {
+  if (engine === 'sqlite') return {};
+  postgres ??= startTestPostgres();
+  databases += 1;
+  return { MOON_DATABASE_URL: await (await postgres).createDatabase(`moon_digest_${process.pid}_${databases}`) };
+}
+
+describe.each(['sqlite', 'postgres'] as const)('%s: namespace isolation', (engine) => {
   test('two projects with look-alike runs: nothing of A in any digest output for B', async () => {
-    const { moon } = await indexed({
-      'claude/-home-dev-shop/shop-a.jsonl': plantedSession('shop-a', '/home/dev/shop'),
-      'claude/-home-dev-shop2/shop-b.jsonl': plantedSession('shop-b', '/home/dev/shop2'),
-    });
+    const { moon } = await indexed(
+      {
+        'claude/-home-dev-shop/shop-a.jsonl': plantedSession('shop-a', '/home/dev/shop'),
+        'claude/-home-dev-shop2/shop-b.jsonl': plantedSession('shop-b', '/home/dev/shop2'),
+      },
+      await engineEnv(engine),
+    );
     await moon.digestSession({ all: true });
     for (const query of ['npm test', 'TypeError map', 'cart', 'commit 3f9c2ab', 'decided empty array']) {
       const inB = await moon.searchDigests({ query, namespace: 'path:/home/dev/shop2' });

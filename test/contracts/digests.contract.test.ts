@@ -123,3 +123,18 @@ describeEachEngine('DigestPort', (factory) => {
     expect((await other.digests.get('s1', NOW))?.session_id).toBe('s1');
   });
 });
+
+describeEachEngine('DigestPort beside an ingest transaction', (factory) => {
+  const ctx = useFreshEngine(factory);
+  test('a digest written while the engine is in an ingest transaction survives its rollback', async () => {
+    const failing = ctx.engine.ingest.transaction(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      throw new Error('rolled back');
+    });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const put = ctx.engine.digests.put(digest('s1', 'A', 'kept'));
+    await expect(failing).rejects.toThrow('rolled back');
+    expect(await put).toBe('inserted');
+    expect((await ctx.engine.digests.get('s1', NOW))?.session_id).toBe('s1');
+  });
+});

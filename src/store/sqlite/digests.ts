@@ -19,7 +19,12 @@ export function digestMatchExpression(text: string): string | null {
 }
 
 /** DigestPort over the run_digests table and its FTS5 index, on the store's connection, writes under its lock. */
-export function createSqliteDigests(db: Database.Database, lock: WriteLockOptions): DigestPort {
+export function createSqliteDigests(
+  db: Database.Database,
+  lock: WriteLockOptions,
+  /** Runs a write after the engine's queued transactions (default: at once). */
+  exclusive: <T>(work: () => T) => Promise<T> = async (work) => work(),
+): DigestPort {
   const live = '(d.expires_at_ms IS NULL OR d.expires_at_ms > @now)';
   // Prepared on first use: an index opened read-only before this plane's migration has no run_digests table.
   let prepared: ReturnType<typeof prepare> | null = null;
@@ -60,7 +65,7 @@ export function createSqliteDigests(db: Database.Database, lock: WriteLockOption
 
   return {
     put: (digest) =>
-      run(() =>
+      exclusive(() =>
         runWriteTransaction(
           db,
           () => {
@@ -115,7 +120,7 @@ export function createSqliteDigests(db: Database.Database, lock: WriteLockOption
         return rows.map((row) => ({ digest: JSON.parse(row.record) as RunDigest, score: row.score }));
       }),
     remove: ({ sessionIds = [], expiredAtMs }) =>
-      run(() =>
+      exclusive(() =>
         runWriteTransaction(
           db,
           () => {

@@ -105,7 +105,12 @@ export function openSqliteEngine(path: string, options: OpenStoreOptions = {}): 
       listCopied: (source) => run(() => store.listCopied(source)),
       markCopied: (source, id, hash) => run(() => store.markCopied(source, id, hash)),
     },
-    digests: createSqliteDigests(store.planeAccess().db, store.planeAccess().lock),
+    // Digest writes wait for an ingest transaction of this engine to finish: never inside its BEGIN … COMMIT.
+    digests: createSqliteDigests(store.planeAccess().db, store.planeAccess().lock, <T>(work: () => T): Promise<T> => {
+      const next = queue.then(work);
+      queue = next.catch(() => undefined);
+      return next;
+    }),
     close: () => run(() => store.close()),
   };
 }

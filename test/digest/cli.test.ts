@@ -1,7 +1,7 @@
 import { cpSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { REPO, makeTempDir, runMoon } from '../helpers/cli.js';
+import { REPO, makeTempDir, runMoon, spawnMoon } from '../helpers/cli.js';
 
 let dir: ReturnType<typeof makeTempDir>;
 let home: string;
@@ -64,5 +64,18 @@ describe('moon digest', () => {
     const text = await moon('digest', '--search', 'checkout', '--all-namespaces');
     expect(text.stdout).toMatch(/in every namespace/);
     expect((await moon('digest', '--search', 'x', '--namespace', 'a', '--all-namespaces')).code).not.toBe(0);
+  });
+});
+
+describe('the built CLI (npm run build)', () => {
+  test('moon digest SESSION --json and --search in a child process', async () => {
+    const env = { MOON_HOME: home, MOON_INDEX_WORKERS: '0' };
+    const one = await spawnMoon(['digest', SESSION, '--json'], env);
+    expect(one.code).toBe(0);
+    expect((JSON.parse(one.stdout) as { digests: { session_id: string }[] }).digests[0]!.session_id).toBe(SESSION);
+    const found = await spawnMoon(['digest', '--search', 'wrangler deploy', '--all-namespaces', '--json'], env);
+    expect(found.code).toBe(0);
+    const hits = (JSON.parse(found.stdout) as { hits: { digest: { session_id: string } }[] }).hits;
+    expect(hits.map((hit) => hit.digest.session_id)).toContain(SESSION);
   });
 });

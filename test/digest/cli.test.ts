@@ -67,6 +67,21 @@ describe('moon digest', () => {
   });
 });
 
+describe('moon digest --list', () => {
+  test('newest first, scoped, as text and JSON', async () => {
+    await moon('digest', '--all');
+    const listed = JSON.parse((await moon('digest', '--list', '--all-namespaces', '--json')).stdout) as { digests: { created_at_ms: number }[] };
+    expect(listed.digests.length).toBeGreaterThanOrEqual(4);
+    const times = listed.digests.map((digest) => digest.created_at_ms);
+    expect(times).toEqual([...times].sort((a, b) => b - a));
+    const one = JSON.parse((await moon('digest', '--list', '--all-namespaces', '--limit', '1', '--json')).stdout) as { digests: unknown[] };
+    expect(one.digests).toHaveLength(1);
+    const text = await moon('digest', '--list', '--namespace', 'path:/home/dev/shop');
+    expect(text.stdout).toMatch(/2 digests in path:\/home\/dev\/shop/);
+    expect((await moon('digest', '--list', '--limit', '0')).code).not.toBe(0);
+  });
+});
+
 describe('the built CLI (npm run build)', () => {
   test('moon digest SESSION --json and --search in a child process', async () => {
     const env = { MOON_HOME: home, MOON_INDEX_WORKERS: '0' };

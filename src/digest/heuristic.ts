@@ -14,7 +14,7 @@ const DECISION = /\b(decided|decision|going with|chose|choose to|instead of|swit
 const NEXT_STEP = /\b(todo|next steps?|follow[- ]up|still needs?|remaining work|left to do|not yet done|should also)\b/i;
 const FAILURE_TEXT = /^(?:error|fatal|FAIL)\b|npm ERR!|Traceback \(most recent call last\)|\b[1-9]\d* (?:failed|failing)\b|command not found/m;
 
-const LIMITS = { line: 240, changes: 30, decisions: 6, gotchas: 8, nextSteps: 6 };
+const LIMITS = { line: 360, changes: 30, decisions: 6, gotchas: 8, nextSteps: 6 };
 
 export interface HeuristicInput {
   session: StoredSession;
@@ -24,8 +24,8 @@ export interface HeuristicInput {
 export function buildHeuristicDigest(input: HeuristicInput): { title: string; body: DigestBody } {
   const entries = input.entries.filter((entry) => !entry.sidechain);
   const intent = readIntent(entries);
-  const changes = readChanges(entries);
-  const gotchas = readGotchas(entries, changes);
+  const { changes, steps } = readChanges(entries);
+  const gotchas = readGotchas(steps);
   const body: DigestBody = {
     intent,
     outcome: readOutcome(entries, changes),
@@ -36,6 +36,27 @@ export function buildHeuristicDigest(input: HeuristicInput): { title: string; bo
   };
   const title = input.session.title ?? intent?.text ?? `session ${input.session.id}`;
   return { title: clip(title, 120), body };
+}
+
+/** Shell steps that look or set up rather than check: sharing one of these does not make two commands the same check. */
+const TRIVIAL_STEP = /^(cd|ls|cat|echo|printf|chmod|mkdir|pwd|true|sed -n|head|tail|grep|rg|clear|export|source|\.)\b/;
+
+/** The steps of a shell command (split on `&&`, `||`, `;`, `|`), without leading `VAR=value` assignments. */
+function commandSteps(command: string): string[] {
+  return command
+    .split(/&&|\|\||;|\|/)
+    .map((step) => step.trim().replace(/^(?:\w+=\S*\s+)+/, '').replace(/\s+/g, ' '))
+    .filter((step) => step !== '' && !TRIVIAL_STEP.test(step));
+}
+
+/**
+ * Whether a later command re-runs an earlier one's check: the same command, or one sharing a step that is not
+ * mere setup (`chmod +x s.sh && ./s.sh` failing, then `./s.sh && rclone ls …` passing).
+ */
+export function sameCheck(failed: string, later: string): boolean {
+  if (failed.trim() === later.trim()) return true;
+  const steps = new Set(commandSteps(failed));
+  return commandSteps(later).some((step) => steps.has(step));
 }
 
 /** A line with its evidence: the entries' ids and every commit or PR their texts name. */
@@ -77,12 +98,18 @@ export function callStatus(entry: Entry): 'ok' | 'failed' | 'unknown' {
   return 'ok';
 }
 
-function readChanges(entries: readonly Entry[]): ReadChange[] {
+/**
+ * `changes`: what the digest lists — one line per file written (later edits add their ids), one per command run
+ * (the last LIMITS.changes). `steps`: every edit and command in the order they ran, for finding fixes.
+ */
+function readChanges(entries: readonly Entry[]): { changes: ReadChange[]; steps: ReadChange[] } {
   const changes: ReadChange[] = [];
+  const steps: ReadChange[] = [];
   const files = new Map<string, ReadChange>();
   for (const entry of entries) {
     if (isFileWrite(entry)) {
       const target = entry.toolTarget ?? entry.text;
+      steps.push({ entry, line: { ...lineFrom(`${entry.toolName} ${target}`, [entry]), kind: 'file', target, status: callStatus(entry) } });
       const known = files.get(target);
       if (known) {
         // One line per file: later edits add their evidence.
@@ -98,26 +125,29 @@ function readChanges(entries: readonly Entry[]): ReadChange[] {
       const target = entry.toolTarget ?? entry.text;
       const status = callStatus(entry);
       const result = status === 'failed' ? `failed${entry.exitCode !== null ? ` (exit ${entry.exitCode})` : ''}: ${firstLine(errorLine(entry.result ?? ''))}` : status === 'ok' ? 'ok' : 'no result';
-      changes.push({ entry, line: { ...lineFrom(`\`${clip(target, 120)}\` → ${result}`, [entry]), kind: 'command', target, status } });
+      const change: ReadChange = { entry, line: { ...lineFrom(`\`${clip(target, 120)}\` → ${result}`, [entry]), kind: 'command', target, status } };
+      changes.push(change);
+      steps.push(change);
     }
   }
-  return changes.slice(-LIMITS.changes);
+  return { changes: changes.slice(-LIMITS.changes), steps };
 }
 
 /**
  * Each failing command, and — when the same command later passed — the edits between the two: the fix. A failure
  * never followed by a pass is a gotcha left open.
  */
-function readGotchas(entries: readonly Entry[], changes: readonly ReadChange[]): DigestLine[] {
+function readGotchas(changes: readonly ReadChange[]): DigestLine[] {
   const gotchas: DigestLine[] = [];
   const seen = new Set<string>();
   changes.forEach((change, index) => {
     if (change.line.kind !== 'command' || change.line.status !== 'failed' || seen.has(change.line.target)) return;
     seen.add(change.line.target);
-    const error = firstLine(errorLine(change.entry.result ?? '')) || 'failed';
+    // Both bounded, so the fix still fits on the line.
+    const error = clip(firstLine(errorLine(change.entry.result ?? '')), 110) || 'failed';
     const later = changes.slice(index + 1);
-    const pass = later.find((next) => next.line.kind === 'command' && next.line.target === change.line.target && next.line.status === 'ok');
-    const command = `\`${clip(change.line.target, 120)}\``;
+    const pass = later.find((next) => next.line.kind === 'command' && next.line.status === 'ok' && sameCheck(change.line.target, next.line.target));
+    const command = `\`${clip(change.line.target, 80)}\``;
     if (!pass) {
       gotchas.push(lineFrom(`${command} failed: ${error} (not seen passing afterwards)`, [change.entry]));
       return;
@@ -126,7 +156,6 @@ function readGotchas(entries: readonly Entry[], changes: readonly ReadChange[]):
     const fix = edits.length > 0 ? `fixed by editing ${[...new Set(edits.map((edit) => edit.line.target))].slice(0, 4).join(', ')}` : 'passed on a re-run';
     gotchas.push(lineFrom(`${command} failed: ${error}; ${fix}; the re-run passed`, [change.entry, ...edits.map((edit) => edit.entry), pass.entry]));
   });
-  void entries;
   return gotchas.slice(0, LIMITS.gotchas);
 }
 

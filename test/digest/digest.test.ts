@@ -229,6 +229,14 @@ describe('the bundled examples', () => {
     expect(sessions).toBeTruthy();
     const shop = report.digests.filter((row) => row.digest.namespace_id === 'path:/home/dev/shop');
     expect(shop.length).toBeGreaterThanOrEqual(2);
+    // The homelab run: the backup script failed, was edited, and passed inside a longer command.
+    const homelab = report.digests.find((row) => row.digest.namespace_id === 'path:/home/dev/homelab')!.digest;
+    expect(homelab.body.gotchas.map((line) => line.text)).toEqual([expect.stringMatching(/failed: pg_dumpall: error: .*; fixed by editing \/home\/dev\/homelab\/scripts\/backup-db\.sh; the re-run passed$/)]);
+    expect(homelab.body.gotchas[0]!.message_ids).toEqual(['e0000008', 'e000000a', 'e000000c']);
+    // The deploy run: the TypeScript error fixed by an edit, and the refused secret command left open.
+    const deploy = report.digests.find((row) => row.session_id === '5f3c2a1e-8b7d-4c6a-9e21-3d4f5a6b7c8d')!.digest;
+    expect(deploy.body.gotchas[0]!.text).toMatch(/error TS2339: Property 'STRIPE_SECRET_KEY' does not exist on type 'Env'\.; fixed by editing \/home\/dev\/shop\/src\/env\.d\.ts; the re-run passed/);
+    expect(deploy.body.decisions[0]!.text).toMatch(/^Decision: STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are set with `wrangler secret put`/);
     // Deterministic: a second home digests the same examples to the same bodies.
     const again = await makeIndexedHome();
     try {
@@ -300,5 +308,17 @@ describe('evidence scanning', () => {
       '#43',
       '#7',
     ]);
+  });
+});
+
+describe('re-runs of a failing check', () => {
+  test('the same command, or one sharing a step that is not setup', async () => {
+    const { sameCheck } = await import('../../src/digest/heuristic.js');
+    expect(sameCheck('npm test', 'npm test')).toBe(true);
+    expect(sameCheck('chmod +x scripts/backup-db.sh && ./scripts/backup-db.sh && ls -lh /srv/backups/pg', './scripts/backup-db.sh && ls -lh /srv/backups/pg && rclone ls b2:x/')).toBe(true);
+    expect(sameCheck('TZ=UTC npx vitest run test/a.test.ts', 'npx vitest run test/a.test.ts')).toBe(true);
+    expect(sameCheck('cd app && npm test', 'cd app && npm run build')).toBe(false);
+    expect(sameCheck('npm test', 'npm run build')).toBe(false);
+    expect(sameCheck('ls /tmp | grep x', 'ls /tmp')).toBe(false);
   });
 });

@@ -82,7 +82,14 @@ export async function digestSessions(deps: DigestDeps, request: DigestRequest): 
     throw new MoonError('bad_usage', 'name a session, or pass --all', { hint: 'moon digest SESSION | moon digest --all' });
   }
   if (sessions.length === 0) return report;
-  const provider = await deps.provider().catch(() => null);
+  // A provider that cannot be created (a missing key, say) means the heuristic, and every row says why.
+  let provider: Provider | null = null;
+  let providerError: string | null = null;
+  try {
+    provider = await deps.provider();
+  } catch (error) {
+    providerError = `the configured provider could not be created: ${(error as Error).message}`;
+  }
   for (const session of sessions) {
     try {
       const entries = await engine.browse.listEntries(session.id);
@@ -90,7 +97,7 @@ export async function digestSessions(deps: DigestDeps, request: DigestRequest): 
       if (request.force) await engine.digests.remove({ sessionIds: [session.id] });
       const result = await engine.digests.put(built.digest);
       const stored = result === 'unchanged' ? ((await engine.digests.get(session.id, deps.nowMs())) ?? built.digest) : built.digest;
-      report.digests.push({ session_id: session.id, result, produced_by: stored.produced_by, fallback: built.fallback, digest: stored });
+      report.digests.push({ session_id: session.id, result, produced_by: stored.produced_by, fallback: built.fallback ?? providerError, digest: stored });
     } catch (error) {
       if (request.sessionId) throw error;
       report.failed.push({ session_id: session.id, reason: (error as Error).message });

@@ -47,7 +47,7 @@ export interface WatchDeps {
   clock: () => number;
   index: (request: IndexRequest) => Promise<IndexResult>;
   provider: () => Promise<Provider>;
-  /** Run digests for finished sessions (the cycle's step after L1); absent: the cycle digests nothing. */
+  /** Run digests for finished sessions (the cycle's last step, after L1 and L2); absent: the cycle digests nothing. */
   digest?: (request: DigestRequest) => Promise<DigestReport>;
   roots: () => string[];
   checkUsage?: (path: string, state: WatchState) => boolean;

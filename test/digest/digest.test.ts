@@ -322,3 +322,16 @@ describe('re-runs of a failing check', () => {
     expect(sameCheck('ls /tmp | grep x', 'ls /tmp')).toBe(false);
   });
 });
+
+describe('a provider that cannot be created', () => {
+  test('the heuristic digest, and the reason on the row', async () => {
+    // anthropic without its key variable set: createProvider throws bad_config.
+    const { moon } = await indexed(
+      { [`claude/-home-dev-shop/${SESSION}.jsonl`]: plantedSession() },
+      { MOON_DISTILL_PROVIDER: 'anthropic', MOON_DISTILL_MODEL: 'claude-test', MOON_DISTILL_API_KEY_ENV: 'MOON_TEST_NO_SUCH_KEY' },
+    );
+    const row = (await moon.digestSession({ sessionId: SESSION })).digests[0]!;
+    expect(row.produced_by).toBe('heuristic');
+    expect(row.fallback).toMatch(/^the configured provider could not be created: .*MOON_TEST_NO_SUCH_KEY/);
+  });
+});

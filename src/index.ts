@@ -63,3 +63,5 @@ export { HOOK_EVENTS, type HookEvent } from './hooks/events.js';
 export type { HookOutcome, HookRequest } from './hooks/run-hook.js';
 export type { HookFailure, HookUsageLine, HookUsageReport } from './hooks/usage-state.js';
 export { HOOK_TOKEN_ENCODING } from './hooks/tokens.js';
+export type { DigestListRequest, DigestOutcomeRow, DigestReport, DigestRequest, DigestScope, DigestScopeRequest, DigestSearchRequest, DigestSearchResult } from './digest/run-digest.js';
+export type { DigestBody, DigestChange, DigestHit, DigestLine, DigestOutcome, RunDigest } from './digest/types.js';

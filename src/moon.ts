@@ -42,6 +42,8 @@ import type { AgentName, InstallScope } from './install/targets.js';
 import type { DoctorReport } from './doctor/run-doctor.js';
 import type { HookDeps, HookOutcome, HookRequest } from './hooks/run-hook.js';
 import type { HookUsageReport } from './hooks/usage-state.js';
+import type { DigestListRequest, DigestReport, DigestRequest, DigestScope, DigestSearchRequest, DigestSearchResult } from './digest/run-digest.js';
+import type { RunDigest } from './digest/types.js';
 
 export interface IndexRequest {
   /** Files or folders; empty: the configured source roots, else the default locations. */
@@ -158,6 +160,15 @@ export interface Moon {
   fixes(request?: FixesRequest): Promise<FixesResult>;
   /** Copy this home's index into a PostgreSQL database (resumable); point store.url at it afterwards. */
   migrate(request: MigrateRequest): Promise<MigrateReport>;
+  /**
+   * Run digests (plane B): one session's, or every session lacking a current one (`all`). Heuristic unless a
+   * generative provider is configured (distill.provider), which falls back to the heuristic on any failure.
+   */
+  digestSession(request: DigestRequest): Promise<DigestReport>;
+  /** Digests matching the words of `query`, in the caller's namespace unless named or `allNamespaces`. */
+  searchDigests(request: DigestSearchRequest): Promise<DigestSearchResult>;
+  /** Digests newest first, scoped like searchDigests. */
+  listDigests(request?: DigestListRequest): Promise<{ scope: DigestScope; digests: RunDigest[] }>;
   /** L1/L2 distillation, the watcher, its status and stop (src/watch/api.ts), loaded on first use. */
   watcher(): Promise<WatchApi>;
   /**
@@ -312,6 +323,7 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
       clock,
       index: (request) => api.index(request),
       provider: getProvider,
+      digest: (request) => api.digestSession(request),
       roots: () => sourceRoots(undefined),
       checkUsage: (await import('./watch/usage-check.js')).createUsageCheck({
         startRatio: config.context.compaction_start_ratio,
@@ -464,6 +476,18 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
         timezone: config.distill.residential_timezone,
         projectionPathFor: (sessionId) => projectionPathFor(paths, sessionId),
       });
+    },
+    async digestSession(request) {
+      const [engine, { digestSessions }] = await Promise.all([openStore(true), import('./digest/run-digest.js')]);
+      return digestSessions({ engine, nowMs: clock, provider: async () => (config.distill.provider === 'local' ? null : getProvider()) }, request);
+    },
+    async searchDigests(request) {
+      const [engine, { searchDigests }] = await Promise.all([openStore(true), import('./digest/run-digest.js')]);
+      return searchDigests(engine, request, clock());
+    },
+    async listDigests(request = {}) {
+      const [engine, { listDigests }] = await Promise.all([openStore(true), import('./digest/run-digest.js')]);
+      return listDigests(engine, request, clock());
     },
     async resolveScope(request) {
       const { resolveProjectScope } = await import('./search/scope.js');

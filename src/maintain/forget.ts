@@ -57,6 +57,8 @@ export async function forgetSessions(
   }
   const reason = describeSelector(request);
   const forgotten = await engine.forget.forget([...ids, ...unknown], reason, options.nowMs);
+  // A run digest quotes the session: it goes with it.
+  await engine.digests.remove({ sessionIds: [...ids, ...unknown] });
   const removedFiles: string[] = [];
   for (const session of forgotten) {
     for (const path of [session.archivePath, session.projectionPath]) {
@@ -94,6 +96,7 @@ export async function syncTombstones(
       'ledger tombstone',
       nowMs,
     );
+    await engine.digests.remove({ sessionIds: missing.map((tombstone) => tombstone.session_id) });
   }
   const local = new Set(inLedger.map((tombstone) => tombstone.session_id));
   const fromElsewhere = inEngine.filter((tombstone) => !local.has(tombstone.sessionId));

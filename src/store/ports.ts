@@ -1,5 +1,6 @@
 import type { ArchiveRecord, CompactionAnchor, Entry } from '../model.js';
 import type { FixEvent, FixEventFilter } from '../fixes/types.js';
+import type { DigestHit, RunDigest } from '../digest/types.js';
 import type {
   Candidate,
   EmbeddingModel,
@@ -165,6 +166,28 @@ export interface FixPort {
   listNamespaces(): Promise<string[]>;
 }
 
+/**
+ * Run digests (plane B): one per session, replaced when the session's content hash changes. Every read takes
+ * `nowMs`: a digest whose `expires_at_ms` is at or before it is not returned.
+ */
+export interface DigestPort {
+  /**
+   * Store a digest. `unchanged` when the session already has one of the same content hash and producer (the
+   * call is idempotent), `inserted` for a new session, `replaced` when it had another.
+   */
+  put(digest: RunDigest): Promise<'inserted' | 'replaced' | 'unchanged'>;
+  get(sessionId: string, nowMs: number): Promise<RunDigest | null>;
+  /** Newest first (created_at_ms, then session id); `namespace` null: every namespace. */
+  list(query: { namespace: string | null; limit: number; nowMs: number }): Promise<RunDigest[]>;
+  /**
+   * The engine's full-text search over every digest line (any word matches; best first). `namespace` null:
+   * every namespace; otherwise nothing of another namespace is returned.
+   */
+  search(query: { text: string; namespace: string | null; limit: number; nowMs: number }): Promise<DigestHit[]>;
+  /** Drop the digests of these sessions (forgetting them) and any past their expiry; returns how many. */
+  remove(selector: { sessionIds?: readonly string[]; expiredAtMs?: number }): Promise<number>;
+}
+
 export type EngineName = 'sqlite' | 'postgres';
 
 /** One opened store: its ports, and how to close it. The composition root picks the engine; nothing else does. */
@@ -180,5 +203,6 @@ export interface StoreEngine {
   readonly forget: ForgetPort;
   readonly copy: CopyPort;
   readonly fixes: FixPort;
+  readonly digests: DigestPort;
   close(): Promise<void>;
 }

@@ -7,6 +7,7 @@ import { l1StatePath, readL1State } from '../distill/l1-state.js';
 import { type NormResult, listPendingProjections, resolveChunking, runManualNorm } from '../distill/run-norm.js';
 import { type SynsResult, runSyns } from '../distill/run-syns.js';
 import type { Provider } from '../llm/provider.js';
+import type { DigestReport, DigestRequest } from '../digest/run-digest.js';
 import { isProcessAlive } from '../lock/pid-lock.js';
 import type { IndexRequest, IndexResult } from '../moon.js';
 import { formatResidentialDay, previousDay } from '../time/residential.js';
@@ -46,6 +47,8 @@ export interface WatchDeps {
   clock: () => number;
   index: (request: IndexRequest) => Promise<IndexResult>;
   provider: () => Promise<Provider>;
+  /** Run digests for finished sessions (the cycle's last step, after L1 and L2); absent: the cycle digests nothing. */
+  digest?: (request: DigestRequest) => Promise<DigestReport>;
   roots: () => string[];
   checkUsage?: (path: string, state: WatchState) => boolean;
 }
@@ -62,7 +65,7 @@ const pause = (): Promise<void> => new Promise((resolve) => setImmediate(resolve
 export function createWatchApi(deps: WatchDeps) {
   const { config, paths, clock } = deps;
   const normSettings = () => ({ paths, zone: config.distill.residential_timezone, ...resolveChunking(config.distill), nowMs: clock });
-  const cycleDeps = (log: WatchLog) => ({ config, paths, nowMs: clock, log, index: deps.index, provider: deps.provider, pause });
+  const cycleDeps = (log: WatchLog) => ({ config, paths, nowMs: clock, log, index: deps.index, provider: deps.provider, digest: deps.digest, pause });
   const logFor = (options: WatchRunOptions): WatchLog => createWatchLog(paths.logs, { echo: options.daemon ? undefined : options.echo, nowMs: clock });
 
   return {

@@ -7,6 +7,7 @@ import { resolveChunking, runNormQueue } from '../distill/run-norm.js';
 import { runSyns } from '../distill/run-syns.js';
 import type { Provider } from '../llm/provider.js';
 import type { IndexRequest, IndexResult } from '../moon.js';
+import type { DigestReport, DigestRequest } from '../digest/run-digest.js';
 import { formatResidentialDay, previousDay } from '../time/residential.js';
 import type { WatchLog } from './log.js';
 import type { CycleSummary, WatchState } from './state.js';
@@ -14,8 +15,9 @@ import type { CycleSummary, WatchState } from './state.js';
 /**
  * One watcher cycle (seed 001): index what is new or grown → L1 for pending projections (cooldown passed, lock
  * free, at most max_per_cycle, oldest first) → L2 once per residential day, on the first cycle after local
- * midnight, from yesterday's daily file and the current MEMORY.md. Each step's failure is logged and the
- * next step still runs.
+ * midnight, from yesterday's daily file and the current MEMORY.md → run digests of finished sessions (idle
+ * DIGEST_IDLE_MS, no digest of their current content yet, at most distill.max_per_cycle, newest first). Each
+ * step's failure is logged and the next step still runs.
  */
 export interface CycleDeps {
   config: MoonConfig;
@@ -24,10 +26,15 @@ export interface CycleDeps {
   log: WatchLog;
   index: (request: IndexRequest) => Promise<IndexResult>;
   provider: () => Promise<Provider>;
+  /** Run digests (plane B); absent: the digest step is skipped. */
+  digest?: (request: DigestRequest) => Promise<DigestReport>;
   shouldStop: () => boolean;
   /** Between files: lets a shared process (MCP, HTTP) answer while the watcher works. */
   pause: () => Promise<void>;
 }
+
+/** A session no entry has been added to for this long counts as finished, for its run digest. */
+export const DIGEST_IDLE_MS = 10 * 60 * 1000;
 
 export async function runCycle(deps: CycleDeps, state: WatchState, trigger: CycleSummary['trigger'], files?: readonly string[]): Promise<CycleSummary> {
   const { config, paths, log } = deps;
@@ -111,6 +118,18 @@ export async function runCycle(deps: CycleDeps, state: WatchState, trigger: Cycl
       } catch (error) {
         fail('L2', error);
       }
+    }
+  }
+
+  if (deps.digest && !deps.shouldStop()) {
+    try {
+      const report = await deps.digest({ all: true, idleMs: DIGEST_IDLE_MS, limit: config.distill.max_per_cycle });
+      const written = report.digests.filter((row) => row.result !== 'unchanged');
+      summary.digests = { written: written.length, remaining: report.remaining, failed: report.failed.length };
+      for (const row of written) log('info', 'run digest written', { session: row.session_id, produced_by: row.produced_by, fallback: row.fallback ?? undefined });
+      for (const failed of report.failed) log('warn', 'run digest failed', { session: failed.session_id, reason: failed.reason });
+    } catch (error) {
+      fail('digest', error);
     }
   }
 

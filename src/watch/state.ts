@@ -11,6 +11,8 @@ export interface CycleSummary {
   entries: number;
   l1: { state: 'ran' | 'skipped' | 'cooldown' | 'idle'; written: number; failed: number; remaining: number; owner?: number };
   syns: { day: string; outcome: string } | null;
+  /** Run digests written this cycle for finished sessions, and how many wait for a later cycle. */
+  digests?: { written: number; remaining: number; failed: number };
   errors: string[];
 }
 

@@ -6,6 +6,7 @@ import { registerConfig } from './commands/config-command.js';
 import { registerContinuity } from './commands/continuity-command.js';
 import { registerForget } from './commands/forget-command.js';
 import { registerFixes } from './commands/fixes-command.js';
+import { registerDigest } from './commands/digest-command.js';
 import { registerMcp } from './commands/mcp-command.js';
 import { registerHook } from './commands/hook-command.js';
 import { registerMigrate } from './commands/migrate-command.js';
@@ -96,6 +97,7 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
   registerInstall(program, context);
   registerDoctor(program, context);
   registerDistill(program, context);
+  registerDigest(program, context);
   registerWatch(program, context);
   registerServe(program, context);
   registerMcp(program, context);

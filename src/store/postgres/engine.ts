@@ -3,6 +3,7 @@ import type { IngestTx, StoreEngine } from '../ports.js';
 import { BatchAbortedError, type FileCommit, type FileState, type StoredSession } from '../types.js';
 import { browseEntries, browseEntriesByIds, browseSession, browseSessionPlaces } from './read.js';
 import { findSessionIds, listSessionSummaries } from './browse.js';
+import { createPostgresDigests } from './digests.js';
 import { type PgClient, type PgPool, type PgPoolClient, createPool, redactUrl, toPgError } from './client.js';
 import { applyFileCommit } from './commit.js';
 import { listCopied, listRuns, markCopied, readSessionExtras, writeSessionExtras } from './copy.js';
@@ -226,6 +227,7 @@ export async function openPostgresEngine(url: string, options: PostgresEngineOpt
       listEvents: (filter) => listFixEvents(db, filter),
       listNamespaces: () => listFixNamespaces(db),
     },
+    digests: createPostgresDigests(db),
     close: () => pool.end(),
   };
 }

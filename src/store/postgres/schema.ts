@@ -389,6 +389,25 @@ const MIGRATIONS: string[] = [
   );
   CREATE INDEX IF NOT EXISTS fix_events_namespace ON moon.fix_events (namespace, ts);
   `,
+  // run digests (plane B): one per session; the word index is a generated tsvector (src/store/postgres/digests.ts).
+  `
+  CREATE TABLE IF NOT EXISTS moon.run_digests (
+    session_id text PRIMARY KEY,
+    content_hash text NOT NULL,
+    namespace_id text NOT NULL,
+    repo text,
+    security_scope text NOT NULL,
+    trust_class text NOT NULL,
+    produced_by text NOT NULL,
+    created_at_ms bigint NOT NULL,
+    expires_at_ms bigint,
+    record jsonb NOT NULL,
+    body text NOT NULL,
+    tv tsvector GENERATED ALWAYS AS (to_tsvector('english', body)) STORED
+  );
+  CREATE INDEX IF NOT EXISTS run_digests_namespace ON moon.run_digests (namespace_id, created_at_ms);
+  CREATE INDEX IF NOT EXISTS run_digests_tv ON moon.run_digests USING gin (tv);
+  `,
 ];
 
 /** A fixed key for pg_advisory_xact_lock: migrations of one database run one at a time. */

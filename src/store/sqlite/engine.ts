@@ -1,4 +1,5 @@
 import type { IngestTx, StoreEngine } from '../ports.js';
+import { createSqliteDigests } from './digests.js';
 import { type OpenStoreOptions, openSqliteStore } from './sqlite-store.js';
 
 /**
@@ -109,6 +110,12 @@ export function openSqliteEngine(path: string, options: OpenStoreOptions = {}): 
       listEvents: (filter) => run(() => store.listFixEvents(filter)),
       listNamespaces: () => run(() => store.listFixNamespaces()),
     },
+    // Digest writes wait for an ingest transaction of this engine to finish: never inside its BEGIN … COMMIT.
+    digests: createSqliteDigests(store.planeAccess().db, store.planeAccess().lock, <T>(work: () => T): Promise<T> => {
+      const next = queue.then(work);
+      queue = next.catch(() => undefined);
+      return next;
+    }),
     close: () => run(() => store.close()),
   };
 }

@@ -215,6 +215,23 @@ const MIGRATIONS: string[] = [
   );
   CREATE INDEX IF NOT EXISTS fix_events_namespace ON fix_events(namespace, ts);
   `,
+  // run digests (plane B): one per session, its lines in a word index of their own (src/store/sqlite/digests.ts).
+  `
+  CREATE TABLE IF NOT EXISTS run_digests (
+    session_id TEXT PRIMARY KEY,
+    content_hash TEXT NOT NULL,
+    namespace_id TEXT NOT NULL,
+    repo TEXT,
+    security_scope TEXT NOT NULL,
+    trust_class TEXT NOT NULL,
+    produced_by TEXT NOT NULL,
+    created_at_ms INTEGER NOT NULL,
+    expires_at_ms INTEGER,
+    record TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS run_digests_namespace ON run_digests(namespace_id, created_at_ms);
+  CREATE VIRTUAL TABLE IF NOT EXISTS run_digests_fts USING fts5(body, tokenize = 'porter unicode61');
+  `,
 ];
 
 /** Data a migration must derive in code, run in the same transaction as the migration's SQL. */

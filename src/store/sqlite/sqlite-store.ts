@@ -532,6 +532,10 @@ class SqliteStore implements Store {
     this.write(() => markCopied(this.db, source, sessionId, contentHash));
   }
 
+  planeAccess(): { db: Database.Database; lock: WriteLockOptions } {
+    return { db: this.db, lock: this.lock };
+  }
+
   close(): void {
     if (this.db.open) this.db.close();
   }

@@ -13,11 +13,6 @@ import type {
 export * from './types.js';
 
 export interface Store {
-  /**
-   * The open connection and its write lock, for a plane that keeps tables of its own beside the index (run
-   * digests: sqlite/digests.ts). Only the SQLite engine calls it.
-   */
-  planeAccess(): { db: import('better-sqlite3').Database; lock: import('./sqlite/write-lock.js').WriteLockOptions };
   getFile(path: string): FileState | null;
   listFiles(): FileState[];
   commitFile(change: FileCommit): void;

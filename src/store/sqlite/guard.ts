@@ -38,7 +38,7 @@ export function toStoreError(path: string, error: unknown): unknown {
  * Every command reaches the index through the Store, so wrapping its methods once is enough to make a damaged
  * file a clear error everywhere — recall, sessions, show, status, index — instead of a stack trace.
  */
-export function guardStore(store: Store, path: string): Store {
+export function guardStore<T extends Store>(store: T, path: string): T {
   return new Proxy(store, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver) as unknown;

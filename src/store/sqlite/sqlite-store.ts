@@ -69,7 +69,12 @@ const DEFAULT_LOCK_TIMEOUT_MS = 5 * 60 * 1000;
 /** One attempt's wait inside SQLite; the write-lock loop retries attempts up to the lock timeout. */
 const BUSY_TIMEOUT_MS = 5000;
 
-export function openSqliteStore(path: string, options: OpenStoreOptions = {}): Store {
+/** The connection and its write lock, for the planes that keep tables of their own in this file (digests, memories). */
+export interface PlaneAccess {
+  planeAccess(): { db: Database.Database; lock: WriteLockOptions };
+}
+
+export function openSqliteStore(path: string, options: OpenStoreOptions = {}): Store & PlaneAccess {
   if (options.readonly && !existsSync(path)) {
     throw new MoonError('not_found', `no index at ${path}`, { hint: 'run `moon index` first' });
   }
@@ -101,7 +106,7 @@ export function openSqliteStore(path: string, options: OpenStoreOptions = {}): S
   return store;
 }
 
-class SqliteStore implements Store {
+class SqliteStore implements Store, PlaneAccess {
   private readonly statements;
   private batching = false;
 

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import type { DigestScope } from '../../../digest/run-digest.js';
-import type { DigestLine, RunDigest } from '../../../digest/types.js';
+import type { DigestLine, DigestScope, RunDigest } from '../../../index.js';
 import { MoonError } from '../../../errors.js';
 import type { CliContext } from '../context.js';
 import { escapeControl, plural } from '../format.js';

@@ -11,6 +11,11 @@ import type {
 
 export * from './types.js';
 
+export interface PlaneAccess {
+  db: import('better-sqlite3').Database;
+  write<T>(work: () => T): T;
+}
+
 export interface Store {
   getFile(path: string): FileState | null;
   listFiles(): FileState[];
@@ -80,5 +85,10 @@ export interface Store {
   checkIntegrity(): string[];
   /** Finish work a migration left for code (e.g. refill a rebuilt FTS table); called once after opening. */
   finishPendingRebuild?(): void;
+  /**
+   * The connection and its write transaction, for a later plane's tables (src/store/sqlite/memories.ts): its
+   * statements run on this store's file under the same write lock.
+   */
+  planeAccess(): PlaneAccess;
   close(): void;
 }

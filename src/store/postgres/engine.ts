@@ -7,6 +7,7 @@ import { type PgClient, type PgPool, type PgPoolClient, createPool, redactUrl, t
 import { applyFileCommit } from './commit.js';
 import { listCopied, listRuns, markCopied, readSessionExtras, writeSessionExtras } from './copy.js';
 import { findForgettable, forgetSessions, isForgotten, listTombstones } from './forget.js';
+import { postgresMemoryPort } from './memories.js';
 import { migratePostgres } from './schema.js';
 import { hasLexicalMatch, searchLexical, searchTime, searchTrigram, searchVector } from './search.js';
 import { checkIntegrity, listFailures, putFailure, readStats, recordRun } from './stats.js';
@@ -220,6 +221,7 @@ export async function openPostgresEngine(url: string, options: PostgresEngineOpt
       listCopied: (source) => listCopied(db, source),
       markCopied: (source, id, hash) => markCopied(db, source, id, hash),
     },
+    memories: postgresMemoryPort(db, (work) => inTransaction(false, work)),
     close: () => pool.end(),
   };
 }

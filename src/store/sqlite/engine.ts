@@ -1,4 +1,5 @@
 import type { IngestTx, StoreEngine } from '../ports.js';
+import { sqliteMemoryPort } from './memories.js';
 import { type OpenStoreOptions, openSqliteStore } from './sqlite-store.js';
 
 /**
@@ -104,6 +105,7 @@ export function openSqliteEngine(path: string, options: OpenStoreOptions = {}): 
       listCopied: (source) => run(() => store.listCopied(source)),
       markCopied: (source, id, hash) => run(() => store.markCopied(source, id, hash)),
     },
+    memories: sqliteMemoryPort(() => store.planeAccess()),
     close: () => run(() => store.close()),
   };
 }

@@ -6,7 +6,7 @@ import { type ArchiveRecord, type CompactionAnchor, type Entry, mergeEntryInto, 
 import type { ResultPatch } from '../../model.js';
 import { COLUMN_WEIGHTS, CONTEXT_RADIUS, type PreparedDocument, buildIndexDocument, buildTrigramDocument } from '../index-document.js';
 import * as sqliteVec from 'sqlite-vec';
-import { BatchAbortedError } from '../store.js';
+import { BatchAbortedError, type PlaneAccess } from '../store.js';
 import type {
   Candidate,
   EmbeddingModel,
@@ -201,6 +201,10 @@ class SqliteStore implements Store {
   /** Every write goes through here: begun IMMEDIATE, so a second writer waits instead of failing. */
   private write<T>(work: () => T): T {
     return runWriteTransaction(this.db, work, this.lock);
+  }
+
+  planeAccess(): PlaneAccess {
+    return { db: this.db, write: (work) => (this.db.inTransaction ? work() : this.write(work)) };
   }
 
   /** A migration that changed the FTS columns leaves this flag: rebuild every FTS row once, in one transaction. */

@@ -27,6 +27,8 @@ import type { FailureRecord, StoreStats } from './store/types.js';
 import type { RebuildReport } from './maintain/rebuild.js';
 import type { VerifyReport } from './maintain/verify.js';
 import type { ForgetReport, ForgetRequest } from './maintain/forget.js';
+import type { GcReport } from './maintain/gc.js';
+import type { MemoryApi } from './memory/api.js';
 import type { MigrateReport } from './maintain/migrate.js';
 import type { Redactor } from './normalize/redact.js';
 import type { WatchApi, WatcherStatus } from './watch/api.js';
@@ -150,6 +152,13 @@ export interface Moon {
   rebuild(): Promise<RebuildReport>;
   /** Take sessions back: removed from the index and the archive, tombstoned so no later index re-adds them. */
   forget(request: ForgetRequest): Promise<ForgetReport>;
+  /**
+   * Long-term memory (plane C): add, review, edit, search, import the agents' own memories, propose promotions
+   * (src/memory/api.ts). MEMORY_LONG_TERM=mem0 sends add, list and search to Mem0 instead.
+   */
+  memory(): Promise<MemoryApi>;
+  /** Remove expired records of every memory plane (src/maintain/gc.ts). */
+  gc(): Promise<GcReport>;
   /** Copy this home's index into a PostgreSQL database (resumable); point store.url at it afterwards. */
   migrate(request: MigrateRequest): Promise<MigrateReport>;
   /** L1/L2 distillation, the watcher, its status and stop (src/watch/api.ts), loaded on first use. */
@@ -523,6 +532,15 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
         zone: config.distill.residential_timezone,
         nowMs: clock(),
       });
+    },
+    async memory() {
+      const env = hooks.env ?? process.env;
+      const [{ createMemoryApi }, { mem0FromEnv }] = await Promise.all([import('./memory/api.js'), import('./memory/mem0.js')]);
+      return createMemoryApi({ engine: () => openStore(false), clock, env, mem0: mem0FromEnv(env) });
+    },
+    async gc() {
+      const { runGc } = await import('./maintain/gc.js');
+      return runGc(await openStore(false), clock());
     },
     async migrate(request) {
       if (!/^postgres(ql)?:\/\/\S+$/.test(request.to)) {

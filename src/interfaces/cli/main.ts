@@ -6,6 +6,7 @@ import { registerConfig } from './commands/config-command.js';
 import { registerContinuity } from './commands/continuity-command.js';
 import { registerForget } from './commands/forget-command.js';
 import { registerMcp } from './commands/mcp-command.js';
+import { registerGc, registerMemory } from './commands/memory-command.js';
 import { registerHook } from './commands/hook-command.js';
 import { registerMigrate } from './commands/migrate-command.js';
 import { registerIndex } from './commands/index-command.js';
@@ -98,6 +99,8 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
   registerServe(program, context);
   registerMcp(program, context);
   registerHook(program, context);
+  registerMemory(program, context);
+  registerGc(program, context);
   program.hook('preAction', (_program, command) => {
     // Seed 001 DaemonLockPayload rule 3: a command that writes refuses another home's running watcher.
     if (!MUTATING.has(command.name())) return;
@@ -117,7 +120,7 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
 }
 
 /** Commands that write to the home: refused while another home's watcher holds this logs dir's daemon lock. */
-const MUTATING = new Set(['index', 'snapshot', 'forget', 'rebuild', 'migrate', 'distill', 'watch']);
+const MUTATING = new Set(['index', 'snapshot', 'forget', 'rebuild', 'migrate', 'distill', 'watch', 'gc']);
 
 /** `moon distill -mode norm -archive PATH`, as seed 001 writes it, read as `--mode` and `--archive`. */
 function spellSingleDash(argv: string[]): string[] {

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { Ledger } from './archive/ledger.js';
 import { type MoonPaths, projectionPathFor, resolvePaths } from './archive/paths.js';
@@ -523,6 +523,17 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
         async () => {
           await (await store)?.close();
           store = null;
+        },
+        async (built) => {
+          if (!existsSync(paths.db)) return;
+          try {
+            await built.memories.restore(await (await openStore(true)).memories.dump());
+          } catch (error) {
+            // A damaged index may not give its memories back: its file is kept beside the new one.
+            const kept = `${paths.db}.before-rebuild`;
+            copyFileSync(paths.db, kept);
+            hooks.onNotice?.(`long-term memories could not be read from the old index (${(error as Error).message}); it is kept at ${kept}`);
+          }
         },
       );
     },

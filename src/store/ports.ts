@@ -182,6 +182,15 @@ export interface MemoryPort {
   versions(id: string): Promise<MemoryVersion[]>;
   /** Delete entries (and their versions) expired at `nowMs`; returns how many. */
   purgeExpired(nowMs: number): Promise<number>;
+  /** Every entry (expired ones too) and every version: what `moon rebuild` carries into the new index. */
+  dump(): Promise<MemoryDump>;
+  /** Write a dump's rows; an id already present is left as it is. Returns how many entries were added. */
+  restore(dump: MemoryDump): Promise<number>;
+}
+
+export interface MemoryDump {
+  memories: LongTermMemory[];
+  versions: MemoryVersion[];
 }
 
 export type EngineName = 'sqlite' | 'postgres';

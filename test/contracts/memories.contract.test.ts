@@ -96,6 +96,41 @@ describeEachEngine('MemoryPort', (factory) => {
     expect(await port().get('kept', T0 + 5000)).not.toBeNull();
   });
 
+  test('dump and restore: every entry and version (expired too) into another engine; present ids kept', async () => {
+    await port().add(memory('m1', 'first text'));
+    await port().edit('m1', 'second text', T0 + 5);
+    await port().setState('m1', 'approved', T0 + 6);
+    await port().add(memory('gone', 'expired already', { expires_at_ms: T0 - 1 }));
+    const dump = await port().dump();
+    expect(dump.memories.map((item) => item.id).sort()).toEqual(['gone', 'm1']);
+    expect(dump.versions).toEqual([{ memory_id: 'm1', version: 1, text: 'first text', replaced_at_ms: T0 + 5 }]);
+    const other = await factory.open();
+    try {
+      await other.engine.memories.add(memory('m1', 'a different m1 already there'));
+      expect(await other.engine.memories.restore(dump)).toBe(1);
+      expect((await other.engine.memories.get('m1', T0))?.text).toBe('a different m1 already there');
+      expect(await other.engine.memories.get('gone', T0 - 2)).toMatchObject({ text: 'expired already' });
+      expect(await other.engine.memories.versions('m1')).toEqual(dump.versions);
+      expect(await other.engine.memories.restore(dump)).toBe(0);
+    } finally {
+      await other.cleanup();
+    }
+  });
+
+  test('restore keeps version, times and review state as they were', async () => {
+    await port().add(memory('m1', 'one'));
+    await port().edit('m1', 'two', T0 + 5);
+    await port().setState('m1', 'deprecated', T0 + 7);
+    const dump = await port().dump();
+    const other = await factory.open();
+    try {
+      await other.engine.memories.restore(dump);
+      expect(await other.engine.memories.get('m1', T0)).toEqual(await port().get('m1', T0));
+    } finally {
+      await other.cleanup();
+    }
+  });
+
   describe('isolation: two namespaces with look-alike content', () => {
     test('nothing of A appears for B (list, search, dedupe)', async () => {
       const a = await rememberMemory(port(), { text: 'Use the staging database for load tests', namespace_id: A, repo: A, provenance: [{ source: 'manual', session_ids: ['sa'], message_ids: [] }] }, T0);

@@ -79,6 +79,17 @@ describe('moon memory (CLI round trip)', () => {
     expect((await moon(['memory', 'add', 'x y z', '--expires', 'soon', '--namespace', NS])).code).toBe(2);
   });
 
+  test('moon rebuild keeps long-term memories (they are in no archive)', async () => {
+    const kept = await json(['memory', 'add', 'Staging deploys need the VPN up first', '--namespace', NS]);
+    await json(['memory', 'edit', kept.id, 'Staging deploys need the office VPN up first', '--namespace', NS]);
+    mkdirSync(join(home.path, 'archives', 'raw'), { recursive: true });
+    const rebuilt = await moon(['rebuild']);
+    expect(rebuilt.code).toBe(0);
+    const shown = await json(['memory', 'show', kept.id, '--namespace', NS]);
+    expect(shown.memory).toMatchObject({ text: 'Staging deploys need the office VPN up first', version: 2 });
+    expect(shown.versions).toHaveLength(1);
+  });
+
   test('bad usage: unknown scope or state', async () => {
     expect((await moon(['memory', 'add', 'some text here', '--scope', 'galaxy', '--namespace', NS])).code).toBe(2);
     expect((await moon(['memory', 'list', '--state', 'pending', '--namespace', NS])).code).toBe(2);

@@ -1,6 +1,7 @@
 import type { LongTermMemory, MemoryProvenance, MemoryScope, MemoryVersion, ReviewState } from '../../memory/long-term.js';
 import { mergeProvenance, searchWords } from '../../memory/long-term.js';
 import type { MemoryPort, MemoryQuery } from '../ports.js';
+import type { LongTermMemory as Stored } from '../../memory/long-term.js';
 import type { PgClient } from './client.js';
 import { Params, escapeLike } from './filters.js';
 
@@ -59,11 +60,12 @@ export function postgresMemoryPort(db: PgClient, transaction: <T>(work: (client:
     const result = await db.query<MemoryRow>(`SELECT * FROM moon.memories WHERE ${where.join(' AND ')} ORDER BY updated_ms DESC, id${limit}`, params.values);
     return result.rows.map(toMemory);
   };
-  return {
-    async add(memory) {
-      await db.query(
+  /** One row as stored; `ignore` keeps a row already there (restore). Returns 1 when written. */
+  const insert = async (client: PgClient, memory: Stored, ignore: boolean): Promise<number> =>
+    (
+      await client.query(
         `INSERT INTO moon.memories (id, namespace_id, repo, scope, review_state, text, provenance, agent_loaded, version, created_ms, updated_ms, expires_ms)
-         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, 1, $9, $9, $10)`,
+         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12)${ignore ? ' ON CONFLICT (id) DO NOTHING' : ''}`,
         [
           memory.id,
           memory.namespace_id,
@@ -73,12 +75,39 @@ export function postgresMemoryPort(db: PgClient, transaction: <T>(work: (client:
           memory.text,
           JSON.stringify(memory.provenance),
           memory.agent_loaded,
+          memory.version,
           memory.created_at_ms,
+          memory.updated_at_ms,
           memory.expires_at_ms,
         ],
-      );
+      )
+    ).rowCount ?? 0;
+  return {
+    async add(memory) {
+      await insert(db, { ...memory, record_kind: 'long_term', version: 1, updated_at_ms: memory.created_at_ms }, false);
       return (await get(db, memory.id, Number.MIN_SAFE_INTEGER))!;
     },
+    async dump() {
+      const memories = (await db.query<MemoryRow>('SELECT * FROM moon.memories ORDER BY created_ms, id')).rows.map(toMemory);
+      const versions = (
+        await db.query<{ memory_id: string; version: number; text: string; replaced_ms: number }>('SELECT * FROM moon.memory_versions ORDER BY memory_id, version')
+      ).rows.map((row): MemoryVersion => ({ memory_id: row.memory_id, version: Number(row.version), text: row.text, replaced_at_ms: Number(row.replaced_ms) }));
+      return { memories, versions };
+    },
+    restore: (dump) =>
+      transaction(async (client) => {
+        let added = 0;
+        for (const memory of dump.memories) added += await insert(client, memory, true);
+        for (const row of dump.versions) {
+          await client.query('INSERT INTO moon.memory_versions (memory_id, version, text, replaced_ms) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [
+            row.memory_id,
+            row.version,
+            row.text,
+            row.replaced_at_ms,
+          ]);
+        }
+        return added;
+      }),
     get: (id, nowMs) => get(db, id, nowMs),
     edit: (id, text, atMs) =>
       transaction(async (client) => {

@@ -1,6 +1,6 @@
 import type { LongTermMemory, MemoryProvenance, MemoryVersion, MemoryScope, ReviewState } from '../../memory/long-term.js';
 import { mergeProvenance, searchWords } from '../../memory/long-term.js';
-import type { MemoryPort, MemoryQuery } from '../ports.js';
+import type { MemoryDump, MemoryPort, MemoryQuery } from '../ports.js';
 import type { PlaneAccess } from '../store.js';
 
 interface MemoryRow {
@@ -62,31 +62,54 @@ export function sqliteMemoryPort(access: () => PlaneAccess): MemoryPort {
       .map(toMemory);
   };
   const run = async <T>(work: () => T): Promise<T> => work();
+  /** One row as stored; OR IGNORE keeps a row already there (restore). */
+  const insert = (memory: LongTermMemory, orIgnore: boolean): number =>
+    access()
+      .db.prepare(
+        `INSERT ${orIgnore ? 'OR IGNORE ' : ''}INTO memories (id, namespace_id, repo, scope, review_state, text, provenance, agent_loaded, version, created_ms, updated_ms, expires_ms)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        memory.id,
+        memory.namespace_id,
+        memory.repo,
+        memory.scope,
+        memory.review_state,
+        memory.text,
+        JSON.stringify(memory.provenance),
+        memory.agent_loaded ? 1 : 0,
+        memory.version,
+        memory.created_at_ms,
+        memory.updated_at_ms,
+        memory.expires_at_ms,
+      ).changes;
   return {
     add: (memory) =>
       run(() => {
-        const { db, write } = access();
-        write(() =>
-          db
-            .prepare(
-              `INSERT INTO memories (id, namespace_id, repo, scope, review_state, text, provenance, agent_loaded, version, created_ms, updated_ms, expires_ms)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)`,
-            )
-            .run(
-              memory.id,
-              memory.namespace_id,
-              memory.repo,
-              memory.scope,
-              memory.review_state,
-              memory.text,
-              JSON.stringify(memory.provenance),
-              memory.agent_loaded ? 1 : 0,
-              memory.created_at_ms,
-              memory.created_at_ms,
-              memory.expires_at_ms,
-            ),
-        );
+        access().write(() => insert({ ...memory, record_kind: 'long_term', version: 1, updated_at_ms: memory.created_at_ms }, false));
         return get(memory.id, Number.NEGATIVE_INFINITY)!;
+      }),
+    dump: () =>
+      run((): MemoryDump => {
+        const { db } = access();
+        return {
+          memories: db.prepare<[], MemoryRow>('SELECT * FROM memories ORDER BY created_ms, id').all().map(toMemory),
+          versions: db
+            .prepare<[], { memory_id: string; version: number; text: string; replaced_ms: number }>('SELECT * FROM memory_versions ORDER BY memory_id, version')
+            .all()
+            .map((row) => ({ memory_id: row.memory_id, version: row.version, text: row.text, replaced_at_ms: row.replaced_ms })),
+        };
+      }),
+    restore: (dump) =>
+      run(() => {
+        const { db, write } = access();
+        return write(() => {
+          let added = 0;
+          for (const memory of dump.memories) added += insert(memory, true);
+          const version = db.prepare('INSERT OR IGNORE INTO memory_versions (memory_id, version, text, replaced_ms) VALUES (?, ?, ?, ?)');
+          for (const row of dump.versions) version.run(row.memory_id, row.version, row.text, row.replaced_at_ms);
+          return added;
+        });
       }),
     get: (id, nowMs) => run(() => get(id, nowMs)),
     edit: (id, text, atMs) =>

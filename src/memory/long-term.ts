@@ -90,3 +90,11 @@ export function sameProvenance(a: readonly MemoryProvenance[], b: readonly Memor
 export function searchWords(text: string): string[] {
   return [...new Set(text.toLowerCase().split(/[^\p{L}\p{N}_.-]+/u).filter((word) => word.length > 0))];
 }
+
+/**
+ * Whether a context pack may hand this entry to an agent: approved, live, and not something the agent already
+ * loads by itself (an imported CLAUDE.md / AGENTS.md / auto-memory line). Drafts and deprecated entries never are.
+ */
+export function isInjectable(memory: Pick<LongTermMemory, 'review_state' | 'agent_loaded' | 'expires_at_ms'>, nowMs: number): boolean {
+  return memory.review_state === 'approved' && !memory.agent_loaded && isLive(memory, nowMs);
+}

@@ -69,3 +69,16 @@ describe('mergeProvenance', () => {
     ]);
   });
 });
+
+describe('isInjectable (what a context pack may use)', () => {
+  test('approved, live and not already loaded by the agent', async () => {
+    const { isInjectable } = await import('../../src/memory/long-term.js');
+    const base = { review_state: 'approved' as const, agent_loaded: false, expires_at_ms: null };
+    expect(isInjectable(base, 10)).toBe(true);
+    expect(isInjectable({ ...base, review_state: 'draft' }, 10)).toBe(false);
+    expect(isInjectable({ ...base, review_state: 'deprecated' }, 10)).toBe(false);
+    expect(isInjectable({ ...base, agent_loaded: true }, 10)).toBe(false);
+    expect(isInjectable({ ...base, expires_at_ms: 10 }, 10)).toBe(false);
+    expect(isInjectable({ ...base, expires_at_ms: 11 }, 10)).toBe(true);
+  });
+});

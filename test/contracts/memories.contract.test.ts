@@ -1,6 +1,11 @@
 import { describe, expect, test } from 'vitest';
 import type { NewMemory } from '../../src/memory/long-term.js';
 import { rememberMemory } from '../../src/memory/long-term-service.js';
+import { migrateIndex } from '../../src/maintain/migrate.js';
+import { openSqliteEngine } from '../../src/store/sqlite/engine.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describeEachEngine, useFreshEngine } from './engines.js';
 
 const T0 = Date.UTC(2026, 0, 10, 12);
@@ -128,6 +133,22 @@ describeEachEngine('MemoryPort', (factory) => {
       expect(await other.engine.memories.get('m1', T0)).toEqual(await port().get('m1', T0));
     } finally {
       await other.cleanup();
+    }
+  });
+
+  test('moon migrate (migrateIndex) copies long-term memories from an embedded index, once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'moon-ltm-migrate-'));
+    const source = openSqliteEngine(join(dir, 'moon.db'));
+    try {
+      await source.memories.add(memory('m1', 'Tag releases as vX.Y.Z', { review_state: 'approved' }));
+      await source.memories.edit('m1', 'Tag releases as vX.Y.Z from main', T0 + 1);
+      expect((await migrateIndex(source, ctx.engine)).memories).toBe(1);
+      expect(await port().get('m1', T0)).toEqual(await source.memories.get('m1', T0));
+      expect(await port().versions('m1')).toHaveLength(1);
+      expect((await migrateIndex(source, ctx.engine)).memories).toBe(0);
+    } finally {
+      await source.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

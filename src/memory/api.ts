@@ -35,7 +35,7 @@ export interface ProposeReport {
 }
 
 export interface MemoryApi {
-  add(request: NamespaceChoice & { text: string; scope?: MemoryScope; sessionIds?: string[]; expiresAtMs?: number | null }): Promise<RememberResult>;
+  add(request: NamespaceChoice & { text: string; scope?: MemoryScope; sessionIds?: string[]; messageIds?: string[]; expiresAtMs?: number | null }): Promise<RememberResult>;
   list(request: NamespaceChoice & { states?: ReviewState[]; limit?: number }): Promise<LongTermMemory[]>;
   search(request: NamespaceChoice & { query: string; states?: ReviewState[]; limit?: number }): Promise<LongTermMemory[]>;
   show(request: NamespaceChoice & { id: string }): Promise<{ memory: LongTermMemory; versions: MemoryVersion[] }>;
@@ -109,7 +109,7 @@ export function createMemoryApi(options: MemoryApiOptions): MemoryApi {
       const text = request.text.trim();
       if (text === '') throw new MoonError('bad_usage', 'a memory needs some text');
       const target = writeScope(request);
-      const provenance = [{ source: 'manual', session_ids: request.sessionIds ?? [], message_ids: [] }];
+      const provenance = [{ source: 'manual', session_ids: request.sessionIds ?? [], message_ids: request.messageIds ?? [] }];
       if (options.mem0) {
         const scope = request.scope ?? 'project';
         const added = await options.mem0.add({ text, namespace_id: target.namespace_id, repo: target.repo, scope, review_state: 'draft', provenance });

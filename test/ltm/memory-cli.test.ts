@@ -22,8 +22,9 @@ describe('moon memory (CLI round trip)', () => {
   };
 
   test('add → approve → edit (version kept) → deprecate (searchable, flagged)', async () => {
-    const added = await json(['memory', 'add', 'Run the e2e suite with `npm run e2e -- --headed` before a release', '--namespace', NS]);
+    const added = await json(['memory', 'add', 'Run the e2e suite with `npm run e2e -- --headed` before a release', '--namespace', NS, '--session', 's-1,s-2', '--message', 'u-9']);
     expect(added).toMatchObject({ review_state: 'draft', scope: 'project', namespace_id: NS, outcome: 'created', record_kind: 'long_term' });
+    expect(added.provenance).toEqual([{ source: 'manual', session_ids: ['s-1', 's-2'], message_ids: ['u-9'] }]);
     const id = added.id as string;
     expect(id).toMatch(/^mem_/);
 

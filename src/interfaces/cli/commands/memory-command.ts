@@ -45,9 +45,19 @@ export function registerMemory(program: Command, context: CliContext): void {
   withWhere(memory.command('add').description('add a draft memory (merged into an existing entry when it says the same)').argument('<text>'))
     .option('--scope <scope>', 'project | team | user', 'project')
     .option('--expires <date>', 'an ISO date or date-time after which it is not returned, and `moon gc` removes it')
-    .action(async (text: string, flags: WhereFlags & { scope: string; expires?: string }) => {
+    .option('--session <ids>', 'provenance: the session(s) it came from (comma-separated)')
+    .option('--message <ids>', 'provenance: the message id(s) it came from (comma-separated)')
+    .action(async (text: string, flags: WhereFlags & { scope: string; expires?: string; session?: string; message?: string }) => {
       const { parseExpires, parseScope } = await import('../../../memory/api.js');
-      const result = await (await api()).add({ ...where(flags), text, scope: parseScope(flags.scope), expiresAtMs: parseExpires(flags.expires) });
+      const ids = (value: string | undefined): string[] => (value ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '');
+      const result = await (await api()).add({
+        ...where(flags),
+        text,
+        scope: parseScope(flags.scope),
+        expiresAtMs: parseExpires(flags.expires),
+        sessionIds: ids(flags.session),
+        messageIds: ids(flags.message),
+      });
       if (flags.json) return printJson(context.io, { ...result.memory, outcome: result.outcome, duplicate: result.duplicate });
       context.io.out(
         result.outcome === 'created'

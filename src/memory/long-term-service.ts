@@ -1,5 +1,5 @@
 import { findDuplicate, type DuplicateKind } from './dedupe.js';
-import { type LongTermMemory, type MemoryProvenance, type MemoryScope, type ReviewState, newMemoryId, sameProvenance, mergeProvenance } from './long-term.js';
+import { type LongTermMemory, type MemoryProvenance, type MemoryScope, type ReviewState, newMemoryId } from './long-term.js';
 import type { MemoryPort } from '../store/ports.js';
 
 export interface RememberInput {
@@ -29,28 +29,28 @@ export interface RememberResult {
 export async function rememberMemory(port: MemoryPort, input: RememberInput, nowMs: number): Promise<RememberResult> {
   const text = input.text.trim();
   const scope = input.scope ?? 'project';
-  const candidates = await port.list({ namespaceId: input.namespace_id, states: ['draft', 'approved'], nowMs });
-  const found = findDuplicate(
-    text,
-    candidates.filter((memory) => memory.scope === scope),
+  let duplicate: DuplicateKind | null = null;
+  const result = await port.addOrMerge(
+    {
+      id: newMemoryId(),
+      text,
+      namespace_id: input.namespace_id,
+      repo: input.repo,
+      scope,
+      review_state: input.review_state ?? 'draft',
+      provenance: input.provenance,
+      agent_loaded: input.agent_loaded ?? false,
+      created_at_ms: nowMs,
+      expires_at_ms: input.expires_at_ms ?? null,
+    },
+    (candidates) => {
+      const found = findDuplicate(
+        text,
+        candidates.filter((memory) => memory.scope === scope),
+      );
+      duplicate = found?.kind ?? null;
+      return found?.match ?? null;
+    },
   );
-  if (found) {
-    const merged = mergeProvenance(found.match.provenance, input.provenance);
-    if (sameProvenance(merged, found.match.provenance)) return { memory: found.match, outcome: 'unchanged', duplicate: found.kind };
-    const memory = (await port.addProvenance(found.match.id, input.provenance, nowMs)) ?? found.match;
-    return { memory, outcome: 'merged', duplicate: found.kind };
-  }
-  const memory = await port.add({
-    id: newMemoryId(),
-    text,
-    namespace_id: input.namespace_id,
-    repo: input.repo,
-    scope,
-    review_state: input.review_state ?? 'draft',
-    provenance: input.provenance,
-    agent_loaded: input.agent_loaded ?? false,
-    created_at_ms: nowMs,
-    expires_at_ms: input.expires_at_ms ?? null,
-  });
-  return { memory, outcome: 'created', duplicate: null };
+  return { ...result, duplicate: result.outcome === 'created' ? null : duplicate };
 }

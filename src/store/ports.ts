@@ -167,6 +167,12 @@ export interface MemoryQuery {
  */
 export interface MemoryPort {
   add(memory: NewMemory): Promise<LongTermMemory>;
+  /**
+   * Add `memory`, or — when `pick` names one of its namespace's live draft or approved entries as the one it
+   * duplicates — add its provenance to that entry instead. One step: a second writer of the namespace waits, so
+   * two processes adding the same text make one entry. `created_at_ms` is the time of the step.
+   */
+  addOrMerge(memory: NewMemory, pick: (candidates: LongTermMemory[]) => LongTermMemory | null): Promise<{ memory: LongTermMemory; outcome: 'created' | 'merged' | 'unchanged' }>;
   /** The entry, or null when it does not exist or has expired. */
   get(id: string, nowMs: number): Promise<LongTermMemory | null>;
   /** Replace the text; the previous text becomes a version row. Null when there is no such live entry. */

@@ -168,6 +168,17 @@ describeEachEngine('MemoryPort', (factory) => {
   });
 
   describe('rememberMemory (dedupe on the engine)', () => {
+    test('two writers adding the same text at once make one entry with both provenances', async () => {
+      const another = await ctx.opened.openAnother();
+      const input = (engine: typeof ctx.engine, session: string) =>
+        rememberMemory(engine.memories, { text: 'Release notes are generated from conventional commits', namespace_id: A, repo: A, provenance: [{ source: 'manual', session_ids: [session], message_ids: [] }] }, T0);
+      const results = await Promise.all([input(ctx.engine, 'w1'), input(another, 'w2'), input(ctx.engine, 'w3'), input(another, 'w4')]);
+      expect(results.filter((result) => result.outcome === 'created')).toHaveLength(1);
+      const all = await port().list({ namespaceId: A, nowMs: T0 });
+      expect(all).toHaveLength(1);
+      expect(all[0]!.provenance[0]!.session_ids.sort()).toEqual(['w1', 'w2', 'w3', 'w4']);
+    });
+
     test('an exact or near-exact duplicate merges into one entry with both provenances; the same provenance again changes nothing', async () => {
       const first = await rememberMemory(port(), { text: 'Always run `npm test` before pushing to main.', namespace_id: A, repo: A, provenance: [{ source: 'manual', session_ids: ['s1'], message_ids: ['m1'] }] }, T0);
       const exact = await rememberMemory(port(), { text: '- always run npm test before pushing to main', namespace_id: A, repo: A, provenance: [{ source: 'import:/r/CLAUDE.md', session_ids: [], message_ids: [], content_hash: 'h' }] }, T0 + 1);

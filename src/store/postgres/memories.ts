@@ -1,5 +1,5 @@
 import type { LongTermMemory, MemoryProvenance, MemoryScope, MemoryVersion, ReviewState } from '../../memory/long-term.js';
-import { mergeProvenance, searchWords } from '../../memory/long-term.js';
+import { mergeProvenance, sameProvenance, searchWords } from '../../memory/long-term.js';
 import type { MemoryPort, MemoryQuery } from '../ports.js';
 import type { LongTermMemory as Stored } from '../../memory/long-term.js';
 import type { PgClient } from './client.js';
@@ -50,14 +50,14 @@ export function postgresMemoryPort(db: PgClient, transaction: <T>(work: (client:
     );
     return result.rows[0] ? toMemory(result.rows[0]) : null;
   };
-  const select = async (query: MemoryQuery, words: string[]): Promise<LongTermMemory[]> => {
+  const select = async (query: MemoryQuery, words: string[], client: PgClient = db): Promise<LongTermMemory[]> => {
     const params = new Params();
     const where = [`(expires_ms IS NULL OR expires_ms > ${params.add(query.nowMs)})`];
     if (query.namespaceId !== null) where.push(`namespace_id = ${params.add(query.namespaceId)}`);
     if (query.states) where.push(`review_state = ANY (${params.add([...query.states])}::text[])`);
     for (const word of words) where.push(`lower(text) LIKE ${params.add(`%${escapeLike(word)}%`)}`);
     const limit = query.limit === undefined ? '' : ` LIMIT ${params.add(query.limit)}`;
-    const result = await db.query<MemoryRow>(`SELECT * FROM moon.memories WHERE ${where.join(' AND ')} ORDER BY updated_ms DESC, id${limit}`, params.values);
+    const result = await client.query<MemoryRow>(`SELECT * FROM moon.memories WHERE ${where.join(' AND ')} ORDER BY updated_ms DESC, id${limit}`, params.values);
     return result.rows.map(toMemory);
   };
   /** One row as stored; `ignore` keeps a row already there (restore). Returns 1 when written. */
@@ -87,6 +87,21 @@ export function postgresMemoryPort(db: PgClient, transaction: <T>(work: (client:
       await insert(db, { ...memory, record_kind: 'long_term', version: 1, updated_at_ms: memory.created_at_ms }, false);
       return (await get(db, memory.id, Number.MIN_SAFE_INTEGER))!;
     },
+    addOrMerge: (memory, pick) =>
+      transaction(async (client) => {
+        const atMs = memory.created_at_ms;
+        // One writer per namespace at a time: two processes adding the same text make one entry.
+        await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`moon.memories:${memory.namespace_id}`]);
+        const match = pick(await select({ namespaceId: memory.namespace_id, states: ['draft', 'approved'], nowMs: atMs }, [], client));
+        if (!match) {
+          await insert(client, { ...memory, record_kind: 'long_term', version: 1, updated_at_ms: atMs }, false);
+          return { memory: (await get(client, memory.id, Number.MIN_SAFE_INTEGER))!, outcome: 'created' as const };
+        }
+        const merged = mergeProvenance(match.provenance, memory.provenance);
+        if (sameProvenance(merged, match.provenance)) return { memory: match, outcome: 'unchanged' as const };
+        await client.query('UPDATE moon.memories SET provenance = $1::jsonb, updated_ms = $2 WHERE id = $3', [JSON.stringify(merged), atMs, match.id]);
+        return { memory: (await get(client, match.id, atMs))!, outcome: 'merged' as const };
+      }),
     async dump() {
       const memories = (await db.query<MemoryRow>('SELECT * FROM moon.memories ORDER BY created_ms, id')).rows.map(toMemory);
       const versions = (

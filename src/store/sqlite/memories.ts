@@ -1,5 +1,5 @@
 import type { LongTermMemory, MemoryProvenance, MemoryVersion, MemoryScope, ReviewState } from '../../memory/long-term.js';
-import { mergeProvenance, searchWords } from '../../memory/long-term.js';
+import { mergeProvenance, sameProvenance, searchWords } from '../../memory/long-term.js';
 import type { MemoryDump, MemoryPort, MemoryQuery } from '../ports.js';
 import type { PlaneAccess } from '../store.js';
 
@@ -88,6 +88,22 @@ export function sqliteMemoryPort(access: () => PlaneAccess): MemoryPort {
       run(() => {
         access().write(() => insert({ ...memory, record_kind: 'long_term', version: 1, updated_at_ms: memory.created_at_ms }, false));
         return get(memory.id, Number.NEGATIVE_INFINITY)!;
+      }),
+    addOrMerge: (memory, pick) =>
+      run(() => {
+        const { db, write } = access();
+        const atMs = memory.created_at_ms;
+        return write(() => {
+          const match = pick(select({ namespaceId: memory.namespace_id, states: ['draft', 'approved'], nowMs: atMs }, [], []));
+          if (!match) {
+            insert({ ...memory, record_kind: 'long_term', version: 1, updated_at_ms: atMs }, false);
+            return { memory: get(memory.id, Number.NEGATIVE_INFINITY)!, outcome: 'created' as const };
+          }
+          const merged = mergeProvenance(match.provenance, memory.provenance);
+          if (sameProvenance(merged, match.provenance)) return { memory: match, outcome: 'unchanged' as const };
+          db.prepare('UPDATE memories SET provenance = ?, updated_ms = ? WHERE id = ?').run(JSON.stringify(merged), atMs, match.id);
+          return { memory: get(match.id, atMs)!, outcome: 'merged' as const };
+        });
       }),
     dump: () =>
       run((): MemoryDump => {

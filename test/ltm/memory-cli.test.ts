@@ -91,6 +91,19 @@ describe('moon memory (CLI round trip)', () => {
     expect(shown.versions).toHaveLength(1);
   });
 
+  test("writing memory commands and gc refuse another home's watcher sharing the logs dir; reads do not", async () => {
+    const logs = join(home.path, 'logs');
+    mkdirSync(logs, { recursive: true });
+    writeFileSync(join(logs, 'moon-watch.daemon.lock'), JSON.stringify({ pid: process.pid, started_at_epoch_secs: 1, build_uuid: 'x', moon_home: '/other/home' }));
+    for (const args of [['memory', 'add', 'some text to keep', '--namespace', NS], ['memory', 'import', home.path, '--namespace', NS], ['gc']]) {
+      const refused = await moon(args);
+      expect(refused.code, args.join(' ')).toBe(2);
+      expect(refused.stderr).toMatch(/works on \/other\/home/);
+    }
+    expect((await moon(['memory', 'list', '--namespace', NS])).code).toBe(0);
+    expect((await moon(['--allow-out-of-bounds', 'memory', 'add', 'some text to keep', '--namespace', NS])).code).toBe(0);
+  });
+
   test('bad usage: unknown scope or state', async () => {
     expect((await moon(['memory', 'add', 'some text here', '--scope', 'galaxy', '--namespace', NS])).code).toBe(2);
     expect((await moon(['memory', 'list', '--state', 'pending', '--namespace', NS])).code).toBe(2);

@@ -103,7 +103,8 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
   registerGc(program, context);
   program.hook('preAction', (_program, command) => {
     // Seed 001 DaemonLockPayload rule 3: a command that writes refuses another home's running watcher.
-    if (!MUTATING.has(command.name())) return;
+    const writesMemory = command.parent?.name() === 'memory' && MEMORY_WRITES.has(command.name());
+    if (!MUTATING.has(command.name()) && !writesMemory) return;
     return context
       .moon()
       .watcher()
@@ -121,6 +122,9 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
 
 /** Commands that write to the home: refused while another home's watcher holds this logs dir's daemon lock. */
 const MUTATING = new Set(['index', 'snapshot', 'forget', 'rebuild', 'migrate', 'distill', 'watch', 'gc']);
+
+/** `moon memory` subcommands that write to the home's index. */
+const MEMORY_WRITES = new Set(['add', 'approve', 'deprecate', 'edit', 'import', 'propose']);
 
 /** `moon distill -mode norm -archive PATH`, as seed 001 writes it, read as `--mode` and `--archive`. */
 function spellSingleDash(argv: string[]): string[] {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { readDistillInput } from '../distill/read-projection.js';
 import type { StoreEngine } from '../store/ports.js';
-import { type DuplicateKind, duplicateKind } from './dedupe.js';
+import { duplicateKind } from './dedupe.js';
 import type { MemoryProvenance } from './long-term.js';
 import { resolveNamespace } from './records.js';
 
@@ -79,5 +79,3 @@ export function cachedNamespaceOf(): (cwd: string | null, project: string | null
     return found;
   };
 }
-
-export type { DuplicateKind };

@@ -194,5 +194,12 @@ describeEachEngine('MemoryPort', (factory) => {
       expect(again.outcome).toBe('unchanged');
       expect((await port().list({ namespaceId: A, nowMs: T0 + 10 })).length).toBe(1);
     });
+
+    test('merging an agent-loaded duplicate flags the entry agent_loaded', async () => {
+      const manual = await rememberMemory(port(), { text: 'Feature branches are rebased, never merged', namespace_id: A, repo: A, provenance: [{ source: 'manual', session_ids: [], message_ids: [] }] }, T0);
+      expect(manual.memory.agent_loaded).toBe(false);
+      const imported = await rememberMemory(port(), { text: 'Feature branches are rebased, never merged.', namespace_id: A, repo: A, agent_loaded: true, provenance: [{ source: 'import:/r/AGENTS.md', session_ids: [], message_ids: [], content_hash: 'h' }] }, T0 + 1);
+      expect(imported).toMatchObject({ outcome: 'merged', memory: { id: manual.memory.id, agent_loaded: true } });
+    });
   });
 });

@@ -98,8 +98,15 @@ export function postgresMemoryPort(db: PgClient, transaction: <T>(work: (client:
           return { memory: (await get(client, memory.id, Number.MIN_SAFE_INTEGER))!, outcome: 'created' as const };
         }
         const merged = mergeProvenance(match.provenance, memory.provenance);
-        if (sameProvenance(merged, match.provenance)) return { memory: match, outcome: 'unchanged' as const };
-        await client.query('UPDATE moon.memories SET provenance = $1::jsonb, updated_ms = $2 WHERE id = $3', [JSON.stringify(merged), atMs, match.id]);
+        // What the agent loads by itself stays out of packs, whichever source said it first.
+        const loaded = match.agent_loaded || memory.agent_loaded;
+        if (sameProvenance(merged, match.provenance) && loaded === match.agent_loaded) return { memory: match, outcome: 'unchanged' as const };
+        await client.query('UPDATE moon.memories SET provenance = $1::jsonb, agent_loaded = $2, updated_ms = $3 WHERE id = $4', [
+          JSON.stringify(merged),
+          loaded,
+          atMs,
+          match.id,
+        ]);
         return { memory: (await get(client, match.id, atMs))!, outcome: 'merged' as const };
       }),
     async dump() {

@@ -100,8 +100,10 @@ export function sqliteMemoryPort(access: () => PlaneAccess): MemoryPort {
             return { memory: get(memory.id, Number.NEGATIVE_INFINITY)!, outcome: 'created' as const };
           }
           const merged = mergeProvenance(match.provenance, memory.provenance);
-          if (sameProvenance(merged, match.provenance)) return { memory: match, outcome: 'unchanged' as const };
-          db.prepare('UPDATE memories SET provenance = ?, updated_ms = ? WHERE id = ?').run(JSON.stringify(merged), atMs, match.id);
+          // What the agent loads by itself stays out of packs, whichever source said it first.
+          const loaded = match.agent_loaded || memory.agent_loaded;
+          if (sameProvenance(merged, match.provenance) && loaded === match.agent_loaded) return { memory: match, outcome: 'unchanged' as const };
+          db.prepare('UPDATE memories SET provenance = ?, agent_loaded = ?, updated_ms = ? WHERE id = ?').run(JSON.stringify(merged), loaded ? 1 : 0, atMs, match.id);
           return { memory: get(match.id, atMs)!, outcome: 'merged' as const };
         });
       }),

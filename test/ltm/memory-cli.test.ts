@@ -107,6 +107,8 @@ describe('moon memory (CLI round trip)', () => {
   test('bad usage: unknown scope or state', async () => {
     expect((await moon(['memory', 'add', 'some text here', '--scope', 'galaxy', '--namespace', NS])).code).toBe(2);
     expect((await moon(['memory', 'list', '--state', 'pending', '--namespace', NS])).code).toBe(2);
+    expect((await moon(['memory', 'list', '--limit', 'lots', '--namespace', NS])).code).toBe(2);
+    expect((await moon(['memory', 'search', 'x', '--limit', '0', '--namespace', NS])).code).toBe(2);
   });
 
   test('import by PATH: a file, then a folder; provenance and content hash; a second import adds nothing', async () => {

@@ -4,6 +4,7 @@ import type { LongTermMemory } from '../../../memory/long-term.js';
 import type { CliContext } from '../context.js';
 import { escapeControl, plural } from '../format.js';
 import { printJson } from '../output.js';
+import { parsePositive } from './numbers.js';
 
 interface WhereFlags {
   namespace?: string;
@@ -68,7 +69,7 @@ export function registerMemory(program: Command, context: CliContext): void {
 
   withWhere(memory.command('list').description('list memories, newest first'))
     .option('--state <states>', 'draft,approved,deprecated (comma-separated)')
-    .option('--limit <n>', 'at most this many', (value) => Number.parseInt(value, 10))
+    .option('--limit <n>', 'at most this many', (value) => parsePositive('--limit', value))
     .action(async (flags: WhereFlags & { state?: string; limit?: number }) => {
       const { parseStates } = await import('../../../memory/api.js');
       printList(await (await api()).list({ ...where(flags), states: parseStates(flags.state), limit: flags.limit }), flags, 'no long-term memories here');
@@ -76,7 +77,7 @@ export function registerMemory(program: Command, context: CliContext): void {
 
   withWhere(memory.command('search').description('memories holding every word of QUERY (deprecated ones included, flagged)').argument('<query>'))
     .option('--state <states>', 'draft,approved,deprecated (comma-separated)')
-    .option('--limit <n>', 'at most this many', (value) => Number.parseInt(value, 10))
+    .option('--limit <n>', 'at most this many', (value) => parsePositive('--limit', value))
     .action(async (query: string, flags: WhereFlags & { state?: string; limit?: number }) => {
       const { parseStates } = await import('../../../memory/api.js');
       printList(await (await api()).search({ ...where(flags), query, states: parseStates(flags.state), limit: flags.limit }), flags, 'no memory matches');

@@ -1,5 +1,5 @@
 import type { FixesRequest, FixesResult } from './fixes/query.js';
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { Ledger } from './archive/ledger.js';
 import { type MoonPaths, projectionPathFor, resolvePaths } from './archive/paths.js';
@@ -28,6 +28,8 @@ import type { FailureRecord, StoreStats } from './store/types.js';
 import type { RebuildReport } from './maintain/rebuild.js';
 import type { VerifyReport } from './maintain/verify.js';
 import type { ForgetReport, ForgetRequest } from './maintain/forget.js';
+import type { GcReport } from './maintain/gc.js';
+import type { MemoryApi } from './memory/api.js';
 import type { MigrateReport } from './maintain/migrate.js';
 import type { Redactor } from './normalize/redact.js';
 import type { WatchApi, WatcherStatus } from './watch/api.js';
@@ -158,6 +160,13 @@ export interface Moon {
    * unless `allNamespaces`; each pattern says whether its fix is claimed, verified or stale, with its evidence.
    */
   fixes(request?: FixesRequest): Promise<FixesResult>;
+  /**
+   * Long-term memory (plane C): add, review, edit, search, import the agents' own memories, propose promotions
+   * (src/memory/api.ts). MEMORY_LONG_TERM=mem0 sends add, list and search to Mem0 instead.
+   */
+  memory(): Promise<MemoryApi>;
+  /** Remove expired records of every memory plane (src/maintain/gc.ts). */
+  gc(): Promise<GcReport>;
   /** Copy this home's index into a PostgreSQL database (resumable); point store.url at it afterwards. */
   migrate(request: MigrateRequest): Promise<MigrateReport>;
   /**
@@ -545,6 +554,17 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
           await (await store)?.close();
           store = null;
         },
+        async (built) => {
+          if (!existsSync(paths.db)) return;
+          try {
+            await built.memories.restore(await (await openStore(true)).memories.dump());
+          } catch (error) {
+            // A damaged index may not give its memories back: its file is kept beside the new one.
+            const kept = `${paths.db}.before-rebuild`;
+            copyFileSync(paths.db, kept);
+            hooks.onNotice?.(`long-term memories could not be read from the old index (${(error as Error).message}); it is kept at ${kept}`);
+          }
+        },
       );
     },
     async fixes(request = {}) {
@@ -558,6 +578,15 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
         zone: config.distill.residential_timezone,
         nowMs: clock(),
       });
+    },
+    async memory() {
+      const env = hooks.env ?? process.env;
+      const [{ createMemoryApi }, { mem0FromEnv }] = await Promise.all([import('./memory/api.js'), import('./memory/mem0.js')]);
+      return createMemoryApi({ engine: () => openStore(false), clock, env, mem0: mem0FromEnv(env) });
+    },
+    async gc() {
+      const { runGc } = await import('./maintain/gc.js');
+      return runGc(await openStore(false), clock());
     },
     async migrate(request) {
       if (!/^postgres(ql)?:\/\/\S+$/.test(request.to)) {

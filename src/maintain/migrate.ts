@@ -16,6 +16,8 @@ export interface MigrateReport {
   tombstones: number;
   failures: number;
   runs: number;
+  /** Long-term memories added to the target (one already there, by id, is left as it is). */
+  memories: number;
   durationMs: number;
 }
 
@@ -27,7 +29,7 @@ export interface MigrateOptions {
 /**
  * Copy a whole index into another engine without reading a transcript again: sessions with their entries,
  * anchors, usage, keyword terms, vectors and archived pairs; file states (so the next `moon index` against the
- * target skips unchanged transcripts); tombstones, remembered failures and run records. Each session is copied
+ * target skips unchanged transcripts); tombstones, remembered failures, run records and long-term memories. Each session is copied
  * in one transaction and then marked copied (with its content hash), so an interrupted run resumes where it
  * stopped and a session that changed since is copied again.
  */
@@ -46,6 +48,7 @@ export async function migrateIndex(source: StoreEngine, target: StoreEngine, opt
     tombstones: 0,
     failures: 0,
     runs: 0,
+    memories: 0,
     durationMs: 0,
   };
   const model = await source.vectors.getModel();
@@ -101,6 +104,8 @@ export async function migrateIndex(source: StoreEngine, target: StoreEngine, opt
       report.runs += 1;
     }
   }
+  // Long-term memories and their versions: curated, in no transcript; ids already in the target are kept.
+  report.memories = await target.memories.restore(await source.memories.dump());
   report.durationMs = now() - startedAtMs;
   return report;
 }

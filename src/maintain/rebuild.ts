@@ -34,12 +34,14 @@ export interface RebuildReport {
  * the raw files themselves are recorded as the sessions' files, and the first `moon index` of an original
  * transcript takes its session over from its raw copy without adding a duplicate (see indexFile).
  * Vectors are not rebuilt here: the next `moon index` with an embedder configured embeds what is missing.
+ * `carryOver` copies into the built index what is in no archive (long-term memories) before it is swapped in.
  */
 export async function rebuildIndex(
   paths: MoonPaths,
   context: IngestContext,
   aside: AsideStore,
   closeCurrent: () => Promise<void>,
+  carryOver: (built: StoreEngine) => Promise<void> = async () => undefined,
 ): Promise<RebuildReport> {
   if (!existsSync(paths.raw)) {
     throw new MoonError('not_found', `nothing to rebuild from: no raw archive at ${paths.raw}`, { hint: 'run `moon index` to build the index' });
@@ -54,6 +56,8 @@ export async function rebuildIndex(
   try {
     await syncTombstones(store, context.ledger, (sessionId) => projectionPathFor(paths, sessionId), context.now());
     report = await runIndex(context, store, { roots: [paths.raw], force: true, sessionIds: sessionIdsByArchive(paths, context), fromArchive: true });
+    // What the archive cannot give back (long-term memories, curated by people) is copied from the old index.
+    if (!report.fatal) await carryOver(store);
     const stats = await store.stats.stats();
     sessions = stats.sessions;
     entries = stats.entries;

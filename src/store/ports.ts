@@ -1,3 +1,4 @@
+import type { LongTermMemory, MemoryProvenance, MemoryVersion, NewMemory, ReviewState } from '../memory/long-term.js';
 import type { ArchiveRecord, CompactionAnchor, Entry } from '../model.js';
 import type { FixEvent, FixEventFilter } from '../fixes/types.js';
 import type { DigestHit, RunDigest } from '../digest/types.js';
@@ -188,6 +189,54 @@ export interface DigestPort {
   remove(selector: { sessionIds?: readonly string[]; expiredAtMs?: number }): Promise<number>;
 }
 
+/** Which long-term memories a list or search returns. Expired entries (expires_at ≤ nowMs) never are. */
+export interface MemoryQuery {
+  /** One namespace, or null for every namespace (`--all-namespaces`). */
+  namespaceId: string | null;
+  /** Review states to include (default: all three). */
+  states?: readonly ReviewState[];
+  nowMs: number;
+  limit?: number;
+}
+
+/**
+ * Long-term memory (plane C). Entries are stored whole; versions keep every replaced text. Duplicate merging is
+ * policy (src/memory/dedupe.ts), applied by the caller before `add`; the port only stores.
+ */
+export interface MemoryPort {
+  add(memory: NewMemory): Promise<LongTermMemory>;
+  /**
+   * Add `memory`, or — when `pick` names one of its namespace's live draft or approved entries as the one it
+   * duplicates — add its provenance to that entry instead. One step: a second writer of the namespace waits, so
+   * two processes adding the same text make one entry. `created_at_ms` is the time of the step.
+   */
+  addOrMerge(memory: NewMemory, pick: (candidates: LongTermMemory[]) => LongTermMemory | null): Promise<{ memory: LongTermMemory; outcome: 'created' | 'merged' | 'unchanged' }>;
+  /** The entry, or null when it does not exist or has expired. */
+  get(id: string, nowMs: number): Promise<LongTermMemory | null>;
+  /** Replace the text; the previous text becomes a version row. Null when there is no such live entry. */
+  edit(id: string, text: string, atMs: number): Promise<LongTermMemory | null>;
+  setState(id: string, state: ReviewState, atMs: number): Promise<LongTermMemory | null>;
+  /** Add provenance (a merged duplicate's), unioned with what the entry has. */
+  addProvenance(id: string, provenance: readonly MemoryProvenance[], atMs: number): Promise<LongTermMemory | null>;
+  /** Newest first (updated time, then id). */
+  list(query: MemoryQuery): Promise<LongTermMemory[]>;
+  /** Entries holding every word of `text` (case-insensitive), newest first; deprecated ones included unless filtered. */
+  search(text: string, query: MemoryQuery): Promise<LongTermMemory[]>;
+  /** The replaced texts of an entry, oldest first. */
+  versions(id: string): Promise<MemoryVersion[]>;
+  /** Delete entries (and their versions) expired at `nowMs`; returns how many. */
+  purgeExpired(nowMs: number): Promise<number>;
+  /** Every entry (expired ones too) and every version: what `moon rebuild` carries into the new index. */
+  dump(): Promise<MemoryDump>;
+  /** Write a dump's rows; an id already present is left as it is. Returns how many entries were added. */
+  restore(dump: MemoryDump): Promise<number>;
+}
+
+export interface MemoryDump {
+  memories: LongTermMemory[];
+  versions: MemoryVersion[];
+}
+
 export type EngineName = 'sqlite' | 'postgres';
 
 /** One opened store: its ports, and how to close it. The composition root picks the engine; nothing else does. */
@@ -204,5 +253,6 @@ export interface StoreEngine {
   readonly copy: CopyPort;
   readonly fixes: FixPort;
   readonly digests: DigestPort;
+  readonly memories: MemoryPort;
   close(): Promise<void>;
 }

@@ -8,6 +8,7 @@ import { registerForget } from './commands/forget-command.js';
 import { registerFixes } from './commands/fixes-command.js';
 import { registerDigest } from './commands/digest-command.js';
 import { registerMcp } from './commands/mcp-command.js';
+import { registerGc, registerMemory } from './commands/memory-command.js';
 import { registerHook } from './commands/hook-command.js';
 import { registerMigrate } from './commands/migrate-command.js';
 import { registerIndex } from './commands/index-command.js';
@@ -102,9 +103,12 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
   registerServe(program, context);
   registerMcp(program, context);
   registerHook(program, context);
+  registerMemory(program, context);
+  registerGc(program, context);
   program.hook('preAction', (_program, command) => {
     // Seed 001 DaemonLockPayload rule 3: a command that writes refuses another home's running watcher.
-    if (!MUTATING.has(command.name())) return;
+    const writesMemory = command.parent?.name() === 'memory' && MEMORY_WRITES.has(command.name());
+    if (!MUTATING.has(command.name()) && !writesMemory) return;
     return context
       .moon()
       .watcher()
@@ -121,7 +125,10 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
 }
 
 /** Commands that write to the home: refused while another home's watcher holds this logs dir's daemon lock. */
-const MUTATING = new Set(['index', 'snapshot', 'forget', 'rebuild', 'migrate', 'distill', 'watch']);
+const MUTATING = new Set(['index', 'snapshot', 'forget', 'rebuild', 'migrate', 'distill', 'watch', 'gc']);
+
+/** `moon memory` subcommands that write to the home's index. */
+const MEMORY_WRITES = new Set(['add', 'approve', 'deprecate', 'edit', 'import', 'propose']);
 
 /** `moon distill -mode norm -archive PATH`, as seed 001 writes it, read as `--mode` and `--archive`. */
 function spellSingleDash(argv: string[]): string[] {

@@ -9,6 +9,7 @@ import { applyFileCommit } from './commit.js';
 import { listCopied, listRuns, markCopied, readSessionExtras, writeSessionExtras } from './copy.js';
 import { listFixEvents, listFixNamespaces, putFixEvents } from './fixes.js';
 import { findForgettable, forgetSessions, isForgotten, listTombstones } from './forget.js';
+import { postgresMemoryPort } from './memories.js';
 import { migratePostgres } from './schema.js';
 import { hasLexicalMatch, searchLexical, searchTime, searchTrigram, searchVector } from './search.js';
 import { checkIntegrity, listFailures, putFailure, readStats, recordRun } from './stats.js';
@@ -228,6 +229,7 @@ export async function openPostgresEngine(url: string, options: PostgresEngineOpt
       listNamespaces: () => listFixNamespaces(db),
     },
     digests: createPostgresDigests(db),
+    memories: postgresMemoryPort(db, (work) => inTransaction(false, work)),
     close: () => pool.end(),
   };
 }

@@ -408,6 +408,32 @@ const MIGRATIONS: string[] = [
   CREATE INDEX IF NOT EXISTS run_digests_namespace ON moon.run_digests (namespace_id, created_at_ms);
   CREATE INDEX IF NOT EXISTS run_digests_tv ON moon.run_digests USING gin (tv);
   `,
+  // 8: long-term memory (plane C): curated entries with review state and provenance, and the texts edits replaced.
+  `
+  CREATE TABLE IF NOT EXISTS moon.memories (
+    id text PRIMARY KEY,
+    namespace_id text NOT NULL,
+    repo text,
+    scope text NOT NULL,
+    review_state text NOT NULL,
+    text text NOT NULL,
+    provenance jsonb NOT NULL,
+    agent_loaded boolean NOT NULL DEFAULT false,
+    version integer NOT NULL DEFAULT 1,
+    created_ms bigint NOT NULL,
+    updated_ms bigint NOT NULL,
+    expires_ms bigint
+  );
+  CREATE INDEX IF NOT EXISTS memories_namespace ON moon.memories (namespace_id, updated_ms);
+  CREATE INDEX IF NOT EXISTS memories_expires ON moon.memories (expires_ms) WHERE expires_ms IS NOT NULL;
+  CREATE TABLE IF NOT EXISTS moon.memory_versions (
+    memory_id text NOT NULL,
+    version integer NOT NULL,
+    text text NOT NULL,
+    replaced_ms bigint NOT NULL,
+    PRIMARY KEY (memory_id, version)
+  );
+  `,
 ];
 
 /** A fixed key for pg_advisory_xact_lock: migrations of one database run one at a time. */

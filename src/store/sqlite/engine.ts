@@ -1,5 +1,6 @@
 import type { IngestTx, StoreEngine } from '../ports.js';
 import { createSqliteDigests } from './digests.js';
+import { sqliteMemoryPort } from './memories.js';
 import { type OpenStoreOptions, openSqliteStore } from './sqlite-store.js';
 
 /**
@@ -116,6 +117,7 @@ export function openSqliteEngine(path: string, options: OpenStoreOptions = {}): 
       queue = next.catch(() => undefined);
       return next;
     }),
+    memories: sqliteMemoryPort(() => store.planeAccess()),
     close: () => run(() => store.close()),
   };
 }

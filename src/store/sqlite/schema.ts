@@ -232,6 +232,32 @@ const MIGRATIONS: string[] = [
   CREATE INDEX IF NOT EXISTS run_digests_namespace ON run_digests(namespace_id, created_at_ms);
   CREATE VIRTUAL TABLE IF NOT EXISTS run_digests_fts USING fts5(body, tokenize = 'porter unicode61');
   `,
+  // 12: long-term memory (plane C): curated entries with review state and provenance, and the texts edits replaced.
+  `
+  CREATE TABLE IF NOT EXISTS memories (
+    id TEXT PRIMARY KEY,
+    namespace_id TEXT NOT NULL,
+    repo TEXT,
+    scope TEXT NOT NULL,
+    review_state TEXT NOT NULL,
+    text TEXT NOT NULL,
+    provenance TEXT NOT NULL,
+    agent_loaded INTEGER NOT NULL DEFAULT 0,
+    version INTEGER NOT NULL DEFAULT 1,
+    created_ms INTEGER NOT NULL,
+    updated_ms INTEGER NOT NULL,
+    expires_ms INTEGER
+  );
+  CREATE INDEX IF NOT EXISTS memories_namespace ON memories(namespace_id, updated_ms);
+  CREATE INDEX IF NOT EXISTS memories_expires ON memories(expires_ms) WHERE expires_ms IS NOT NULL;
+  CREATE TABLE IF NOT EXISTS memory_versions (
+    memory_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    replaced_ms INTEGER NOT NULL,
+    PRIMARY KEY (memory_id, version)
+  );
+  `,
 ];
 
 /** Data a migration must derive in code, run in the same transaction as the migration's SQL. */

@@ -69,9 +69,19 @@ const DEFAULT_LOCK_TIMEOUT_MS = 5 * 60 * 1000;
 /** One attempt's wait inside SQLite; the write-lock loop retries attempts up to the lock timeout. */
 const BUSY_TIMEOUT_MS = 5000;
 
-/** The connection and its write lock, for the planes that keep tables of their own in this file (digests, memories). */
+/**
+ * The connection, its write lock and its write transaction, for the planes that keep tables of their own in this
+ * file (digests, memories): their statements run on this store's file under the same lock.
+ */
+export interface PlaneHandle {
+  db: Database.Database;
+  lock: WriteLockOptions;
+  /** Run `work` in a write transaction (or inside the one already open). */
+  write<T>(work: () => T): T;
+}
+
 export interface PlaneAccess {
-  planeAccess(): { db: Database.Database; lock: WriteLockOptions };
+  planeAccess(): PlaneHandle;
 }
 
 export function openSqliteStore(path: string, options: OpenStoreOptions = {}): Store & PlaneAccess {
@@ -208,6 +218,10 @@ class SqliteStore implements Store, PlaneAccess {
   /** Every write goes through here: begun IMMEDIATE, so a second writer waits instead of failing. */
   private write<T>(work: () => T): T {
     return runWriteTransaction(this.db, work, this.lock);
+  }
+
+  planeAccess(): PlaneHandle {
+    return { db: this.db, lock: this.lock, write: (work) => (this.db.inTransaction ? work() : this.write(work)) };
   }
 
   /** A migration that changed the FTS columns leaves this flag: rebuild every FTS row once, in one transaction. */
@@ -535,10 +549,6 @@ class SqliteStore implements Store, PlaneAccess {
 
   markCopied(source: string, sessionId: string, contentHash: string | null): void {
     this.write(() => markCopied(this.db, source, sessionId, contentHash));
-  }
-
-  planeAccess(): { db: Database.Database; lock: WriteLockOptions } {
-    return { db: this.db, lock: this.lock };
   }
 
   close(): void {

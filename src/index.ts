@@ -65,3 +65,6 @@ export type { HookFailure, HookUsageLine, HookUsageReport } from './hooks/usage-
 export { HOOK_TOKEN_ENCODING } from './hooks/tokens.js';
 export type { DigestListRequest, DigestOutcomeRow, DigestReport, DigestRequest, DigestScope, DigestScopeRequest, DigestSearchRequest, DigestSearchResult } from './digest/run-digest.js';
 export type { DigestBody, DigestChange, DigestHit, DigestLine, DigestOutcome, RunDigest } from './digest/types.js';
+export type { NamespaceChoice } from './memory/api.js';
+export type { LongTermMemory } from './memory/long-term.js';
+export { parseAgent as parseMemoryAgent, parseExpires as parseMemoryExpires, parseScope as parseMemoryScope, parseStates as parseMemoryStates } from './memory/parse.js';

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import type { NamespaceChoice } from '../../../memory/api.js';
-import type { LongTermMemory } from '../../../memory/long-term.js';
+import type { LongTermMemory, NamespaceChoice } from '../../../index.js';
 import type { CliContext } from '../context.js';
 import { escapeControl, plural } from '../format.js';
 import { printJson } from '../output.js';
@@ -49,7 +48,7 @@ export function registerMemory(program: Command, context: CliContext): void {
     .option('--session <ids>', 'provenance: the session(s) it came from (comma-separated)')
     .option('--message <ids>', 'provenance: the message id(s) it came from (comma-separated)')
     .action(async (text: string, flags: WhereFlags & { scope: string; expires?: string; session?: string; message?: string }) => {
-      const { parseExpires, parseScope } = await import('../../../memory/api.js');
+      const { parseMemoryExpires: parseExpires, parseMemoryScope: parseScope } = await import('../../../index.js');
       const ids = (value: string | undefined): string[] => (value ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '');
       const result = await (await api()).add({
         ...where(flags),
@@ -71,7 +70,7 @@ export function registerMemory(program: Command, context: CliContext): void {
     .option('--state <states>', 'draft,approved,deprecated (comma-separated)')
     .option('--limit <n>', 'at most this many', (value) => parsePositive('--limit', value))
     .action(async (flags: WhereFlags & { state?: string; limit?: number }) => {
-      const { parseStates } = await import('../../../memory/api.js');
+      const { parseMemoryStates: parseStates } = await import('../../../index.js');
       printList(await (await api()).list({ ...where(flags), states: parseStates(flags.state), limit: flags.limit }), flags, 'no long-term memories here');
     });
 
@@ -79,7 +78,7 @@ export function registerMemory(program: Command, context: CliContext): void {
     .option('--state <states>', 'draft,approved,deprecated (comma-separated)')
     .option('--limit <n>', 'at most this many', (value) => parsePositive('--limit', value))
     .action(async (query: string, flags: WhereFlags & { state?: string; limit?: number }) => {
-      const { parseStates } = await import('../../../memory/api.js');
+      const { parseMemoryStates: parseStates } = await import('../../../index.js');
       printList(await (await api()).search({ ...where(flags), query, states: parseStates(flags.state), limit: flags.limit }), flags, 'no memory matches');
     });
 
@@ -122,7 +121,7 @@ export function registerMemory(program: Command, context: CliContext): void {
   )
     .option('--agent <agent>', 'claude-code | codex (default: both)')
     .action(async (path: string | undefined, flags: WhereFlags & { agent?: string }) => {
-      const { parseAgent } = await import('../../../memory/api.js');
+      const { parseMemoryAgent: parseAgent } = await import('../../../index.js');
       const report = await (await api()).import({ ...where(flags), agent: parseAgent(flags.agent), path });
       if (flags.json) return printJson(context.io, report);
       const lines = report.files.map(

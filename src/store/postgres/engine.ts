@@ -6,6 +6,7 @@ import { findSessionIds, listSessionSummaries } from './browse.js';
 import { type PgClient, type PgPool, type PgPoolClient, createPool, redactUrl, toPgError } from './client.js';
 import { applyFileCommit } from './commit.js';
 import { listCopied, listRuns, markCopied, readSessionExtras, writeSessionExtras } from './copy.js';
+import { listDocFiles, replaceDocFiles, searchDocs } from './docs.js';
 import { findForgettable, forgetSessions, isForgotten, listTombstones } from './forget.js';
 import { migratePostgres } from './schema.js';
 import { hasLexicalMatch, searchLexical, searchTime, searchTrigram, searchVector } from './search.js';
@@ -219,6 +220,11 @@ export async function openPostgresEngine(url: string, options: PostgresEngineOpt
       listRuns: () => listRuns(db, machine),
       listCopied: (source) => listCopied(db, source),
       markCopied: (source, id, hash) => markCopied(db, source, id, hash),
+    },
+    docs: {
+      listDocFiles: (namespaceId) => listDocFiles(db, namespaceId),
+      replaceDocFiles: (namespaceId, files) => inTransaction(false, (client) => replaceDocFiles(client, namespaceId, files)),
+      searchDocs: (query) => searchDocs(db, query),
     },
     close: () => pool.end(),
   };

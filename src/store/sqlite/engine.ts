@@ -104,6 +104,11 @@ export function openSqliteEngine(path: string, options: OpenStoreOptions = {}): 
       listCopied: (source) => run(() => store.listCopied(source)),
       markCopied: (source, id, hash) => run(() => store.markCopied(source, id, hash)),
     },
+    docs: {
+      listDocFiles: (namespaceId) => run(() => store.listDocFiles(namespaceId)),
+      replaceDocFiles: (namespaceId, files) => run(() => store.replaceDocFiles(namespaceId, files)),
+      searchDocs: (query) => run(() => store.searchDocs(query)),
+    },
     close: () => run(() => store.close()),
   };
 }

@@ -50,6 +50,8 @@ import { deleteFailureRow, listFailureRows, putFailureRow, quickCheck } from './
 import { guardStore, toStoreError } from './guard.js';
 import { findForgettableSessions, hasTombstone, listTombstoneRows, putTombstone } from './forget.js';
 import { migrate } from './schema.js';
+import { listDocFiles, replaceDocFiles, searchDocs } from './docs.js';
+import type { DocFile, DocHit, DocQuery, DocSection } from '../types.js';
 import { runFromColumns } from '../row-mapping.js';
 import { listCopied, listRuns, markCopied, readSessionExtras, writeSessionExtras } from './copy.js';
 import { listSessionSummaries } from './session-list.js';
@@ -520,6 +522,18 @@ class SqliteStore implements Store {
 
   close(): void {
     if (this.db.open) this.db.close();
+  }
+
+  listDocFiles(namespaceId: string): DocFile[] {
+    return listDocFiles(this.db, namespaceId);
+  }
+
+  replaceDocFiles(namespaceId: string, files: readonly { path: string; sections: readonly DocSection[] }[]): void {
+    replaceDocFiles(this.db, this.lock, namespaceId, files);
+  }
+
+  searchDocs(query: DocQuery): DocHit[] {
+    return searchDocs(this.db, query);
   }
 
   findForgettable(selector: ForgetSelector): string[] {

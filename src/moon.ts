@@ -41,6 +41,9 @@ import type { AgentName, InstallScope } from './install/targets.js';
 import type { DoctorReport } from './doctor/run-doctor.js';
 import type { HookDeps, HookOutcome, HookRequest } from './hooks/run-hook.js';
 import type { HookUsageReport } from './hooks/usage-state.js';
+import type { ContextPackRequest, PackDeps } from './pack/build.js';
+import type { DocsIndexReport } from './pack/documents.js';
+import type { ContextPack } from './pack/types.js';
 
 export interface IndexRequest {
   /** Files or folders; empty: the configured source roots, else the default locations. */
@@ -180,7 +183,22 @@ export interface Moon {
   hookUsage(): Promise<HookUsageReport>;
   /** Count a hook run that failed (the caller failed open); `moon status` shows the last failure. Never throws. */
   recordHookFailure(event: string, message: string): Promise<void>;
+  /**
+   * The context pack for a task (seed 003 §4): planning (Beads), history, long-term memory and documents of the
+   * caller's namespace, within a token budget, each item with its provenance; a part that is off, missing,
+   * failing or slow is listed in `omitted` (raised instead when memory.fail_open is false). Made safe to inject.
+   */
+  contextPack(request: ContextPackRequest, options?: Pick<PackDeps, 'subsystems' | 'onOmit'>): Promise<ContextPack>;
+  /** Index a repository's docs (README, docs/, ADRs) as `doc` records of its namespace, incrementally. */
+  indexDocs(request?: DocsIndexRequest): Promise<DocsIndexReport>;
   close(): Promise<void>;
+}
+
+export interface DocsIndexRequest {
+  /** The folder to index; default the cwd's repository root. Its namespace is resolved from it. */
+  path?: string;
+  /** An explicit namespace id instead of the folder's. */
+  namespace?: string;
 }
 
 /** Text made safe to hand an agent: bounded, controls and markup neutralised, secrets redacted again. */
@@ -581,6 +599,48 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
     async hook(request) {
       const { runHook } = await import('./hooks/run-hook.js');
       return runHook(hookDeps(), request);
+    },
+    async contextPack(request, options = {}) {
+      const [{ buildContextPack }, { recallHistorySource }, { loadTokenCounter }] = await Promise.all([
+        import('./pack/build.js'),
+        import('./pack/sources.js'),
+        import('./hooks/tokens.js'),
+      ]);
+      const reader = (): Promise<StoreEngine> => openStore(true);
+      const pack = await buildContextPack(
+        {
+          memory: config.memory,
+          memoryFile: paths.memoryFile,
+          docs: async () => (await reader()).docs,
+          history: [
+            recallHistorySource({
+              // No embedding model is loaded for a pack (the < 100 ms goal): lexical, trigram and time signals.
+              recall: async (options) => recallFrom(await reader(), options, false),
+              listSessionPlaces: async () => (await reader()).browse.listSessionPlaces(),
+            }),
+          ],
+          counter: loadTokenCounter,
+          safe: async () => {
+            const safe = await api.safeText();
+            return (text) => safe(text);
+          },
+          clock,
+          ...options,
+        },
+        request,
+      );
+      return api.makeSafe(pack);
+    },
+    async indexDocs(request = {}) {
+      const [{ indexDocs }, { resolveNamespace }, { resolve }] = await Promise.all([
+        import('./pack/documents.js'),
+        import('./memory/records.js'),
+        import('node:path'),
+      ]);
+      const namespace = resolveNamespace(request.path ? resolve(request.path) : process.cwd());
+      const root = request.path ? resolve(request.path) : (namespace.root ?? process.cwd());
+      const target = request.namespace ? { ...namespace, namespace_id: request.namespace } : namespace;
+      return indexDocs((await openStore(false)).docs, target, root, clock());
     },
     async captureTranscript(path) {
       return api.index({ roots: [path], workers: 0 });

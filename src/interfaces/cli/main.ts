@@ -3,6 +3,7 @@ import { type MoonConfig, loadConfig } from '../../config.js';
 import { MoonError, describeError, isMoonError } from '../../errors.js';
 import { type Moon, createMoon } from '../../moon.js';
 import { registerConfig } from './commands/config-command.js';
+import { registerContext } from './commands/context-command.js';
 import { registerContinuity } from './commands/continuity-command.js';
 import { registerForget } from './commands/forget-command.js';
 import { registerMcp } from './commands/mcp-command.js';
@@ -98,6 +99,7 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
   registerServe(program, context);
   registerMcp(program, context);
   registerHook(program, context);
+  registerContext(program, context);
   program.hook('preAction', (_program, command) => {
     // Seed 001 DaemonLockPayload rule 3: a command that writes refuses another home's running watcher.
     if (!MUTATING.has(command.name())) return;

@@ -15,7 +15,7 @@ export interface ContextPackRequest {
   error?: string | null;
   /** A Beads issue id. */
   planning?: string | null;
-  /** The caller's working directory: its namespace (resolveNamespace) scopes the pack. Default: the process's. */
+  /** The caller's working directory: its namespace (resolveNamespace) scopes the pack. Undefined: the process's; null: none. */
   cwd?: string | null;
   /** An explicit namespace id instead of the cwd's. */
   namespace?: string | null;
@@ -38,11 +38,13 @@ export interface PackDeps {
 }
 
 export function packNamespace(request: Pick<ContextPackRequest, 'cwd' | 'namespace' | 'allNamespaces'>): { namespace_id: string | null; root: string | null } {
-  const here: Namespace = resolveNamespace(request.cwd ?? process.cwd());
-  if (request.allNamespaces) return { namespace_id: null, root: here.root };
+  // cwd null: the caller has no folder (an HTTP request without one): no repo-local files, no namespace of its own.
+  const here: Namespace | null = request.cwd === null ? null : resolveNamespace(request.cwd ?? process.cwd());
+  const root = here?.root ?? null;
+  if (request.allNamespaces) return { namespace_id: null, root };
   // The folder's own files (.beads/, MEMORY.md lines about it) still come from where the caller stands.
-  if (request.namespace) return { namespace_id: request.namespace, root: here.root };
-  return { namespace_id: here.namespace_id, root: here.root };
+  if (request.namespace) return { namespace_id: request.namespace, root };
+  return { namespace_id: here?.namespace_id ?? null, root };
 }
 
 /** The context pack for a task (seed 003 §4), from the configured planes, within the budget, failing open. */

@@ -1,6 +1,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { formatPack } from '../../pack/format.js';
 import type { Moon, ProjectScope, RecallResult } from '../../index.js';
 import { MAX_ENTRY_IDS, MAX_TIMELINE_SPAN, MoonError, RECALL_REQUEST_FIELDS, parseRecallRequest, scopeRecallOptions } from '../../index.js';
 import {
@@ -83,7 +85,32 @@ export const SESSION_INPUT = z.strictObject({
   tz: TZ,
 });
 
+export const CONTEXT_PACK_INPUT = z.strictObject({
+  task: z.string().min(1).max(4000).describe('What you are about to do: the pack is assembled for it'),
+  budget: z.number().int().min(0).max(200_000).describe('Tokens the pack may hold (default memory.context_budget_tokens)').optional(),
+  error: z.string().min(1).max(4000).describe('An error you are facing: history matching it comes first').optional(),
+  planning: z.string().min(1).max(200).describe('A Beads issue id: the work item, its dependencies, ready siblings, acceptance criteria and notes').optional(),
+});
+
 export function registerTools(server: McpServer, context: ToolContext): void {
+  server.registerTool(
+    'context_pack',
+    {
+      title: 'Context pack for a task',
+      description:
+        "Before acting: one token-budgeted pack for the task from the caller's project — planning state (Beads work item, dependencies, ready siblings), what happened in earlier sessions, long-term memory and the repository's own docs — every item with its source and provenance. Parts that are off or unavailable are listed in omitted.",
+      inputSchema: CONTEXT_PACK_INPUT,
+      annotations: { title: 'Context pack for a task', ...READ_ONLY },
+    },
+    (args) =>
+      context.guard('context_pack', async () => {
+        const roots = await context.roots();
+        const cwd = roots.map(rootPath).find((path): path is string => path !== null) ?? context.cwd;
+        const pack = await context.moon().contextPack({ task: args.task, budget: args.budget, error: args.error ?? null, planning: args.planning ?? null, cwd });
+        return answer(formatPack(pack), pack);
+      }),
+  );
+
   server.registerTool(
     'recall',
     {
@@ -243,6 +270,18 @@ export function registerTools(server: McpServer, context: ToolContext): void {
         return answer(sessionText(output), output);
       }),
   );
+}
+
+/** A client root (file:// URI or path) as a folder path, or null. */
+function rootPath(root: string): string | null {
+  if (root.startsWith('file://')) {
+    try {
+      return fileURLToPath(root);
+    } catch {
+      return null;
+    }
+  }
+  return root.startsWith('/') ? root : null;
 }
 
 async function resolveScope(context: ToolContext, moon: Moon, allProjects: boolean | undefined): Promise<ProjectScope> {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { DocsIndexReport } from '../../../pack/documents.js';
-import type { ContextPack, PackSection } from '../../../pack/types.js';
+import { formatPack } from '../../../pack/format.js';
 import type { CliContext } from '../context.js';
 import { escapeControl } from '../format.js';
 import { printJson } from '../output.js';
@@ -44,27 +44,6 @@ export function registerContext(program: Command, context: CliContext): void {
       if (options.json) printJson(context.io, report);
       else context.io.out(formatDocsReport(report));
     });
-}
-
-const TITLES: Record<PackSection, string> = { planning: 'Planning', history: 'History', long_term: 'Long-term memory', documents: 'Documents' };
-
-export function formatPack(pack: ContextPack): string {
-  const clean = (text: string): string => escapeControl(text, { oneLine: true });
-  const lines = [`Context pack for ${clean(pack.namespace_id ?? 'every namespace')}: ${pack.used_tokens}/${pack.budget} tokens, ${pack.items.length} items`];
-  for (const section of Object.keys(TITLES) as PackSection[]) {
-    const items = pack.items.filter((item) => item.section === section);
-    if (items.length === 0) continue;
-    lines.push('', `## ${TITLES[section]}`);
-    for (const item of items) {
-      lines.push(`- [${clean(item.source)}] (${item.record_kind}, ${item.trust_class}${item.recency ? `, ${item.recency}` : ''})`);
-      for (const line of item.text.split('\n')) lines.push(`  ${escapeControl(line, { oneLine: true })}`);
-    }
-  }
-  if (pack.omitted.length > 0) {
-    lines.push('', 'Omitted:');
-    for (const omission of pack.omitted) lines.push(`- ${omission.subsystem}: ${omission.reason}${omission.detail ? ` (${clean(omission.detail)})` : ''}`);
-  }
-  return lines.join('\n');
 }
 
 function formatDocsReport(report: DocsIndexReport): string {

@@ -47,7 +47,7 @@ describe('moon mcp', () => {
     expect(mcp.protocolErrors).toEqual([]);
   });
 
-  test('lists four read-only tools with input and output schemas', async () => {
+  test('lists five read-only tools with input and output schemas', async () => {
     const { tools } = await mcp.client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(['context_pack', 'get_entries', 'get_session', 'recall', 'timeline']);
     for (const tool of tools) {

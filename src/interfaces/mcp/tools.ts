@@ -92,6 +92,29 @@ export const CONTEXT_PACK_INPUT = z.strictObject({
   planning: z.string().min(1).max(200).describe('A Beads issue id: the work item, its dependencies, ready siblings, acceptance criteria and notes').optional(),
 });
 
+const PACK_SECTION = z.enum(['planning', 'history', 'long_term', 'documents']);
+
+/** The pack as docs/formats.md describes it. */
+export const CONTEXT_PACK_OUTPUT = {
+  task: z.string(),
+  namespace_id: z.string().nullable(),
+  items: z.array(
+    z.object({
+      section: PACK_SECTION,
+      text: z.string(),
+      source: z.string(),
+      record_kind: z.string(),
+      trust_class: z.enum(['raw', 'derived', 'approved']),
+      provenance: z.record(z.string(), z.unknown()),
+      recency: z.string().nullable(),
+      token_cost: z.number().int(),
+    }),
+  ),
+  budget: z.number().int(),
+  used_tokens: z.number().int(),
+  omitted: z.array(z.object({ subsystem: PACK_SECTION, reason: z.string(), detail: z.string().optional() })),
+};
+
 export function registerTools(server: McpServer, context: ToolContext): void {
   server.registerTool(
     'context_pack',
@@ -100,6 +123,7 @@ export function registerTools(server: McpServer, context: ToolContext): void {
       description:
         "Before acting: one token-budgeted pack for the task from the caller's project — planning state (Beads work item, dependencies, ready siblings), what happened in earlier sessions, long-term memory and the repository's own docs — every item with its source and provenance. Parts that are off or unavailable are listed in omitted.",
       inputSchema: CONTEXT_PACK_INPUT,
+      outputSchema: CONTEXT_PACK_OUTPUT,
       annotations: { title: 'Context pack for a task', ...READ_ONLY },
     },
     (args) =>

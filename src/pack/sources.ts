@@ -31,8 +31,11 @@ export interface RecallHistoryDeps {
 }
 
 /** Sessions of the namespace (null: all), by the one namespace rule; an error text is searched first. */
+/** Namespaces by (cwd, project), for the life of the process: resolving one reads the disk. */
+const NAMESPACE_CACHE = new Map<string, string>();
+
 export function recallHistorySource(deps: RecallHistoryDeps): HistorySource {
-  const cache = new Map<string, string>();
+  const cache = NAMESPACE_CACHE;
   const namespaceOf =
     deps.namespaceOf ??
     ((place: SessionPlace): string => {
@@ -44,21 +47,28 @@ export function recallHistorySource(deps: RecallHistoryDeps): HistorySource {
       }
       return id;
     });
-  return async (request) => {
+  return async (request, budget) => {
     let session: string[] | undefined;
     if (request.namespace_id !== null) {
       session = (await deps.listSessionPlaces()).filter((place) => namespaceOf(place) === request.namespace_id).map((place) => place.id);
       if (session.length === 0) throw new SubsystemUnavailable('missing', `no indexed sessions in namespace ${request.namespace_id}`);
     }
-    const queries = [...(request.error ? [request.error] : []), request.task];
     const seen = new Set<string>();
     const out: PackCandidate[] = [];
-    for (const query of queries) {
+    // The error first; the task is searched too unless the error's matches already fill the section's share
+    // (about four characters a token): a second recall is most of a pack's time on a large index.
+    let chars = 0;
+    for (const [query, matched] of [
+      [request.error, 'error'],
+      [request.task, 'task'],
+    ] as const) {
+      if (!query || (matched === 'task' && chars / 4 >= budget)) continue;
       const result = await deps.recall({ query, limit: 5, messagesPerSession: 2, ...(session ? { session } : {}) });
       for (const match of result.matches) {
         const key = `${match.metadata.session_id}\u0000${match.metadata.message_ids.join(',')}`;
         if (seen.has(key)) continue;
         seen.add(key);
+        chars += match.snippet.length;
         const when = match.metadata.timestamps.find((stamp) => stamp !== null) ?? match.metadata.session_end ?? null;
         out.push({
           text: match.snippet,
@@ -69,7 +79,7 @@ export function recallHistorySource(deps: RecallHistoryDeps): HistorySource {
             session_id: match.metadata.session_id,
             message_ids: match.metadata.message_ids,
             archive_path: match.archive_path,
-            matched: query === request.error ? 'error' : 'task',
+            matched,
           },
           recency: when,
         });

@@ -107,7 +107,8 @@ export async function assemblePack(request: PackRequest, subsystems: readonly Pa
     items: costed.filter((item) => taken.has(item)),
     budget,
     used_tokens: used,
-    omitted,
+    // In section order whatever order the subsystems finished in (a stable sort keeps over_budget after the rest).
+    omitted: omitted.sort((a, b) => PACK_SECTIONS.indexOf(a.subsystem) - PACK_SECTIONS.indexOf(b.subsystem)),
   };
 }
 

@@ -103,7 +103,7 @@ export function memoryFileSubsystem(memoryFile: string, deadlineMs = 200): PackS
       const lines = readMemoryLines(memoryFile, { name, root: request.root });
       return lines.map((line, index) => ({
         text: line,
-        source: `MEMORY.md (line ${index + 1} about ${name})`,
+        source: `MEMORY.md (about ${name}, #${index + 1})`,
         record_kind: 'long_term' as const,
         trust_class: 'approved' as const,
         provenance: { file: memoryFile, project: name },

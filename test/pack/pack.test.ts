@@ -98,3 +98,31 @@ describe('Moon.contextPack and indexDocs on the bundled examples', () => {
     await expect(strict.contextPack({ task: 'deploy', cwd: repo, namespace: NS }, { subsystems: { history: broken } })).rejects.toThrow(/history failed: digest store down/);
   });
 });
+
+describe('a pack before anything is indexed', () => {
+  test('history and documents are missing (no index), planning still comes from .beads/; --all-namespaces has no namespace', async () => {
+    const dir = makeTempDir('moon-pack-empty-');
+    try {
+      const repo = writeShopRepo(join(dir.path, 'shop-repo'));
+      const { createMoon } = await import('../../src/moon.js');
+      const moon = createMoon(loadConfig({ home: join(dir.path, 'home'), env: { MOON_RESIDENTIAL_TIMEZONE: 'UTC' } }));
+      try {
+        const pack = await moon.contextPack({ task: 'deploy the shop', planning: 'shop-c3', cwd: repo, budget: 1000 });
+        expect(pack.namespace_id).toBe('github.com/acme/shop');
+        expect(pack.items.map((item) => item.section)).toEqual(['planning', 'planning', 'planning', 'planning']);
+        expect(pack.omitted).toEqual([
+          { subsystem: 'history', reason: 'missing', detail: expect.stringContaining('no index') },
+          { subsystem: 'long_term', reason: 'missing', detail: expect.any(String) },
+          { subsystem: 'documents', reason: 'missing', detail: expect.stringContaining('no index') },
+        ].filter((omission) => omission.subsystem !== 'long_term'));
+        const everywhere = await moon.contextPack({ task: 'deploy the shop', cwd: repo, allNamespaces: true, budget: 1000 });
+        expect(everywhere.namespace_id).toBeNull();
+        expect(everywhere.omitted).toContainEqual({ subsystem: 'planning', reason: 'off', detail: expect.stringContaining('--planning') });
+      } finally {
+        await moon.close();
+      }
+    } finally {
+      dir.cleanup();
+    }
+  });
+});

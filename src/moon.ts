@@ -398,6 +398,7 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
   const hookDeps = (): HookDeps => ({
     home: paths.home,
     memoryFile: paths.memoryFile,
+    planning: config.memory.enabled && config.memory.planning === 'beads',
     zone: config.distill.residential_timezone,
     homeDir: homedir(),
     clock,

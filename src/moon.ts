@@ -44,6 +44,7 @@ import type { HookUsageReport } from './hooks/usage-state.js';
 import type { ContextPackRequest, PackDeps } from './pack/build.js';
 import type { DocsIndexReport } from './pack/documents.js';
 import type { ContextPack } from './pack/types.js';
+import type { BeadsWriteback } from './pack/beads.js';
 
 export interface IndexRequest {
   /** Files or folders; empty: the configured source roots, else the default locations. */
@@ -189,6 +190,12 @@ export interface Moon {
    * failing or slow is listed in `omitted` (raised instead when memory.fail_open is false). Made safe to inject.
    */
   contextPack(request: ContextPackRequest, options?: Pick<PackDeps, 'subsystems' | 'onOmit'>): Promise<ContextPack>;
+  /**
+   * Planning writeback through the `bd` CLI in the repository of `cwd` (default the process's): claim a work item
+   * for a run, close it, file a follow-up discovered on the way. Best-effort: failures are told to onNotice and
+   * returned, never raised.
+   */
+  planning(cwd?: string): Promise<BeadsWriteback>;
   /** Index a repository's docs (README, docs/, ADRs) as `doc` records of its namespace, incrementally. */
   indexDocs(request?: DocsIndexRequest): Promise<DocsIndexReport>;
   close(): Promise<void>;
@@ -631,6 +638,11 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
         request,
       );
       return api.makeSafe(pack);
+    },
+    async planning(cwd) {
+      const [{ beadsWriteback }, { resolveNamespace }] = await Promise.all([import('./pack/beads.js'), import('./memory/records.js')]);
+      const here = cwd ?? process.cwd();
+      return beadsWriteback(resolveNamespace(here).root ?? here, { log: (message) => hooks.onNotice?.(message) });
     },
     async indexDocs(request = {}) {
       const [{ indexDocs }, { resolveNamespace }, { resolve }] = await Promise.all([

@@ -160,7 +160,13 @@ export interface WritebackResult {
  * follow-up discovered on the way. Best-effort: a missing `bd` or a failing command is logged and reported,
  * never raised.
  */
-export function beadsWriteback(root: string, options: { runner?: BdRunner; log?: (message: string) => void } = {}) {
+export interface BeadsWriteback {
+  claim(id: string, run: RunRef): Promise<WritebackResult>;
+  close(id: string, reason: string): Promise<WritebackResult>;
+  createFollowUp(from: string, title: string, description?: string): Promise<WritebackResult>;
+}
+
+export function beadsWriteback(root: string, options: { runner?: BdRunner; log?: (message: string) => void } = {}): BeadsWriteback {
   const runner = options.runner ?? runBd;
   const log = options.log ?? (() => undefined);
   const attempt = async (args: string[]): Promise<WritebackResult> => {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { DocsIndexReport } from '../../../pack/documents.js';
+import type { WritebackResult } from '../../../pack/beads.js';
 import { formatPack } from '../../../pack/format.js';
 import type { CliContext } from '../context.js';
 import { escapeControl } from '../format.js';
@@ -30,6 +31,42 @@ export function registerContext(program: Command, context: CliContext): void {
       });
       if (options.json) printJson(context.io, pack);
       else context.io.out(formatPack(pack));
+    });
+
+  const plan = program.command('plan').description('planning writeback to Beads through the bd CLI (best-effort: a failure is reported, never fatal)');
+  const report = (result: WritebackResult, json: boolean | undefined): void => {
+    if (json) printJson(context.io, result);
+    else context.io.out(`${result.ok ? 'done' : 'not done'}: ${escapeControl(result.detail, { oneLine: true })}`);
+  };
+  plan
+    .command('claim')
+    .description('mark a work item in progress, noting the run (session) that took it')
+    .argument('<id>', 'the Beads issue id')
+    .requiredOption('--session <id>', 'the run: the agent session that claims it')
+    .option('--commit <sha...>', 'commits of the run')
+    .option('--json', 'print {ok, detail}')
+    .action(async (id: string, options: { session: string; commit?: string[]; json?: boolean }) => {
+      const writeback = await context.moon().planning(process.cwd());
+      report(await writeback.claim(id, { session_id: options.session, message_ids: [], archive_path: null, commits: options.commit ?? [] }), options.json);
+    });
+  plan
+    .command('close')
+    .description('close a work item')
+    .argument('<id>', 'the Beads issue id')
+    .requiredOption('--reason <text>', 'why it is closed')
+    .option('--json', 'print {ok, detail}')
+    .action(async (id: string, options: { reason: string; json?: boolean }) => {
+      report(await (await context.moon().planning(process.cwd())).close(id, options.reason), options.json);
+    });
+  plan
+    .command('follow-up')
+    .description('file a follow-up discovered while working on a work item')
+    .argument('<from>', 'the Beads issue it was discovered from')
+    .argument('<title>', 'the new issue')
+    .option('--description <text>', 'its description')
+    .option('--json', 'print {ok, detail}')
+    .action(async (from: string, title: string, options: { description?: string; json?: boolean }) => {
+      report(await (await context.moon().planning(process.cwd())).createFollowUp(from, title, options.description), options.json);
     });
 
   const docs = program.command('docs').description("the repository's own docs, for context packs");

@@ -541,6 +541,24 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
           await (await store)?.close();
           store = null;
         },
+        async (target) => {
+          // Doc records come from repositories, not the archive: copied from the old index while it can be read.
+          if (!hasIndex()) return;
+          try {
+            const sections = await (await openStore(true)).docs.readDocs(null);
+            const files = new Map<string, Map<string, typeof sections>>();
+            for (const section of sections) {
+              const byPath = files.get(section.namespace_id) ?? new Map<string, typeof sections>();
+              byPath.set(section.path, [...(byPath.get(section.path) ?? []), section]);
+              files.set(section.namespace_id, byPath);
+            }
+            for (const [namespaceId, byPath] of files) {
+              await target.docs.replaceDocFiles(namespaceId, [...byPath].map(([path, list]) => ({ path, sections: list })));
+            }
+          } catch (error) {
+            hooks.onNotice?.(`doc records were not carried over (${(error as Error).message}); run \`moon docs index\` again`);
+          }
+        },
       );
     },
     async forget(request) {

@@ -40,6 +40,8 @@ export async function rebuildIndex(
   context: IngestContext,
   aside: AsideStore,
   closeCurrent: () => Promise<void>,
+  /** Copy into the rebuilt store what the archive cannot restore (doc records), before it is sealed. */
+  carry?: (target: StoreEngine) => Promise<void>,
 ): Promise<RebuildReport> {
   if (!existsSync(paths.raw)) {
     throw new MoonError('not_found', `nothing to rebuild from: no raw archive at ${paths.raw}`, { hint: 'run `moon index` to build the index' });
@@ -57,6 +59,7 @@ export async function rebuildIndex(
     const stats = await store.stats.stats();
     sessions = stats.sessions;
     entries = stats.entries;
+    if (!report.fatal) await carry?.(store);
   } finally {
     await store.close();
   }

@@ -161,6 +161,8 @@ export interface DocPort {
   listDocFiles(namespaceId: string): Promise<DocFile[]>;
   /** Replace each named file's sections with the given ones (an empty list removes the file), in one transaction. */
   replaceDocFiles(namespaceId: string, files: readonly { path: string; sections: readonly DocSection[] }[]): Promise<void>;
+  /** Every section of a namespace (null: of all), by namespace, path and section: what `moon rebuild` carries over. */
+  readDocs(namespaceId: string | null): Promise<DocSection[]>;
   /** Sections matching any of the query's words, best first; a namespace of null searches every namespace. */
   searchDocs(query: DocQuery): Promise<DocHit[]>;
 }

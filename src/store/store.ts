@@ -84,5 +84,6 @@ export interface Store {
   listDocFiles(namespaceId: string): DocFile[];
   replaceDocFiles(namespaceId: string, files: readonly { path: string; sections: readonly DocSection[] }[]): void;
   searchDocs(query: DocQuery): DocHit[];
+  readDocs(namespaceId: string | null): DocSection[];
   close(): void;
 }

@@ -84,4 +84,18 @@ describeEachEngine('DocPort', (factory) => {
     expect(await ctx.engine.docs.searchDocs({ namespace_id: SHOP, text: 'deploy', limit: 1, nowMs: NOW })).toHaveLength(1);
     expect(await ctx.engine.docs.searchDocs({ namespace_id: SHOP, text: '?? !! "', limit: 5, nowMs: NOW })).toEqual([]);
   });
+
+  test('readDocs returns every section of a namespace, or of all, in order, as stored', async () => {
+    const readme = [section(SHOP, 'README.md', 0, 'Shop', 'A small shop.'), section(SHOP, 'README.md', 1, 'Payments', 'Checkout retries.', { run_ref: { session_id: 's-1', message_ids: ['m-1'], archive_path: null, commits: ['abc'] } })];
+    const adr = [section(SHOP, 'docs/adr.md', 0, 'ADR', 'Use a queue.', { expires_at_ms: NOW + 5 })];
+    await ctx.engine.docs.replaceDocFiles(SHOP, [{ path: 'docs/adr.md', sections: adr }, { path: 'README.md', sections: readme }]);
+    await ctx.engine.docs.replaceDocFiles(BLOG, [{ path: 'README.md', sections: [section(BLOG, 'README.md', 0, 'Blog', 'A blog.')] }]);
+    expect(await ctx.engine.docs.readDocs(SHOP)).toEqual([...readme, ...adr]);
+    expect((await ctx.engine.docs.readDocs(null)).map((doc) => `${doc.namespace_id} ${doc.path} ${doc.section}`)).toEqual([
+      `${BLOG} README.md 0`,
+      `${SHOP} README.md 0`,
+      `${SHOP} README.md 1`,
+      `${SHOP} docs/adr.md 0`,
+    ]);
+  });
 });

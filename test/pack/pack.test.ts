@@ -97,6 +97,15 @@ describe('Moon.contextPack and indexDocs on the bundled examples', () => {
     const strict = home.reopen({ MEMORY_FAIL_OPEN: 'false' });
     await expect(strict.contextPack({ task: 'deploy', cwd: repo, namespace: NS }, { subsystems: { history: broken } })).rejects.toThrow(/history failed: digest store down/);
   });
+
+  test('moon rebuild carries the doc records over (they are not in the archive)', async () => {
+    const before = await home.moon.indexDocs({ path: repo, namespace: NS });
+    await home.moon.rebuild();
+    const after = await home.moon.indexDocs({ path: repo, namespace: NS });
+    expect(after).toMatchObject({ indexed: [], removed: [], unchanged: before.files });
+    const pack = await home.moon.contextPack({ task: 'stripe secrets wrangler', cwd: repo, namespace: NS, budget: 4000 });
+    expect(pack.items.some((item) => item.section === 'documents')).toBe(true);
+  });
 });
 
 describe('a pack before anything is indexed', () => {

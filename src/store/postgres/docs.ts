@@ -42,3 +42,11 @@ export async function searchDocs(db: PgClient, query: DocQuery): Promise<DocHit[
   );
   return result.rows.map((row) => ({ section: docFromRow(row), score: Number(row.rank) }));
 }
+
+export async function readDocs(db: PgClient, namespaceId: string | null): Promise<DocSection[]> {
+  const result = await db.query<DocRow>(
+    `SELECT ${DOC_COLUMNS} FROM moon.docs ${namespaceId === null ? '' : 'WHERE namespace_id = $1'} ORDER BY namespace_id, path, section`,
+    namespaceId === null ? [] : [namespaceId],
+  );
+  return result.rows.map(docFromRow);
+}

@@ -6,7 +6,7 @@ import { findSessionIds, listSessionSummaries } from './browse.js';
 import { type PgClient, type PgPool, type PgPoolClient, createPool, redactUrl, toPgError } from './client.js';
 import { applyFileCommit } from './commit.js';
 import { listCopied, listRuns, markCopied, readSessionExtras, writeSessionExtras } from './copy.js';
-import { listDocFiles, replaceDocFiles, searchDocs } from './docs.js';
+import { listDocFiles, readDocs, replaceDocFiles, searchDocs } from './docs.js';
 import { findForgettable, forgetSessions, isForgotten, listTombstones } from './forget.js';
 import { migratePostgres } from './schema.js';
 import { hasLexicalMatch, searchLexical, searchTime, searchTrigram, searchVector } from './search.js';
@@ -225,6 +225,7 @@ export async function openPostgresEngine(url: string, options: PostgresEngineOpt
       listDocFiles: (namespaceId) => listDocFiles(db, namespaceId),
       replaceDocFiles: (namespaceId, files) => inTransaction(false, (client) => replaceDocFiles(client, namespaceId, files)),
       searchDocs: (query) => searchDocs(db, query),
+      readDocs: (namespaceId) => readDocs(db, namespaceId),
     },
     close: () => pool.end(),
   };

@@ -57,3 +57,9 @@ export function searchDocs(db: Database.Database, query: DocQuery): DocHit[] {
     .all(...(scoped ? [match, query.namespace_id, query.nowMs, query.limit] : [match, query.nowMs, query.limit])) as (DocRow & { rank: number })[];
   return rows.map((row) => ({ section: docFromRow(row), score: -row.rank }));
 }
+
+export function readDocs(db: Database.Database, namespaceId: string | null): DocSection[] {
+  const sql = `SELECT ${DOC_COLUMNS} FROM docs ${namespaceId === null ? '' : 'WHERE namespace_id = ?'} ORDER BY namespace_id, path, section`;
+  const rows = (namespaceId === null ? db.prepare(sql).all() : db.prepare(sql).all(namespaceId)) as DocRow[];
+  return rows.map(docFromRow);
+}

@@ -108,6 +108,7 @@ export function openSqliteEngine(path: string, options: OpenStoreOptions = {}): 
       listDocFiles: (namespaceId) => run(() => store.listDocFiles(namespaceId)),
       replaceDocFiles: (namespaceId, files) => run(() => store.replaceDocFiles(namespaceId, files)),
       searchDocs: (query) => run(() => store.searchDocs(query)),
+      readDocs: (namespaceId) => run(() => store.readDocs(namespaceId)),
     },
     close: () => run(() => store.close()),
   };

@@ -50,7 +50,7 @@ import { deleteFailureRow, listFailureRows, putFailureRow, quickCheck } from './
 import { guardStore, toStoreError } from './guard.js';
 import { findForgettableSessions, hasTombstone, listTombstoneRows, putTombstone } from './forget.js';
 import { migrate } from './schema.js';
-import { listDocFiles, replaceDocFiles, searchDocs } from './docs.js';
+import { listDocFiles, readDocs, replaceDocFiles, searchDocs } from './docs.js';
 import type { DocFile, DocHit, DocQuery, DocSection } from '../types.js';
 import { runFromColumns } from '../row-mapping.js';
 import { listCopied, listRuns, markCopied, readSessionExtras, writeSessionExtras } from './copy.js';
@@ -534,6 +534,10 @@ class SqliteStore implements Store {
 
   searchDocs(query: DocQuery): DocHit[] {
     return searchDocs(this.db, query);
+  }
+
+  readDocs(namespaceId: string | null): DocSection[] {
+    return readDocs(this.db, namespaceId);
   }
 
   findForgettable(selector: ForgetSelector): string[] {

@@ -67,3 +67,4 @@ export type { DocsIndexReport } from './pack/documents.js';
 export { beadsWriteback, readBeads, type BdRunner, type BeadsIssue, type WritebackResult } from './pack/beads.js';
 export type { DocsIndexRequest } from './moon.js';
 export type { DocFile, DocHit, DocQuery, DocSection } from './store/types.js';
+export { formatPack } from './pack/format.js';

@@ -2,9 +2,8 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { formatPack } from '../../pack/format.js';
 import type { Moon, ProjectScope, RecallResult } from '../../index.js';
-import { MAX_ENTRY_IDS, MAX_TIMELINE_SPAN, MoonError, RECALL_REQUEST_FIELDS, parseRecallRequest, scopeRecallOptions } from '../../index.js';
+import { MAX_ENTRY_IDS, MAX_TIMELINE_SPAN, MoonError, RECALL_REQUEST_FIELDS, formatPack, parseRecallRequest, scopeRecallOptions } from '../../index.js';
 import {
   BUDGET,
   ENTRIES_OUTPUT,

@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
-import type { DocsIndexReport } from '../../../pack/documents.js';
-import type { WritebackResult } from '../../../pack/beads.js';
-import { formatPack } from '../../../pack/format.js';
+import { type DocsIndexReport, type WritebackResult, formatPack } from '../../../index.js';
 import type { CliContext } from '../context.js';
 import { escapeControl } from '../format.js';
 import { printJson } from '../output.js';

@@ -1,3 +1,4 @@
+import type { DocSection } from '../store/types.js';
 import type { StoreEngine } from '../store/ports.js';
 import type { FileState, StoredSession } from '../store/types.js';
 
@@ -15,6 +16,8 @@ export interface MigrateReport {
   tombstones: number;
   failures: number;
   runs: number;
+  /** Doc sections copied (the documents plane; a file already in the target is replaced whole). */
+  docs: number;
   durationMs: number;
 }
 
@@ -45,6 +48,7 @@ export async function migrateIndex(source: StoreEngine, target: StoreEngine, opt
     tombstones: 0,
     failures: 0,
     runs: 0,
+    docs: 0,
     durationMs: 0,
   };
   const model = await source.vectors.getModel();
@@ -91,6 +95,17 @@ export async function migrateIndex(source: StoreEngine, target: StoreEngine, opt
       await target.stats.recordRun(run);
       report.runs += 1;
     }
+  }
+  // Doc records, namespace by namespace, each file replaced whole (a resumed copy writes the same rows again).
+  const byNamespace = new Map<string, Map<string, DocSection[]>>();
+  for (const section of await source.docs.readDocs(null)) {
+    const files = byNamespace.get(section.namespace_id) ?? new Map<string, DocSection[]>();
+    files.set(section.path, [...(files.get(section.path) ?? []), section]);
+    byNamespace.set(section.namespace_id, files);
+    report.docs += 1;
+  }
+  for (const [namespaceId, files] of byNamespace) {
+    await target.docs.replaceDocFiles(namespaceId, [...files].map(([path, sections]) => ({ path, sections })));
   }
   report.durationMs = now() - startedAtMs;
   return report;

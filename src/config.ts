@@ -164,6 +164,27 @@ const schema = z
       })
       .strict()
       .default({ provider: 'none', batch_size: 64, timeout_ms: 30_000 }),
+    /**
+     * The memory planes and the context pack (seed 003 §8). Every switch fails open by default: a plane that is
+     * off, missing, failing or slow contributes nothing and the pack says so.
+     */
+    memory: z
+      .object({
+        /** Off: `moon context` and the context_pack tool hand out an empty pack (every subsystem omitted as off). */
+        enabled: z.boolean().default(true),
+        /** Plane A: `beads` reads the repository's `.beads/` issues (the pack's planning section). */
+        planning: z.enum(['off', 'beads']).default('beads'),
+        /** Plane B: `digest` adds what happened before (today: recall over the namespace's sessions). */
+        history: z.enum(['off', 'digest']).default('digest'),
+        /** Plane C: `moon` (moon's own long-term memory), `mem0` (a Mem0 server), or off. */
+        long_term: z.enum(['off', 'moon', 'mem0']).default('moon'),
+        /** False: a failing or slow subsystem raises instead of being left out of the pack. */
+        fail_open: z.boolean().default(true),
+        /** Tokens (cl100k_base) a context pack may hold when the caller gives no budget. */
+        context_budget_tokens: z.number().int().min(0).max(200_000).default(2000),
+      })
+      .strict()
+      .default({ enabled: true, planning: 'beads', history: 'digest', long_term: 'moon', fail_open: true, context_budget_tokens: 2000 }),
   })
   .strict();
 
@@ -211,6 +232,13 @@ export const ENV_KEYS: Record<string, { key: string; kind: EnvKind }> = {
   MOON_HOOKS_SESSION_START_BUDGET_TOKENS: { key: 'hooks.session_start_budget_tokens', kind: 'int' },
   MOON_HOOKS_USER_PROMPT_RECALL: { key: 'hooks.user_prompt_recall', kind: 'boolean' },
   MOON_HOOKS_USER_PROMPT_BUDGET_TOKENS: { key: 'hooks.user_prompt_budget_tokens', kind: 'int' },
+  // Seed 003 §8 names these flags exactly, without the MOON_ prefix.
+  MEMORY_ENABLED: { key: 'memory.enabled', kind: 'boolean' },
+  MEMORY_PLANNING: { key: 'memory.planning', kind: 'string' },
+  MEMORY_HISTORY: { key: 'memory.history', kind: 'string' },
+  MEMORY_LONG_TERM: { key: 'memory.long_term', kind: 'string' },
+  MEMORY_FAIL_OPEN: { key: 'memory.fail_open', kind: 'boolean' },
+  MEMORY_CONTEXT_BUDGET_TOKENS: { key: 'memory.context_budget_tokens', kind: 'int' },
 };
 
 export interface LoadConfigOptions {

@@ -68,3 +68,12 @@ export type { DigestBody, DigestChange, DigestHit, DigestLine, DigestOutcome, Ru
 export type { NamespaceChoice } from './memory/api.js';
 export type { LongTermMemory } from './memory/long-term.js';
 export { parseAgent as parseMemoryAgent, parseExpires as parseMemoryExpires, parseScope as parseMemoryScope, parseStates as parseMemoryStates } from './memory/parse.js';
+export type { ContextPack, Omission, OmissionReason, PackCandidate, PackItem, PackRecordKind, PackRequest, PackSection, PackSubsystem } from './pack/types.js';
+export { PACK_SECTIONS, SubsystemUnavailable } from './pack/types.js';
+export { assemblePack, SECTION_SHARES } from './pack/assemble.js';
+export type { ContextPackRequest } from './pack/build.js';
+export type { DocsIndexReport } from './pack/documents.js';
+export { beadsWriteback, readBeads, type BdRunner, type BeadsIssue, type WritebackResult } from './pack/beads.js';
+export type { DocsIndexRequest } from './moon.js';
+export type { DocFile, DocHit, DocQuery, DocSection } from './store/types.js';
+export { formatPack } from './pack/format.js';

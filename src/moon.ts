@@ -46,6 +46,10 @@ import type { HookDeps, HookOutcome, HookRequest } from './hooks/run-hook.js';
 import type { HookUsageReport } from './hooks/usage-state.js';
 import type { DigestListRequest, DigestReport, DigestRequest, DigestScope, DigestSearchRequest, DigestSearchResult } from './digest/run-digest.js';
 import type { RunDigest } from './digest/types.js';
+import type { ContextPackRequest, PackDeps } from './pack/build.js';
+import type { DocsIndexReport } from './pack/documents.js';
+import type { ContextPack } from './pack/types.js';
+import type { BeadsWriteback } from './pack/beads.js';
 
 export interface IndexRequest {
   /** Files or folders; empty: the configured source roots, else the default locations. */
@@ -206,7 +210,28 @@ export interface Moon {
   hookUsage(): Promise<HookUsageReport>;
   /** Count a hook run that failed (the caller failed open); `moon status` shows the last failure. Never throws. */
   recordHookFailure(event: string, message: string): Promise<void>;
+  /**
+   * The context pack for a task (seed 003 §4): planning (Beads), history, long-term memory and documents of the
+   * caller's namespace, within a token budget, each item with its provenance; a part that is off, missing,
+   * failing or slow is listed in `omitted` (raised instead when memory.fail_open is false). Made safe to inject.
+   */
+  contextPack(request: ContextPackRequest, options?: Pick<PackDeps, 'subsystems' | 'onOmit'>): Promise<ContextPack>;
+  /**
+   * Planning writeback through the `bd` CLI in the repository of `cwd` (default the process's): claim a work item
+   * for a run, close it, file a follow-up discovered on the way. Best-effort: failures are told to onNotice and
+   * returned, never raised.
+   */
+  planning(cwd?: string): Promise<BeadsWriteback>;
+  /** Index a repository's docs (README, docs/, ADRs) as `doc` records of its namespace, incrementally. */
+  indexDocs(request?: DocsIndexRequest): Promise<DocsIndexReport>;
   close(): Promise<void>;
+}
+
+export interface DocsIndexRequest {
+  /** The folder to index; default the cwd's repository root. Its namespace is resolved from it. */
+  path?: string;
+  /** An explicit namespace id instead of the folder's. */
+  namespace?: string;
 }
 
 /** Text made safe to hand an agent: bounded, controls and markup neutralised, secrets redacted again. */
@@ -407,6 +432,7 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
   const hookDeps = (): HookDeps => ({
     home: paths.home,
     memoryFile: paths.memoryFile,
+    planning: config.memory.enabled && config.memory.planning === 'beads',
     zone: config.distill.residential_timezone,
     homeDir: homedir(),
     clock,
@@ -556,13 +582,29 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
         },
         async (built) => {
           if (!existsSync(paths.db)) return;
+          const old = await openStore(true);
           try {
-            await built.memories.restore(await (await openStore(true)).memories.dump());
+            await built.memories.restore(await old.memories.dump());
           } catch (error) {
             // A damaged index may not give its memories back: its file is kept beside the new one.
             const kept = `${paths.db}.before-rebuild`;
             copyFileSync(paths.db, kept);
             hooks.onNotice?.(`long-term memories could not be read from the old index (${(error as Error).message}); it is kept at ${kept}`);
+          }
+          // Doc records come from repositories, not the archive: copied from the old index while it can be read.
+          try {
+            const sections = await old.docs.readDocs(null);
+            const files = new Map<string, Map<string, typeof sections>>();
+            for (const section of sections) {
+              const byPath = files.get(section.namespace_id) ?? new Map<string, typeof sections>();
+              byPath.set(section.path, [...(byPath.get(section.path) ?? []), section]);
+              files.set(section.namespace_id, byPath);
+            }
+            for (const [namespaceId, byPath] of files) {
+              await built.docs.replaceDocFiles(namespaceId, [...byPath].map(([path, list]) => ({ path, sections: list })));
+            }
+          } catch (error) {
+            hooks.onNotice?.(`doc records were not carried over (${(error as Error).message}); run \`moon docs index\` again`);
           }
         },
       );
@@ -645,6 +687,53 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
     async hook(request) {
       const { runHook } = await import('./hooks/run-hook.js');
       return runHook(hookDeps(), request);
+    },
+    async contextPack(request, options = {}) {
+      const [{ buildContextPack }, { recallHistorySource }, { loadTokenCounter }] = await Promise.all([
+        import('./pack/build.js'),
+        import('./pack/sources.js'),
+        import('./hooks/tokens.js'),
+      ]);
+      const reader = (): Promise<StoreEngine> => openStore(true);
+      const pack = await buildContextPack(
+        {
+          memory: config.memory,
+          memoryFile: paths.memoryFile,
+          docs: async () => (await reader()).docs,
+          history: [
+            recallHistorySource({
+              // No embedding model is loaded for a pack (the < 100 ms goal): lexical, trigram and time signals.
+              recall: async (options) => recallFrom(await reader(), options, false),
+              listSessionPlaces: async () => (await reader()).browse.listSessionPlaces(),
+            }),
+          ],
+          counter: loadTokenCounter,
+          safe: async () => {
+            const safe = await api.safeText();
+            return (text) => safe(text);
+          },
+          clock,
+          ...options,
+        },
+        request,
+      );
+      return api.makeSafe(pack);
+    },
+    async planning(cwd) {
+      const [{ beadsWriteback }, { resolveNamespace }] = await Promise.all([import('./pack/beads.js'), import('./memory/records.js')]);
+      const here = cwd ?? process.cwd();
+      return beadsWriteback(resolveNamespace(here).root ?? here, { log: (message) => hooks.onNotice?.(message) });
+    },
+    async indexDocs(request = {}) {
+      const [{ indexDocs }, { resolveNamespace }, { resolve }] = await Promise.all([
+        import('./pack/documents.js'),
+        import('./memory/records.js'),
+        import('node:path'),
+      ]);
+      const namespace = resolveNamespace(request.path ? resolve(request.path) : process.cwd());
+      const root = request.path ? resolve(request.path) : (namespace.root ?? process.cwd());
+      const target = request.namespace ? { ...namespace, namespace_id: request.namespace } : namespace;
+      return indexDocs((await openStore(false)).docs, target, root, clock());
     },
     async captureTranscript(path) {
       return api.index({ roots: [path], workers: 0 });

@@ -46,6 +46,8 @@ export interface HookOutcome {
 export interface HookDeps {
   home: string;
   memoryFile: string;
+  /** Whether session-start adds the project's Beads work in progress (memory.enabled and memory.planning = beads). */
+  planning?: boolean;
   zone: string;
   homeDir: string;
   clock: () => number;
@@ -78,7 +80,7 @@ export async function runHook(deps: HookDeps, request: HookRequest): Promise<Hoo
       }
       const [browse, redact, counter] = await Promise.all([deps.browse(), deps.redact(), loadTokenCounter()]);
       const context = await buildSessionStartContext(
-        { browse, memoryFile: deps.memoryFile, zone: deps.zone, redact, counter, homeDir: deps.homeDir, projectionPathFor: deps.projectionPathFor },
+        { browse, memoryFile: deps.memoryFile, zone: deps.zone, redact, counter, homeDir: deps.homeDir, projectionPathFor: deps.projectionPathFor, planning: deps.planning ?? false },
         { cwd: payload.cwd, sessionId: payload.sessionId, source: payload.source, budget },
       );
       outcome = context

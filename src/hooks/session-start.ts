@@ -6,6 +6,7 @@ import { abbreviateZone, formatLocalIso } from '../time/format.js';
 import { type Piece, fitToBudget } from './budget.js';
 import { type SessionDigest, readSessionDigest } from './digest.js';
 import { readMemoryLines } from './memory-lines.js';
+import { type BeadsIssue, isReady, readBeads } from '../pack/beads.js';
 import { type ProjectScope, findProjectScope, normalizePath } from './project-scope.js';
 import type { TokenCounter } from './tokens.js';
 
@@ -35,6 +36,8 @@ export interface SessionStartDeps {
   homeDir: string;
   /** The projection of a session the index has no path for. */
   projectionPathFor: (sessionId: string) => string;
+  /** Add the project's Beads work in progress and ready items (the planning plane of the context pack). */
+  planning?: boolean;
 }
 
 export interface SessionStartContext {
@@ -106,15 +109,21 @@ export async function buildSessionStartContext(deps: SessionStartDeps, input: Se
     pieces.push({ rank: 5 + index / 100, order: 100_000 + index, text: `- ${safe(line, MEMORY_CHARS)}` });
   });
 
+  if (deps.planning) {
+    // Planning is best-effort: a missing or unreadable .beads/ adds nothing.
+    workItems(scope.root).forEach((line, index) => pieces.push({ rank: 5.5 + index / 100, order: 200_000 + index, text: `- ${safe(line, TITLE_CHARS + 40)}` }));
+  }
+
   const render = (chosen: Piece[]): string => {
     const lines: string[] = [];
-    let section: 'own' | 'earlier' | 'memory' | null = null;
+    let section: 'own' | 'earlier' | 'memory' | 'planning' | null = null;
     for (const piece of chosen) {
-      const at = piece.order < 100 ? null : piece.order < 1000 ? 'own' : piece.order < 100_000 ? 'earlier' : 'memory';
+      const at = piece.order < 100 ? null : piece.order < 1000 ? 'own' : piece.order < 100_000 ? 'earlier' : piece.order < 200_000 ? 'memory' : 'planning';
       if (at !== section && at !== null) {
         lines.push('');
         if (at === 'earlier') lines.push(layout.own ? 'Earlier sessions in this project, newest first:' : 'Sessions, newest first:');
         if (at === 'memory') lines.push(`From MEMORY.md, lines about ${safe(scope.name, 80)}:`);
+        if (at === 'planning') lines.push('Work items (Beads), in progress then ready by priority — `moon context TASK --planning ID` for one in full:');
         section = at;
       }
       lines.push(piece.text);
@@ -158,6 +167,22 @@ export function describeWhen(startMs: number | null, endMs: number | null, zone:
   const end = at(endMs);
   if (start.date === end.date && start.abbr === end.abbr) return `${start.date} ${start.time}–${end.time} ${end.abbr}`;
   return `${start.date} ${start.time} ${start.abbr} – ${end.date} ${end.time} ${end.abbr}`;
+}
+
+/** In-progress Beads issues, then ready ones by priority: at most six lines, `ID [status, P1]: title`. */
+function workItems(root: string): string[] {
+  let issues;
+  try {
+    issues = readBeads(root);
+  } catch {
+    return [];
+  }
+  if (!issues) return [];
+  const all = [...issues.values()];
+  const byPriority = (a: BeadsIssue, b: BeadsIssue): number => (a.priority ?? 2) - (b.priority ?? 2) || a.id.localeCompare(b.id);
+  const doing = all.filter((issue) => issue.status === 'in_progress').sort(byPriority).slice(0, 3);
+  const ready = all.filter((issue) => isReady(issue, issues)).sort(byPriority).slice(0, 6 - doing.length);
+  return [...doing, ...ready].map((issue) => `${issue.id} [${issue.status ?? 'open'}${issue.priority !== undefined ? `, P${issue.priority}` : ''}]: ${issue.title}`);
 }
 
 function shortId(id: string): string {

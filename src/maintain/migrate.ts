@@ -1,4 +1,5 @@
 import type { FixEvent } from '../fixes/types.js';
+import type { DocSection } from '../store/types.js';
 import type { StoreEngine } from '../store/ports.js';
 import type { FileState, StoredSession } from '../store/types.js';
 
@@ -18,6 +19,8 @@ export interface MigrateReport {
   runs: number;
   /** Long-term memories added to the target (one already there, by id, is left as it is). */
   memories: number;
+  /** Doc sections copied (the documents plane; a file already in the target is replaced whole). */
+  docs: number;
   durationMs: number;
 }
 
@@ -49,6 +52,7 @@ export async function migrateIndex(source: StoreEngine, target: StoreEngine, opt
     failures: 0,
     runs: 0,
     memories: 0,
+    docs: 0,
     durationMs: 0,
   };
   const model = await source.vectors.getModel();
@@ -106,6 +110,17 @@ export async function migrateIndex(source: StoreEngine, target: StoreEngine, opt
   }
   // Long-term memories and their versions: curated, in no transcript; ids already in the target are kept.
   report.memories = await target.memories.restore(await source.memories.dump());
+  // Doc records, namespace by namespace, each file replaced whole (a resumed copy writes the same rows again).
+  const byNamespace = new Map<string, Map<string, DocSection[]>>();
+  for (const section of await source.docs.readDocs(null)) {
+    const files = byNamespace.get(section.namespace_id) ?? new Map<string, DocSection[]>();
+    files.set(section.path, [...(files.get(section.path) ?? []), section]);
+    byNamespace.set(section.namespace_id, files);
+    report.docs += 1;
+  }
+  for (const [namespaceId, files] of byNamespace) {
+    await target.docs.replaceDocFiles(namespaceId, [...files].map(([path, sections]) => ({ path, sections })));
+  }
   report.durationMs = now() - startedAtMs;
   return report;
 }

@@ -34,7 +34,7 @@ export interface RebuildReport {
  * the raw files themselves are recorded as the sessions' files, and the first `moon index` of an original
  * transcript takes its session over from its raw copy without adding a duplicate (see indexFile).
  * Vectors are not rebuilt here: the next `moon index` with an embedder configured embeds what is missing.
- * `carryOver` copies into the built index what is in no archive (long-term memories) before it is swapped in.
+ * `carryOver` copies into the built index what is in no archive (long-term memories, doc records) before it is swapped in.
  */
 export async function rebuildIndex(
   paths: MoonPaths,

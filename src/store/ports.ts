@@ -24,6 +24,7 @@ import type {
   Tombstone,
   VectorQuery,
 } from './types.js';
+import type { DocFile, DocHit, DocQuery, DocSection } from './types.js';
 
 /**
  * The store ports: the only way ingest, search, browse and maintenance reach persisted data. Small interfaces,
@@ -237,6 +238,22 @@ export interface MemoryDump {
   versions: MemoryVersion[];
 }
 
+/**
+ * The documents plane (seed 003 §4.4): the repository's own markdown and text docs, as `doc` records cut into
+ * sections, with full-text search. Rows are keyed by (namespace, path, section); a file is replaced whole, so
+ * `moon docs index` can skip a file whose content hash it already holds.
+ */
+export interface DocPort {
+  /** The files a namespace has indexed, with the content hash each was indexed at. */
+  listDocFiles(namespaceId: string): Promise<DocFile[]>;
+  /** Replace each named file's sections with the given ones (an empty list removes the file), in one transaction. */
+  replaceDocFiles(namespaceId: string, files: readonly { path: string; sections: readonly DocSection[] }[]): Promise<void>;
+  /** Every section of a namespace (null: of all), by namespace, path and section: what `moon rebuild` carries over. */
+  readDocs(namespaceId: string | null): Promise<DocSection[]>;
+  /** Sections matching any of the query's words, best first; a namespace of null searches every namespace. */
+  searchDocs(query: DocQuery): Promise<DocHit[]>;
+}
+
 export type EngineName = 'sqlite' | 'postgres';
 
 /** One opened store: its ports, and how to close it. The composition root picks the engine; nothing else does. */
@@ -254,5 +271,6 @@ export interface StoreEngine {
   readonly fixes: FixPort;
   readonly digests: DigestPort;
   readonly memories: MemoryPort;
+  readonly docs: DocPort;
   close(): Promise<void>;
 }

@@ -5,6 +5,7 @@
 import type { ArchiveRecord, CompactionAnchor, Entry, Role, Session, SourceName, UsageSnapshot } from '../model.js';
 import type { ResultPatch } from '../model.js';
 import type { FixEvent, FixEventFilter } from '../fixes/types.js';
+import type { DocFile, DocHit, DocQuery, DocSection } from './types.js';
 import type {
   Candidate, EmbeddingModel, FailureRecord, FileCommit, FileState, LexicalQuery, PendingEmbedding, RunRecord,
   SessionExtras, SessionListFilter, SessionPlace, SessionSummary, SessionTerms, ForgetSelector, ForgottenSession, Tombstone, StoreStats, StoredSession, TimeSearch, VectorQuery,
@@ -85,5 +86,9 @@ export interface Store {
   checkIntegrity(): string[];
   /** Finish work a migration left for code (e.g. refill a rebuilt FTS table); called once after opening. */
   finishPendingRebuild?(): void;
+  listDocFiles(namespaceId: string): DocFile[];
+  replaceDocFiles(namespaceId: string, files: readonly { path: string; sections: readonly DocSection[] }[]): void;
+  searchDocs(query: DocQuery): DocHit[];
+  readDocs(namespaceId: string | null): DocSection[];
   close(): void;
 }

@@ -1,5 +1,6 @@
 import type { ArchiveRecord, CompactionAnchor, Entry, ResultPatch, Role, Session, SourceName, UsageSnapshot } from '../model.js';
 import type { PreparedDocument } from './index-document.js';
+import type { RecordEnvelope } from '../memory/records.js';
 
 /**
  * The shapes the store ports (ports.ts) take and return. Shared by every engine; no engine's types leak out.
@@ -272,4 +273,41 @@ export class BatchAbortedError extends Error {
     super(`batch aborted while committing ${path}: ${cause instanceof Error ? cause.message : String(cause)}`);
     this.name = 'BatchAbortedError';
   }
+}
+
+/** One section of an indexed document: a `doc` record (src/memory/records.ts) with its place in the file. */
+export interface DocSection extends RecordEnvelope {
+  record_kind: 'doc';
+  /** The file, relative to the namespace's root, with `/` separators. */
+  path: string;
+  /** Its order in the file, from 0. */
+  section: number;
+  /** The nearest heading above it (the file name when it has none). */
+  heading: string;
+  text: string;
+  /** The whole file's content hash (sha256, hex) at indexing. */
+  content_hash: string;
+  /** The first line of the section in the file, from 1. */
+  line: number;
+}
+
+export interface DocFile {
+  path: string;
+  content_hash: string;
+  sections: number;
+}
+
+export interface DocQuery {
+  namespace_id: string | null;
+  /** Free text: its words are matched (stemmed), any of them. */
+  text: string;
+  limit: number;
+  /** Sections whose expires_at_ms is at or before this are left out. */
+  nowMs: number;
+}
+
+export interface DocHit {
+  section: DocSection;
+  /** Higher is better; comparable within one answer only. */
+  score: number;
 }

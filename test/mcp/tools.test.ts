@@ -47,9 +47,9 @@ describe('moon mcp', () => {
     expect(mcp.protocolErrors).toEqual([]);
   });
 
-  test('lists four read-only tools with input and output schemas', async () => {
+  test('lists five read-only tools with input and output schemas', async () => {
     const { tools } = await mcp.client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['get_entries', 'get_session', 'recall', 'timeline']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['context_pack', 'get_entries', 'get_session', 'recall', 'timeline']);
     for (const tool of tools) {
       expect(tool.annotations?.readOnlyHint, tool.name).toBe(true);
       expect(tool.description, tool.name).toBeTruthy();
@@ -253,7 +253,7 @@ describe('moon mcp without an index, or with a broken configuration', () => {
     writeFileSync(join(broken.path, 'moon.toml'), 'recall = [not toml');
     const session = await startMcp({ home: broken.path, cwd: broken.path });
     try {
-      expect((await session.client.listTools()).tools).toHaveLength(4);
+      expect((await session.client.listTools()).tools).toHaveLength(5);
       const result = await session.call('recall', { query: 'x' });
       expect(result.isError).toBe(true);
       expect(textOf(result)).toMatch(/moon\.toml/);

@@ -3,6 +3,7 @@ import { type MoonConfig, loadConfig } from '../../config.js';
 import { MoonError, describeError, isMoonError } from '../../errors.js';
 import { type Moon, createMoon } from '../../moon.js';
 import { registerConfig } from './commands/config-command.js';
+import { registerContext } from './commands/context-command.js';
 import { registerContinuity } from './commands/continuity-command.js';
 import { registerForget } from './commands/forget-command.js';
 import { registerFixes } from './commands/fixes-command.js';
@@ -105,6 +106,7 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
   registerHook(program, context);
   registerMemory(program, context);
   registerGc(program, context);
+  registerContext(program, context);
   program.hook('preAction', (_program, command) => {
     // Seed 001 DaemonLockPayload rule 3: a command that writes refuses another home's running watcher.
     const writesMemory = command.parent?.name() === 'memory' && MEMORY_WRITES.has(command.name());

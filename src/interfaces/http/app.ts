@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { z } from 'zod';
 import { bodyLimit } from 'hono/body-limit';
 import { MAX_ENTRY_IDS, type Moon, MoonError, parseRecallRequest, scopeRecallOptions } from '../../index.js';
 import { requireToken } from './auth.js';
@@ -63,6 +64,34 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
     return history({ ...(await moon.recall(scoped)), scope });
   });
 
+  app.post('/v1/context', async (c) => {
+    let body: unknown;
+    try {
+      body = JSON.parse(await c.req.text());
+    } catch (error) {
+      return sendError(c, 400, 'bad_json', `the body is not JSON: ${(error as Error).message}`);
+    }
+    const parsed = CONTEXT_REQUEST.safeParse(body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new MoonError('bad_input', `${issue.path.join('.') || 'body'}: ${issue.message}`);
+    }
+    const request = parsed.data;
+    return history(
+      await moon.contextPack({
+        task: request.task,
+        budget: request.budget,
+        error: request.error ?? null,
+        planning: request.planning ?? null,
+        // Without a cwd the server's own folder is not a caller's project: every namespace, as with recall.
+        cwd: request.cwd ?? null,
+
+        namespace: request.namespace ?? null,
+        allNamespaces: request.all_namespaces ?? (request.cwd === undefined && request.namespace === undefined),
+      }),
+    );
+  });
+
   app.get('/v1/sessions', async (c) => {
     const query = c.req.queries();
     const limit = c.req.query('limit');
@@ -120,6 +149,16 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
 }
 
 
+
+const CONTEXT_REQUEST = z.strictObject({
+  task: z.string().min(1).max(4000),
+  budget: z.number().int().min(0).max(200_000).optional(),
+  error: z.string().min(1).max(4000).optional(),
+  planning: z.string().min(1).max(200).optional(),
+  cwd: z.string().min(1).optional(),
+  namespace: z.string().min(1).optional(),
+  all_namespaces: z.boolean().optional(),
+});
 
 function readCount(name: string, value: string): number {
   if (!/^\d+$/.test(value)) throw new MoonError('bad_input', `${name}: must be a whole number, got "${value}"`);

@@ -40,6 +40,33 @@ export function buildOpenApi(version: string): Record<string, unknown> {
           responses: { 200: json({ type: 'object', description: 'RecallResult (docs/formats.md)' }, 'RecallResult'), ...errors },
         },
       },
+      '/v1/context': {
+        post: {
+          summary: "the context pack for a task (planning, history, long-term memory, documents of the caller's namespace, within a token budget)",
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['task'],
+                  properties: {
+                    task: { type: 'string' },
+                    budget: { type: 'integer', minimum: 0, description: 'tokens (cl100k_base); default memory.context_budget_tokens' },
+                    error: { type: 'string', description: 'an error being faced: history matching it first' },
+                    planning: { type: 'string', description: 'a Beads issue id' },
+                    cwd: { type: 'string', description: "the caller's working directory: its namespace scopes the pack" },
+                    namespace: { type: 'string', description: "a namespace id instead of the cwd's" },
+                    all_namespaces: { type: 'boolean' },
+                  },
+                  additionalProperties: false,
+                },
+              },
+            },
+          },
+          responses: { 200: json({ type: 'object', description: 'ContextPack: {items, budget, used_tokens, omitted} (docs/formats.md)' }, 'ContextPack'), ...errors },
+        },
+      },
       '/v1/sessions': {
         get: {
           summary: 'indexed sessions, newest first',

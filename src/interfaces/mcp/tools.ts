@@ -1,8 +1,9 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { Moon, ProjectScope, RecallResult } from '../../index.js';
-import { MAX_ENTRY_IDS, MAX_TIMELINE_SPAN, MoonError, RECALL_REQUEST_FIELDS, parseRecallRequest, scopeRecallOptions } from '../../index.js';
+import { MAX_ENTRY_IDS, MAX_TIMELINE_SPAN, MoonError, RECALL_REQUEST_FIELDS, formatPack, parseRecallRequest, scopeRecallOptions } from '../../index.js';
 import {
   BUDGET,
   ENTRIES_OUTPUT,
@@ -83,7 +84,56 @@ export const SESSION_INPUT = z.strictObject({
   tz: TZ,
 });
 
+export const CONTEXT_PACK_INPUT = z.strictObject({
+  task: z.string().min(1).max(4000).describe('What you are about to do: the pack is assembled for it'),
+  budget: z.number().int().min(0).max(200_000).describe('Tokens the pack may hold (default memory.context_budget_tokens)').optional(),
+  error: z.string().min(1).max(4000).describe('An error you are facing: history matching it comes first').optional(),
+  planning: z.string().min(1).max(200).describe('A Beads issue id: the work item, its dependencies, ready siblings, acceptance criteria and notes').optional(),
+});
+
+const PACK_SECTION = z.enum(['planning', 'history', 'long_term', 'documents']);
+
+/** The pack as docs/formats.md describes it. */
+export const CONTEXT_PACK_OUTPUT = {
+  task: z.string(),
+  namespace_id: z.string().nullable(),
+  items: z.array(
+    z.object({
+      section: PACK_SECTION,
+      text: z.string(),
+      source: z.string(),
+      record_kind: z.string(),
+      trust_class: z.enum(['raw', 'derived', 'approved']),
+      provenance: z.record(z.string(), z.unknown()),
+      recency: z.string().nullable(),
+      token_cost: z.number().int(),
+    }),
+  ),
+  budget: z.number().int(),
+  used_tokens: z.number().int(),
+  omitted: z.array(z.object({ subsystem: PACK_SECTION, reason: z.string(), detail: z.string().optional() })),
+};
+
 export function registerTools(server: McpServer, context: ToolContext): void {
+  server.registerTool(
+    'context_pack',
+    {
+      title: 'Context pack for a task',
+      description:
+        "Before acting: one token-budgeted pack for the task from the caller's project — planning state (Beads work item, dependencies, ready siblings), what happened in earlier sessions, long-term memory and the repository's own docs — every item with its source and provenance. Parts that are off or unavailable are listed in omitted.",
+      inputSchema: CONTEXT_PACK_INPUT,
+      outputSchema: CONTEXT_PACK_OUTPUT,
+      annotations: { title: 'Context pack for a task', ...READ_ONLY },
+    },
+    (args) =>
+      context.guard('context_pack', async () => {
+        const roots = await context.roots();
+        const cwd = roots.map(rootPath).find((path): path is string => path !== null) ?? context.cwd;
+        const pack = await context.moon().contextPack({ task: args.task, budget: args.budget, error: args.error ?? null, planning: args.planning ?? null, cwd });
+        return answer(formatPack(pack), pack);
+      }),
+  );
+
   server.registerTool(
     'recall',
     {
@@ -243,6 +293,18 @@ export function registerTools(server: McpServer, context: ToolContext): void {
         return answer(sessionText(output), output);
       }),
   );
+}
+
+/** A client root (file:// URI or path) as a folder path, or null. */
+function rootPath(root: string): string | null {
+  if (root.startsWith('file://')) {
+    try {
+      return fileURLToPath(root);
+    } catch {
+      return null;
+    }
+  }
+  return root.startsWith('/') ? root : null;
 }
 
 async function resolveScope(context: ToolContext, moon: Moon, allProjects: boolean | undefined): Promise<ProjectScope> {

@@ -8,6 +8,7 @@ import { type PgClient, type PgPool, type PgPoolClient, createPool, redactUrl, t
 import { applyFileCommit } from './commit.js';
 import { listCopied, listRuns, markCopied, readSessionExtras, writeSessionExtras } from './copy.js';
 import { listFixEvents, listFixNamespaces, putFixEvents } from './fixes.js';
+import { listDocFiles, readDocs, replaceDocFiles, searchDocs } from './docs.js';
 import { findForgettable, forgetSessions, isForgotten, listTombstones } from './forget.js';
 import { postgresMemoryPort } from './memories.js';
 import { migratePostgres } from './schema.js';
@@ -230,6 +231,12 @@ export async function openPostgresEngine(url: string, options: PostgresEngineOpt
     },
     digests: createPostgresDigests(db),
     memories: postgresMemoryPort(db, (work) => inTransaction(false, work)),
+    docs: {
+      listDocFiles: (namespaceId) => listDocFiles(db, namespaceId),
+      replaceDocFiles: (namespaceId, files) => inTransaction(false, (client) => replaceDocFiles(client, namespaceId, files)),
+      searchDocs: (query) => searchDocs(db, query),
+      readDocs: (namespaceId) => readDocs(db, namespaceId),
+    },
     close: () => pool.end(),
   };
 }

@@ -434,6 +434,29 @@ const MIGRATIONS: string[] = [
     PRIMARY KEY (memory_id, version)
   );
   `,
+  // 8: the documents plane (seed 003): the repository's docs cut into sections, as `doc` records (postgres/docs.ts).
+  `
+  CREATE TABLE IF NOT EXISTS moon.docs (
+    namespace_id text NOT NULL,
+    path text NOT NULL,
+    section integer NOT NULL,
+    heading text NOT NULL,
+    text text NOT NULL,
+    content_hash text NOT NULL,
+    line integer NOT NULL,
+    repo text,
+    security_scope text NOT NULL,
+    trust_class text NOT NULL,
+    created_at_ms bigint NOT NULL,
+    expires_at_ms bigint,
+    run_ref text,
+    body tsvector GENERATED ALWAYS AS (
+      setweight(to_tsvector('english', heading), 'A') || to_tsvector('english', text) || setweight(to_tsvector('simple', path), 'C')
+    ) STORED,
+    PRIMARY KEY (namespace_id, path, section)
+  );
+  CREATE INDEX IF NOT EXISTS docs_body ON moon.docs USING gin (body);
+  `,
 ];
 
 /** A fixed key for pg_advisory_xact_lock: migrations of one database run one at a time. */

@@ -118,6 +118,12 @@ export function openSqliteEngine(path: string, options: OpenStoreOptions = {}): 
       return next;
     }),
     memories: sqliteMemoryPort(() => store.planeAccess()),
+    docs: {
+      listDocFiles: (namespaceId) => run(() => store.listDocFiles(namespaceId)),
+      replaceDocFiles: (namespaceId, files) => run(() => store.replaceDocFiles(namespaceId, files)),
+      searchDocs: (query) => run(() => store.searchDocs(query)),
+      readDocs: (namespaceId) => run(() => store.readDocs(namespaceId)),
+    },
     close: () => run(() => store.close()),
   };
 }

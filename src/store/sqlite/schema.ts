@@ -258,6 +258,27 @@ const MIGRATIONS: string[] = [
     PRIMARY KEY (memory_id, version)
   );
   `,
+  // 12: the documents plane (seed 003): the repository's docs cut into sections, as `doc` records (sqlite/docs.ts).
+  `
+  CREATE TABLE IF NOT EXISTS docs (
+    id INTEGER PRIMARY KEY,
+    namespace_id TEXT NOT NULL,
+    path TEXT NOT NULL,
+    section INTEGER NOT NULL,
+    heading TEXT NOT NULL,
+    text TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    line INTEGER NOT NULL,
+    repo TEXT,
+    security_scope TEXT NOT NULL,
+    trust_class TEXT NOT NULL,
+    created_at_ms INTEGER NOT NULL,
+    expires_at_ms INTEGER,
+    run_ref TEXT,
+    UNIQUE (namespace_id, path, section)
+  );
+  CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(heading, text, path, tokenize = 'porter unicode61');
+  `,
 ];
 
 /** Data a migration must derive in code, run in the same transaction as the migration's SQL. */

@@ -52,6 +52,8 @@ import { findForgettableSessions, hasTombstone, listTombstoneRows, putTombstone 
 import { migrate } from './schema.js';
 import { listFixEvents, listFixNamespaces, putFixEvents } from './fixes.js';
 import type { FixEvent, FixEventFilter } from '../../fixes/types.js';
+import { listDocFiles, readDocs, replaceDocFiles, searchDocs } from './docs.js';
+import type { DocFile, DocHit, DocQuery, DocSection } from '../types.js';
 import { runFromColumns } from '../row-mapping.js';
 import { listCopied, listRuns, markCopied, readSessionExtras, writeSessionExtras } from './copy.js';
 import { listSessionSummaries } from './session-list.js';
@@ -553,6 +555,22 @@ class SqliteStore implements Store, PlaneAccess {
 
   close(): void {
     if (this.db.open) this.db.close();
+  }
+
+  listDocFiles(namespaceId: string): DocFile[] {
+    return listDocFiles(this.db, namespaceId);
+  }
+
+  replaceDocFiles(namespaceId: string, files: readonly { path: string; sections: readonly DocSection[] }[]): void {
+    replaceDocFiles(this.db, this.lock, namespaceId, files);
+  }
+
+  searchDocs(query: DocQuery): DocHit[] {
+    return searchDocs(this.db, query);
+  }
+
+  readDocs(namespaceId: string | null): DocSection[] {
+    return readDocs(this.db, namespaceId);
   }
 
   findForgettable(selector: ForgetSelector): string[] {

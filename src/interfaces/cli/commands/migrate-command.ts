@@ -17,7 +17,7 @@ export function registerMigrate(program: Command, context: CliContext): void {
         [
           `copied ${clean(report.from)} → ${clean(report.to)}`,
           `sessions: ${report.sessions} (${report.copied} copied now, ${report.skipped} already there)  entries: ${report.entries}  vectors: ${report.vectors}`,
-          `file states: ${report.files}  tombstones: ${report.tombstones}  remembered failures: ${report.failures}  runs: ${report.runs}`,
+          `file states: ${report.files}  tombstones: ${report.tombstones}  remembered failures: ${report.failures}  runs: ${report.runs}  doc sections: ${report.docs}`,
           `took ${report.durationMs} ms`,
           `to use it: set store.url in moon.toml (or MOON_DATABASE_URL) to the database; ${plural(report.sessions, 'session')} will be found there`,
         ].join('\n'),

@@ -1,0 +1,114 @@
+import { basename } from 'node:path';
+import { readMemoryLines } from '../hooks/memory-lines.js';
+import { resolveNamespace } from '../memory/records.js';
+import type { RecallResult } from '../model.js';
+import type { RecallOptions } from '../search/options.js';
+import type { SessionPlace } from '../store/types.js';
+import { type PackCandidate, type PackRequest, type PackSubsystem, SubsystemUnavailable } from './types.js';
+
+/**
+ * History today: recall over the namespace's own sessions (what was said the last times this was worked on).
+ * Run digests and fix patterns plug in beside it as further history sources: `historySubsystem` takes a list.
+ */
+export type HistorySource = (request: PackRequest, budget: number) => Promise<PackCandidate[]>;
+
+export function historySubsystem(sources: readonly HistorySource[], deadlineMs = 400): PackSubsystem {
+  return {
+    name: 'history',
+    deadlineMs,
+    async gather(request, budget) {
+      const lists = await Promise.all(sources.map((source) => source(request, budget)));
+      return lists.flat();
+    },
+  };
+}
+
+export interface RecallHistoryDeps {
+  recall(options: RecallOptions): Promise<RecallResult>;
+  listSessionPlaces(): Promise<SessionPlace[]>;
+  /** The namespace of a session's place (resolveNamespace, cached by the caller if it likes). */
+  namespaceOf?(place: SessionPlace): string;
+}
+
+/** Sessions of the namespace (null: all), by the one namespace rule; an error text is searched first. */
+/** Namespaces by (cwd, project), for the life of the process: resolving one reads the disk. */
+const NAMESPACE_CACHE = new Map<string, string>();
+
+export function recallHistorySource(deps: RecallHistoryDeps): HistorySource {
+  const cache = NAMESPACE_CACHE;
+  const namespaceOf =
+    deps.namespaceOf ??
+    ((place: SessionPlace): string => {
+      const key = `${place.cwd ?? ''}\u0000${place.project ?? ''}`;
+      let id = cache.get(key);
+      if (id === undefined) {
+        id = resolveNamespace(place.cwd, place.project).namespace_id;
+        cache.set(key, id);
+      }
+      return id;
+    });
+  return async (request, budget) => {
+    let session: string[] | undefined;
+    if (request.namespace_id !== null) {
+      session = (await deps.listSessionPlaces()).filter((place) => namespaceOf(place) === request.namespace_id).map((place) => place.id);
+      if (session.length === 0) throw new SubsystemUnavailable('missing', `no indexed sessions in namespace ${request.namespace_id}`);
+    }
+    const seen = new Set<string>();
+    const out: PackCandidate[] = [];
+    // The error first; the task is searched too unless the error's matches already fill the section's share
+    // (about four characters a token): a second recall is most of a pack's time on a large index.
+    let chars = 0;
+    for (const [query, matched] of [
+      [request.error, 'error'],
+      [request.task, 'task'],
+    ] as const) {
+      if (!query || (matched === 'task' && chars / 4 >= budget)) continue;
+      const result = await deps.recall({ query, limit: 5, messagesPerSession: 2, ...(session ? { session } : {}) });
+      for (const match of result.matches) {
+        const key = `${match.metadata.session_id}\u0000${match.metadata.message_ids.join(',')}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        chars += match.snippet.length;
+        const when = match.metadata.timestamps.find((stamp) => stamp !== null) ?? match.metadata.session_end ?? null;
+        out.push({
+          text: match.snippet,
+          source: `session ${match.metadata.session_id}`,
+          record_kind: 'session',
+          trust_class: 'raw',
+          provenance: {
+            session_id: match.metadata.session_id,
+            message_ids: match.metadata.message_ids,
+            archive_path: match.archive_path,
+            matched,
+          },
+          recency: when,
+        });
+      }
+    }
+    return out;
+  };
+}
+
+/**
+ * Long-term today: MEMORY.md's lines about the project (the curated file moon distils and people edit), which
+ * stand in for approved long-term memories until the long-term port plugs in here.
+ */
+export function memoryFileSubsystem(memoryFile: string, deadlineMs = 200): PackSubsystem {
+  return {
+    name: 'long_term',
+    deadlineMs,
+    async gather(request) {
+      if (!request.root) throw new SubsystemUnavailable('missing', 'the namespace has no folder to match MEMORY.md lines against');
+      const name = request.namespace_id?.includes('/') && !request.namespace_id.startsWith('path:') ? request.namespace_id.split('/').pop()! : basename(request.root);
+      const lines = readMemoryLines(memoryFile, { name, root: request.root });
+      return lines.map((line, index) => ({
+        text: line,
+        source: `MEMORY.md (about ${name}, #${index + 1})`,
+        record_kind: 'long_term' as const,
+        trust_class: 'approved' as const,
+        provenance: { file: memoryFile, project: name },
+        recency: null,
+      }));
+    },
+  };
+}

@@ -689,12 +689,15 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
       return runHook(hookDeps(), request);
     },
     async contextPack(request, options = {}) {
-      const [{ buildContextPack }, { recallHistorySource }, { loadTokenCounter }] = await Promise.all([
+      const [{ buildContextPack }, { recallHistorySource }, { loadTokenCounter }, { digestHistorySource, fixHistorySource }] = await Promise.all([
         import('./pack/build.js'),
         import('./pack/sources.js'),
         import('./hooks/tokens.js'),
+        import('./pack/plane-sources.js'),
       ]);
       const reader = (): Promise<StoreEngine> => openStore(true);
+      // Every plane is asked in the pack's own namespace (null: all); none widens on its own.
+      const scoped = (namespace: string | null) => (namespace === null ? { allNamespaces: true } : { namespace });
       const pack = await buildContextPack(
         {
           memory: config.memory,
@@ -706,7 +709,14 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
               recall: async (options) => recallFrom(await reader(), options, false),
               listSessionPlaces: async () => (await reader()).browse.listSessionPlaces(),
             }),
+            digestHistorySource(async (query, namespace) => (await (await reader()).digests.search({ text: query, namespace, limit: 4, nowMs: clock() })).map((hit) => hit.digest)),
+            fixHistorySource(async (text, namespace) => (await api.fixes({ query: text, limit: 5, ...scoped(namespace) })).patterns),
           ],
+          longTerm:
+            config.memory.long_term === 'off'
+              ? null
+              : async (_query, namespace) =>
+                  (await api.memory()).list({ states: ['approved'], limit: 20, cwd: process.cwd(), ...(namespace === null ? { allNamespaces: true } : { namespace }) }),
           counter: loadTokenCounter,
           safe: async () => {
             const safe = await api.safeText();

@@ -6,6 +6,8 @@ import { assemblePack } from './assemble.js';
 import { beadsSubsystem } from './beads.js';
 import { documentsSubsystem } from './documents.js';
 import { type HistorySource, historySubsystem, memoryFileSubsystem } from './sources.js';
+import { longTermSubsystem } from './plane-sources.js';
+import type { LongTermMemory } from '../memory/long-term.js';
 import { type ContextPack, type Omission, PACK_SECTIONS, type PackRequest, type PackSection, type PackSubsystem } from './types.js';
 
 export interface ContextPackRequest {
@@ -32,6 +34,8 @@ export interface PackDeps {
   counter: () => Promise<TokenCounter>;
   safe: () => Promise<(text: string) => string>;
   clock: () => number;
+  /** Approved long-term memories of the namespace (the MemoryPort, or Mem0): curated and few, all offered to the packager; null when off. */
+  longTerm?: ((query: string, namespace: string | null) => Promise<LongTermMemory[]>) | null;
   /** Replaces subsystems by section (tests: a broken one; later planes: their own). */
   subsystems?: Partial<Record<PackSection, PackSubsystem | null>>;
   onOmit?: (omission: Omission) => void;
@@ -64,8 +68,15 @@ export async function buildContextPack(deps: PackDeps, request: ContextPackReque
   const defaults: Record<PackSection, PackSubsystem | null> = {
     planning: beadsSubsystem(),
     history: historySubsystem(deps.history),
-    // Mem0 is another engineer's backend: until it plugs in, asking for it leaves the section missing.
-    long_term: memory.long_term === 'moon' ? memoryFileSubsystem(deps.memoryFile) : null,
+    // The long-term plane (moon's own store or Mem0), with MEMORY.md's lines about the project beside it.
+    long_term:
+      memory.long_term === 'off'
+        ? null
+        : deps.longTerm
+          ? longTermSubsystem(deps.longTerm, memory.long_term === 'moon' ? memoryFileSubsystem(deps.memoryFile) : null, deps.clock)
+          : memory.long_term === 'moon'
+            ? memoryFileSubsystem(deps.memoryFile)
+            : null,
     documents: documentsSubsystem(deps.docs, deps.clock),
   };
   const [safe, counter] = await Promise.all([deps.safe(), deps.counter()]);

@@ -1,0 +1,44 @@
+import { afterEach, expect, test } from 'vitest';
+import { type TestHome, makeIndexedHome } from '../helpers/home.js';
+
+/**
+ * The planes feed the pack: for a task with an error, the history section carries the verified fix pattern and
+ * the run digests of the project; the long-term section carries approved memories only — never drafts, never
+ * deprecated ones, never another project's.
+ */
+let current: TestHome | null = null;
+afterEach(async () => {
+  await current?.cleanup();
+  current = null;
+});
+
+test('digests, fix patterns and approved long-term memories reach the pack, with their kinds and evidence', async () => {
+  current = await makeIndexedHome();
+  const { moon } = current;
+  const shop = '/home/dev/shop';
+  await moon.digestSession({ all: true });
+  const memory = await moon.memory();
+  const approved = await memory.add({ text: 'Stripe keys for the shop Worker are wrangler secrets, never [vars] in wrangler.toml', cwd: shop });
+  await memory.setState({ id: approved.memory.id, state: 'approved', cwd: shop });
+  await memory.add({ text: 'Draft: maybe move the shop deploy to a GitHub Action', cwd: shop });
+  const other = await memory.add({ text: 'Ledger invoices use Stripe keys from Vault', cwd: '/home/dev/ledger-api' });
+  await memory.setState({ id: other.memory.id, state: 'approved', cwd: '/home/dev/ledger-api' });
+
+  const pack = await moon.contextPack({
+    task: 'deploy the shop worker with its Stripe keys',
+    error: "error TS2339: Property 'STRIPE_SECRET_KEY' does not exist on type 'Env'.",
+    cwd: shop,
+    budget: 4000,
+  });
+  const kinds = new Set(pack.items.map((item) => item.record_kind));
+  expect(kinds).toContain('fix_pattern');
+  expect(kinds).toContain('run_digest');
+  expect(kinds).toContain('long_term');
+  const fix = pack.items.find((item) => item.record_kind === 'fix_pattern')!;
+  expect(fix.text).toMatch(/^verified fix for `.*TS2339/);
+  expect(fix.provenance).toMatchObject({ state: 'verified' });
+  const longTerm = pack.items.filter((item) => item.record_kind === 'long_term' && item.source.startsWith('long-term memory'));
+  expect(longTerm.map((item) => item.text)).toEqual(['Stripe keys for the shop Worker are wrangler secrets, never [vars] in wrangler.toml']);
+  expect(pack.items.some((item) => /Vault|GitHub Action/.test(item.text))).toBe(false);
+  expect(pack.used_tokens).toBeLessThanOrEqual(4000);
+}, 60_000);

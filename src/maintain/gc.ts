@@ -15,7 +15,10 @@ export interface GcReport {
   purged: number;
 }
 
-export const GC_STEPS: readonly GcStep[] = [{ name: 'long_term', purge: (engine, nowMs) => engine.memories.purgeExpired(nowMs) }];
+export const GC_STEPS: readonly GcStep[] = [
+  { name: 'long_term', purge: (engine, nowMs) => engine.memories.purgeExpired(nowMs) },
+  { name: 'run_digest', purge: (engine, nowMs) => engine.digests.remove({ expiredAtMs: nowMs }) },
+];
 
 export async function runGc(engine: StoreEngine, nowMs: number, steps: readonly GcStep[] = GC_STEPS): Promise<GcReport> {
   const report: GcReport = { steps: [], purged: 0 };

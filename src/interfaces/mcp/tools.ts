@@ -2,8 +2,8 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import type { Moon, ProjectScope, RecallResult } from '../../index.js';
-import { MAX_ENTRY_IDS, MAX_TIMELINE_SPAN, MoonError, RECALL_REQUEST_FIELDS, formatPack, parseRecallRequest, scopeRecallOptions } from '../../index.js';
+import type { LongTermMemory, Moon, ProjectScope, RecallResult } from '../../index.js';
+import { MAX_ENTRY_IDS, MAX_TIMELINE_SPAN, MoonError, RECALL_REQUEST_FIELDS, formatPack, frameHistory, parseRecallRequest, scopeRecallOptions } from '../../index.js';
 import {
   BUDGET,
   ENTRIES_OUTPUT,
@@ -114,7 +114,142 @@ export const CONTEXT_PACK_OUTPUT = {
   omitted: z.array(z.object({ subsystem: PACK_SECTION, reason: z.string(), detail: z.string().optional() })),
 };
 
+export const REMEMBER_INPUT = z.strictObject({
+  text: z.string().min(3).max(4000).describe('One durable learning, convention or decision, in a sentence or two'),
+  scope: z.enum(['project', 'team', 'user']).describe('Who it is for (default project)').optional(),
+  session_id: z.string().min(1).max(200).describe('The session this comes from (provenance)').optional(),
+  message_ids: z.array(z.string().min(1).max(200)).max(50).describe('Messages it rests on (provenance)').optional(),
+});
+
+const MEMORY_ENTRY = z.object({
+  id: z.string(),
+  text: z.string(),
+  namespace_id: z.string(),
+  scope: z.string(),
+  review_state: z.enum(['draft', 'approved', 'deprecated']),
+  version: z.number().int(),
+  updated_at: z.string(),
+});
+
+export const REMEMBER_OUTPUT = { outcome: z.enum(['created', 'merged', 'unchanged']), memory: MEMORY_ENTRY };
+
+export const MEMORY_SEARCH_INPUT = z.strictObject({
+  query: z.string().min(1).max(1000).describe('Words every entry shown must contain'),
+  include_drafts: z.boolean().describe('Drafts and deprecated entries too (default: approved only)').optional(),
+  limit: z.number().int().min(1).max(50).optional(),
+});
+
+export const MEMORY_SEARCH_OUTPUT = { memories: z.array(MEMORY_ENTRY) };
+
+export const FIXES_INPUT = z.strictObject({
+  query: z.string().min(1).max(4000).describe('An error text, a signature, or words').optional(),
+  limit: z.number().int().min(1).max(50).optional(),
+});
+
+export const FIXES_OUTPUT = {
+  namespace: z.string().nullable(),
+  patterns: z.array(
+    z.object({
+      signature: z.string(),
+      state: z.string(),
+      count: z.number().int(),
+      worked: z.number().int(),
+      sample: z.string().nullable(),
+      evidence: z.array(z.object({ session_id: z.string(), message_ids: z.array(z.string()), files: z.array(z.string()), commits: z.array(z.string()), state: z.string() })),
+    }),
+  ),
+};
+
+function toMemoryEntry(memory: LongTermMemory): z.infer<typeof MEMORY_ENTRY> {
+  return {
+    id: memory.id,
+    text: memory.text,
+    namespace_id: memory.namespace_id,
+    scope: memory.scope,
+    review_state: memory.review_state,
+    version: memory.version,
+    updated_at: new Date(memory.updated_at_ms).toISOString(),
+  };
+}
+
 export function registerTools(server: McpServer, context: ToolContext): void {
+  /** The caller's project folder: its first root, else the server's working directory. */
+  const callerCwd = async (): Promise<string> => (await context.roots()).map(rootPath).find((path): path is string => path !== null) ?? context.cwd;
+
+  server.registerTool(
+    'remember',
+    {
+      title: 'Remember a learning (as a draft)',
+      description:
+        "Propose one durable learning for the caller's project — a convention, a decision, a pitfall — as a DRAFT long-term memory with provenance. A person approves it (moon memory approve) before it is ever handed to an agent; a near-duplicate of an existing entry is merged into it.",
+      inputSchema: REMEMBER_INPUT,
+      outputSchema: REMEMBER_OUTPUT,
+      annotations: { title: 'Remember a learning (as a draft)', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    (args) =>
+      context.guard('remember', async () => {
+        const memory = await context.moon().memory();
+        const result = await memory.add({
+          text: args.text,
+          scope: args.scope,
+          sessionIds: args.session_id ? [args.session_id] : undefined,
+          messageIds: args.message_ids,
+          cwd: await callerCwd(),
+        });
+        const output = await context.moon().makeSafe({ outcome: result.outcome, memory: toMemoryEntry(result.memory) });
+        return answer(`${output.outcome === 'created' ? 'Saved as a draft' : 'Merged into an existing entry'} (${output.memory.id}, ${output.memory.review_state}): a person approves it before it is used.`, output);
+      }),
+  );
+
+  server.registerTool(
+    'memory_search',
+    {
+      title: 'Search long-term memory',
+      description: "The caller's project's long-term memories (conventions, decisions, pitfalls) whose text holds every word of the query: approved ones, or drafts and deprecated ones too with include_drafts.",
+      inputSchema: MEMORY_SEARCH_INPUT,
+      outputSchema: MEMORY_SEARCH_OUTPUT,
+      annotations: { title: 'Search long-term memory', ...READ_ONLY },
+    },
+    (args) =>
+      context.guard('memory_search', async () => {
+        const memory = await context.moon().memory();
+        const found = await memory.search({ query: args.query, states: args.include_drafts ? undefined : ['approved'], limit: args.limit ?? 10, cwd: await callerCwd() });
+        const output = await context.moon().makeSafe({ memories: found.map(toMemoryEntry) });
+        const lines = output.memories.map((entry) => `- [${entry.review_state}] ${entry.text} (${entry.id})`);
+        return answer(frameHistory(lines.length > 0 ? lines.join('\n') : '(no long-term memory matches)'), output);
+      }),
+  );
+
+  server.registerTool(
+    'fixes',
+    {
+      title: 'Fixes that worked for an error',
+      description:
+        "Error signatures seen in the caller's project and the fixes that worked for them, best first — each with its state (verified by a later passing run or a landed commit, claimed, or stale) and its evidence (sessions, message ids, files, commits). Pass the error text you are facing.",
+      inputSchema: FIXES_INPUT,
+      outputSchema: FIXES_OUTPUT,
+      annotations: { title: 'Fixes that worked for an error', ...READ_ONLY },
+    },
+    (args) =>
+      context.guard('fixes', async () => {
+        const result = await context.moon().fixes({ query: args.query ?? null, limit: args.limit ?? 10, cwd: await callerCwd() });
+        const output = await context.moon().makeSafe({
+          namespace: result.scope.namespace,
+          patterns: result.patterns.map((pattern) => ({
+            signature: pattern.signature,
+            state: pattern.state,
+            count: pattern.count,
+            worked: pattern.worked,
+            sample: pattern.sample,
+            evidence: pattern.evidence.map((item) => ({ session_id: item.session_id, message_ids: item.message_ids, files: item.files, commits: item.commits, state: item.state })),
+          })),
+        });
+        const lines = output.patterns.map((pattern) => `- ${pattern.state}: \`${pattern.signature}\` — worked ${pattern.worked}×, seen ${pattern.count}×${pattern.evidence[0] ? ` (e.g. session ${pattern.evidence[0].session_id}, files ${pattern.evidence[0].files.join(', ') || 'none'})` : ''}`);
+        return answer(frameHistory(lines.length > 0 ? lines.join('\n') : '(no fix patterns for this in the project)'), output);
+      }),
+  );
+
+
   server.registerTool(
     'context_pack',
     {

@@ -64,6 +64,39 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
     return history({ ...(await moon.recall(scoped)), scope });
   });
 
+  // Long-term memory: a draft from an agent (a person approves it), and search; fix patterns for an error.
+  app.post('/v1/memories', async (c) => {
+    const request = REMEMBER_REQUEST.safeParse(await readJson(c.req.text()));
+    if (!request.success) throw new MoonError('bad_input', describeIssue(request.error.issues[0]!));
+    const memory = await moon.memory();
+    const { text, scope, cwd, session_id: sessionId, message_ids: messageIds } = request.data;
+    const result = await memory.add({ text, scope, cwd, sessionIds: sessionId ? [sessionId] : undefined, messageIds });
+    return history({ outcome: result.outcome, memory: result.memory });
+  });
+
+  app.get('/v1/memories', async (c) => {
+    const cwd = c.req.query('cwd');
+    const query = c.req.query('q');
+    if (!cwd) throw new MoonError('bad_input', 'cwd: the caller\'s project folder is needed (memories are per project)');
+    const memory = await moon.memory();
+    const states = c.req.query('include_drafts') === 'true' ? undefined : (['approved'] as const);
+    const limit = c.req.query('limit');
+    const options = { cwd, states: states ? [...states] : undefined, limit: limit === undefined ? 20 : readPositive('limit', limit) };
+    return history({ memories: query ? await memory.search({ ...options, query }) : await memory.list(options) });
+  });
+
+  app.get('/v1/fixes', async (c) => {
+    const cwd = c.req.query('cwd');
+    const limit = c.req.query('limit');
+    return history(
+      await moon.fixes({
+        query: c.req.query('q') ?? null,
+        limit: limit === undefined ? undefined : readPositive('limit', limit),
+        ...(cwd ? { cwd } : { allNamespaces: true }),
+      }),
+    );
+  });
+
   app.post('/v1/context', async (c) => {
     let body: unknown;
     try {
@@ -149,6 +182,26 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
 }
 
 
+
+const REMEMBER_REQUEST = z.strictObject({
+  text: z.string().min(3).max(4000),
+  scope: z.enum(['project', 'team', 'user']).optional(),
+  cwd: z.string().min(1),
+  session_id: z.string().min(1).max(200).optional(),
+  message_ids: z.array(z.string().min(1).max(200)).max(50).optional(),
+});
+
+async function readJson(text: Promise<string>): Promise<unknown> {
+  try {
+    return JSON.parse(await text);
+  } catch (error) {
+    throw new MoonError('bad_input', `the body is not JSON: ${(error as Error).message}`);
+  }
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  return `${issue.path.join('.') || 'body'}: ${issue.message}`;
+}
 
 const CONTEXT_REQUEST = z.strictObject({
   task: z.string().min(1).max(4000),

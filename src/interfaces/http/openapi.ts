@@ -94,6 +94,25 @@ export function buildOpenApi(version: string): Record<string, unknown> {
           responses: { 200: json({ type: 'object' }, 'TimelineResult'), ...errors },
         },
       },
+      '/v1/memories': {
+        post: {
+          summary: "propose a long-term memory for the caller's project (a draft: a person approves it before it is used)",
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['text', 'cwd'], properties: { text: { type: 'string' }, cwd: { type: 'string' }, scope: { enum: ['project', 'team', 'user'] }, session_id: { type: 'string' }, message_ids: { type: 'array', items: { type: 'string' } } } } } } },
+          responses: { 200: json({ type: 'object' }, '{outcome, memory}'), ...errors },
+        },
+        get: {
+          summary: "the caller's project's long-term memories (approved; drafts too with include_drafts=true)",
+          parameters: [query('cwd', "the caller's project folder", true), query('q', 'words every entry must hold'), query('include_drafts', 'true: drafts and deprecated too'), query('limit', 'at most this many')],
+          responses: { 200: json({ type: 'object' }, '{memories}'), ...errors },
+        },
+      },
+      '/v1/fixes': {
+        get: {
+          summary: 'error signatures and the fixes that worked for them (verified, claimed, stale), with evidence',
+          parameters: [query('q', 'an error text, a signature or words'), query('cwd', "the caller's project folder (absent: every project)"), query('limit', 'at most this many')],
+          responses: { 200: json({ type: 'object' }, 'FixesResult'), ...errors },
+        },
+      },
       '/v1/entries': {
         get: {
           summary: 'full entries by the message ids recall returns',

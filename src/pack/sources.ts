@@ -8,7 +8,7 @@ import { type PackCandidate, type PackRequest, type PackSubsystem, SubsystemUnav
 
 /**
  * History today: recall over the namespace's own sessions (what was said the last times this was worked on).
- * Run digests and fix patterns plug in beside it as further history sources: `historySubsystem` takes a list.
+ * Run digests and fix patterns (src/pack/plane-sources.ts) join it as further history sources: `historySubsystem` takes a list.
  */
 export type HistorySource = (request: PackRequest, budget: number) => Promise<PackCandidate[]>;
 
@@ -91,7 +91,7 @@ export function recallHistorySource(deps: RecallHistoryDeps): HistorySource {
 
 /**
  * Long-term today: MEMORY.md's lines about the project (the curated file moon distils and people edit), which
- * stand in for approved long-term memories until the long-term port plugs in here.
+ * stand beside the approved long-term memories of the port (src/pack/plane-sources.ts, longTermSubsystem).
  */
 export function memoryFileSubsystem(memoryFile: string, deadlineMs = 200): PackSubsystem {
   return {

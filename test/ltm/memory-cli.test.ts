@@ -74,8 +74,8 @@ describe('moon memory (CLI round trip)', () => {
     const afterExpiry = await json(['memory', 'list', '--namespace', NS], later);
     expect(afterExpiry.memories.map((item: { text: string }) => item.text)).toEqual(['CI runs on node 20']);
     expect((await moon(['memory', 'show', temp.id, '--namespace', NS], later)).code).toBe(2);
-    expect(await json(['gc'], { MOON_FAKE_NOW: '2026-03-04T00:00:00Z' })).toEqual({ steps: [{ name: 'long_term', purged: 0 }], purged: 0 });
-    expect(await json(['gc'], later)).toEqual({ steps: [{ name: 'long_term', purged: 1 }], purged: 1 });
+    expect(await json(['gc'], { MOON_FAKE_NOW: '2026-03-04T00:00:00Z' })).toEqual({ steps: [{ name: 'long_term', purged: 0 }, { name: 'run_digest', purged: 0 }], purged: 0 });
+    expect(await json(['gc'], later)).toEqual({ steps: [{ name: 'long_term', purged: 1 }, { name: 'run_digest', purged: 0 }], purged: 1 });
     expect((await json(['memory', 'list', '--all-namespaces'], { MOON_FAKE_NOW: '2026-03-01T00:00:00Z' })).memories.length).toBe(1);
     expect((await moon(['memory', 'add', 'x y z', '--expires', 'soon', '--namespace', NS])).code).toBe(2);
   });

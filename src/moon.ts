@@ -189,6 +189,8 @@ export interface Moon {
    * characters and ANSI, its markup and role headers neutralised, and run through the secret detector again.
    */
   makeSafe<T>(value: T): Promise<T>;
+  /** Refuse to write to this home while another home's watcher holds this logs dir's lock (seed 001). */
+  checkBoundary(allowOutOfBounds: boolean): Promise<void>;
   /** Context usage of transcripts, from their own usage fields, classified against the context.* ratios. */
   usage(request?: UsageRequest): Promise<UsageReport>;
   /** Build and write the ContinuityMap that carries one session's archive, memory and decisions into another. */
@@ -458,6 +460,10 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
     paths,
     clock,
     watcher: getWatcher,
+    async checkBoundary(allowOutOfBounds) {
+      // Only the lock reader: a writing command must not load the watcher, distillation and rendering to ask.
+      (await import('./watch/daemon-lock.js')).checkWorkspaceBoundary(paths, allowOutOfBounds);
+    },
     async makeSafe(value) {
       const [{ makeSafeValue }, redact] = await Promise.all([import('./inject/safe-value.js'), getRedact()]);
       return makeSafeValue(value, redact);

@@ -11,7 +11,7 @@ import type { DigestReport, DigestRequest } from '../digest/run-digest.js';
 import { isProcessAlive } from '../lock/pid-lock.js';
 import type { IndexRequest, IndexResult } from '../moon.js';
 import { formatResidentialDay, previousDay } from '../time/residential.js';
-import { type DaemonLockPayload, checkWorkspaceBoundary, daemonLockPath, readDaemonLock } from './daemon-lock.js';
+import { type DaemonLockPayload, daemonLockPath, readDaemonLock } from './daemon-lock.js';
 import { type WatchLog, createWatchLog, watchLogPath } from './log.js';
 import { runWatchLoop, runWatchOnce } from './loop.js';
 import { type CycleSummary, type WatchState, readWatchState, watchStatePath } from './state.js';
@@ -151,10 +151,6 @@ export function createWatchApi(deps: WatchDeps) {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       throw new MoonError('busy', `the watcher (pid ${pid}) did not stop within ${Math.round(timeoutMs / 1000)} s`, { hint: `it may be in a long file; \`kill ${pid}\` again or wait` });
-    },
-    /** Refuse to write to this home while another home's watcher holds this logs dir's lock (seed 001). */
-    checkBoundary(allowOutOfBounds: boolean): void {
-      checkWorkspaceBoundary(paths, allowOutOfBounds);
     },
     /** Daily memory files, newest first. */
     listDailyFiles(): string[] {

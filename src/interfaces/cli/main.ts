@@ -111,10 +111,7 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
     // Seed 001 DaemonLockPayload rule 3: a command that writes refuses another home's running watcher.
     const writesMemory = command.parent?.name() === 'memory' && MEMORY_WRITES.has(command.name());
     if (!MUTATING.has(command.name()) && !writesMemory) return;
-    return context
-      .moon()
-      .watcher()
-      .then((watcher) => watcher.checkBoundary(Boolean(global().allowOutOfBounds)));
+    return context.moon().checkBoundary(Boolean(global().allowOutOfBounds));
   });
   try {
     await program.parseAsync(spellSingleDash(argv), { from: 'user' });

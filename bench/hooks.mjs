@@ -9,27 +9,18 @@
 // Uses the built CLI (npm run build). The corpus comes from bench/generate-corpus.mjs (generated if missing) and
 // is indexed into a temporary home with `moon index`.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { bin, ensureCorpus, readOption, repo } from './lib/setup.mjs';
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
-const bin = join(repo, 'bin', 'moon.js');
 const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = args.indexOf(name);
-  return at >= 0 ? args[at + 1] : fallback;
-};
+const option = (name, fallback) => readOption(args, name, fallback);
 const corpusName = option('--corpus', '100k');
 const runs = Number(option('--runs', '30'));
 const keep = args.includes('--keep');
 
-const corpus = join(repo, 'bench', 'corpora', corpusName);
-if (!existsSync(corpus)) {
-  const made = spawnSync(process.execPath, [join(repo, 'bench', 'generate-corpus.mjs'), corpusName], { stdio: 'inherit' });
-  if (made.status !== 0) process.exit(1);
-}
+const corpus = ensureCorpus(corpusName);
 const manifest = JSON.parse(readFileSync(join(corpus, 'manifest.json'), 'utf8'));
 
 const work = mkdtempSync(join(tmpdir(), 'moon-bench-hooks-'));

@@ -11,26 +11,18 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { bin, ensureCorpus, readOption, repo } from './lib/setup.mjs';
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
-const bin = join(repo, 'bin', 'moon.js');
 const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = args.indexOf(name);
-  return at >= 0 ? args[at + 1] : fallback;
-};
+const option = (name, fallback) => readOption(args, name, fallback);
 const corpusName = option('--corpus', '100k');
 const runs = Number(option('--runs', '40'));
 const keep = args.includes('--keep');
 const givenHome = option('--home', null);
 
-const corpus = join(repo, 'bench', 'corpora', corpusName);
-if (!existsSync(corpus)) {
-  const made = spawnSync(process.execPath, [join(repo, 'bench', 'generate-corpus.mjs'), corpusName], { stdio: 'inherit' });
-  if (made.status !== 0) process.exit(1);
-}
+const corpus = ensureCorpus(corpusName);
 const manifest = JSON.parse(readFileSync(join(corpus, 'manifest.json'), 'utf8'));
 
 const work = mkdtempSync(join(tmpdir(), 'moon-bench-pack-'));

@@ -5,21 +5,15 @@
 // against an idle server.
 //
 //   node bench/serve-while-indexing.mjs [--corpus 10k]
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, release, tmpdir, totalmem } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { bin, ensureCorpus, readOption, repo } from './lib/setup.mjs';
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
-const bin = join(repo, 'bin', 'moon.js');
 const args = process.argv.slice(2);
-const corpusName = args.includes('--corpus') ? args[args.indexOf('--corpus') + 1] : '10k';
-const corpus = join(repo, 'bench', 'corpora', corpusName);
-if (!existsSync(corpus)) {
-  const made = spawnSync(process.execPath, [join(repo, 'bench', 'generate-corpus.mjs'), corpusName], { stdio: 'inherit' });
-  if (made.status !== 0) process.exit(1);
-}
+const corpusName = readOption(args, '--corpus', '10k');
+const corpus = ensureCorpus(corpusName);
 
 const work = mkdtempSync(join(tmpdir(), 'moon-bench-serve-'));
 const home = join(work, 'home');

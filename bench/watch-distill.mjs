@@ -10,25 +10,16 @@ import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { cpus, release, tmpdir, totalmem } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { bin, ensureCorpus, readOption, repo } from './lib/setup.mjs';
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
-const bin = join(repo, 'bin', 'moon.js');
 const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = args.indexOf(name);
-  return at >= 0 ? args[at + 1] : fallback;
-};
+const option = (name, fallback) => readOption(args, name, fallback);
 const corpusName = option('--corpus', '100k');
 const appends = Number(option('--appends', '20'));
 const debounceMs = Number(option('--debounce-ms', '200'));
 
-const corpus = join(repo, 'bench', 'corpora', corpusName);
-if (!existsSync(corpus)) {
-  const made = spawnSync(process.execPath, [join(repo, 'bench', 'generate-corpus.mjs'), corpusName], { stdio: 'inherit' });
-  if (made.status !== 0) process.exit(1);
-}
+const corpus = ensureCorpus(corpusName);
 
 const work = mkdtempSync(join(tmpdir(), 'moon-bench-watch-'));
 const home = join(work, 'home');

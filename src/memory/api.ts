@@ -7,6 +7,10 @@ import { type LongTermMemory, MEMORY_SCOPES, type MemoryScope, type MemoryVersio
 import type { Mem0Client } from './mem0.js';
 import { PROMOTION_SOURCES, type PromotionSource, cachedNamespaceOf } from './promote.js';
 import { type Namespace, resolveNamespace } from './records.js';
+import { isVisibleIn, sharedReach } from './sharing.js';
+
+/** A namespace's reads include what other namespaces share with it (team and user scope); every namespace needs none. */
+const sharedWith = (namespaceId: string | null) => (namespaceId === null ? undefined : sharedReach(namespaceId));
 
 /** Which namespace a command works in: `--namespace`, `--all-namespaces`, else the working directory's. */
 export interface NamespaceChoice {
@@ -71,7 +75,7 @@ export function createMemoryApi(options: MemoryApiOptions): MemoryApi {
   const reach = async (choice: NamespaceChoice & { id: string }): Promise<LongTermMemory> => {
     const namespaceId = readScope(choice);
     const memory = await (await options.engine()).memories.get(choice.id, options.clock());
-    if (!memory || (namespaceId !== null && memory.namespace_id !== namespaceId)) {
+    if (!memory || !isVisibleIn(memory, namespaceId)) {
       throw new MoonError('not_found', `no long-term memory ${choice.id} in ${namespaceId ?? 'any namespace'}`, {
         hint: namespaceId === null ? 'it may have expired; `moon memory list --all-namespaces` lists them' : 'pass --namespace NS or --all-namespaces to look elsewhere',
       });
@@ -121,7 +125,7 @@ export function createMemoryApi(options: MemoryApiOptions): MemoryApi {
         const found = await options.mem0.list(namespaceId, request.limit);
         return request.states ? found.filter((memory) => request.states!.includes(memory.review_state)) : found;
       }
-      return (await options.engine()).memories.list({ namespaceId, states: request.states, nowMs: options.clock(), limit: request.limit });
+      return (await options.engine()).memories.list({ namespaceId, shared: sharedWith(namespaceId), states: request.states, nowMs: options.clock(), limit: request.limit });
     },
     async search(request) {
       const namespaceId = readScope(request);
@@ -129,7 +133,13 @@ export function createMemoryApi(options: MemoryApiOptions): MemoryApi {
         const found = await options.mem0.search(request.query, namespaceId, request.limit);
         return request.states ? found.filter((memory) => request.states!.includes(memory.review_state)) : found;
       }
-      return (await options.engine()).memories.search(request.query, { namespaceId, states: request.states, nowMs: options.clock(), limit: request.limit });
+      return (await options.engine()).memories.search(request.query, {
+        namespaceId,
+        shared: sharedWith(namespaceId),
+        states: request.states,
+        nowMs: options.clock(),
+        limit: request.limit,
+      });
     },
     async show(request) {
       noMem0('show');

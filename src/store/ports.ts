@@ -1,3 +1,4 @@
+import type { SharedReach } from '../memory/sharing.js';
 import type { LongTermMemory, MemoryProvenance, MemoryVersion, NewMemory, ReviewState } from '../memory/long-term.js';
 import type { ArchiveRecord, CompactionAnchor, Entry } from '../model.js';
 import type { FixEvent, FixEventFilter } from '../fixes/types.js';
@@ -194,6 +195,11 @@ export interface DigestPort {
 export interface MemoryQuery {
   /** One namespace, or null for every namespace (`--all-namespaces`). */
   namespaceId: string | null;
+  /**
+   * Also the entries other namespaces share with this one (src/memory/sharing.ts): `user`-scoped ones of every
+   * namespace, `team`-scoped ones whose namespace starts with `teamPrefix`. Absent: the namespace's own entries only.
+   */
+  shared?: SharedReach;
   /** Review states to include (default: all three). */
   states?: readonly ReviewState[];
   nowMs: number;

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { NewMemory } from '../../src/memory/long-term.js';
 import { rememberMemory } from '../../src/memory/long-term-service.js';
+import { sharedReach } from '../../src/memory/sharing.js';
 import { migrateIndex } from '../../src/maintain/migrate.js';
 import { openSqliteEngine } from '../../src/store/sqlite/engine.js';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -70,6 +71,28 @@ describeEachEngine('MemoryPort', (factory) => {
     expect(await ids({ namespaceId: A, states: ['approved'], nowMs: T0 + 100 })).toEqual(['m2']);
     expect(await ids({ namespaceId: null, nowMs: T0 + 100 })).toEqual(['m3', 'm2', 'm1']);
     expect(await ids({ namespaceId: null, nowMs: T0 + 100, limit: 1 })).toEqual(['m3']);
+  });
+
+  test('shared reads: user-scoped entries reach every namespace, team-scoped ones the same owner, project ones never', async () => {
+    const C = 'github.com/acme/billing';
+    const other = 'github.com/globex/shop';
+    const folder = 'path:/home/dev/scratch';
+    await port().add(memory('own', 'own note', { namespace_id: C, repo: C }));
+    await port().add(memory('team', 'acme team convention', { scope: 'team' }));
+    await port().add(memory('user', 'user preference: terse answers', { scope: 'user', namespace_id: folder, repo: null }));
+    await port().add(memory('proj', 'shop-only detail'));
+    await port().add(memory('globex-team', 'globex team rule', { scope: 'team', namespace_id: other, repo: other }));
+    // A namespace whose name only begins like the team's is not in it.
+    await port().add(memory('lookalike', 'acme-corp rule', { scope: 'team', namespace_id: 'github.com/acme-corp/x', repo: null }));
+    const ids = async (namespaceId: string) =>
+      (await port().list({ namespaceId, shared: sharedReach(namespaceId), nowMs: T0 + 100 })).map((item) => item.id).sort();
+    expect(await ids(C)).toEqual(['own', 'team', 'user']);
+    expect(await ids(other)).toEqual(['globex-team', 'user']);
+    expect(await ids(folder)).toEqual(['user']);
+    expect((await port().search('rule', { namespaceId: C, shared: sharedReach(C), nowMs: T0 + 100 })).map((item) => item.id)).toEqual([]);
+    expect((await port().search('convention', { namespaceId: C, shared: sharedReach(C), nowMs: T0 + 100 })).map((item) => item.id)).toEqual(['team']);
+    // Without `shared`, a namespace reads only its own.
+    expect((await port().list({ namespaceId: C, nowMs: T0 + 100 })).map((item) => item.id)).toEqual(['own']);
   });
 
   test('search: every word, case-insensitive, deprecated included, LIKE wildcards literal', async () => {

@@ -96,10 +96,10 @@ describe('agent memory files and the library API', () => {
     expect((await api.list({ cwd: repo })).every((memory) => memory.agent_loaded)).toBe(true);
     const second = await api.import({ cwd: repo });
     expect(second.files.every((file) => file.created === 0 && file.merged === 0)).toBe(true);
-    // another project's working directory sees none of it
+    // another project's working directory sees none of the project's files — only the user-wide Codex memory
     const elsewhere = join(dir, 'work', 'blog');
     mkdirSync(join(elsewhere, '.git'), { recursive: true });
-    expect(await api.list({ cwd: elsewhere })).toEqual([]);
+    expect((await api.list({ cwd: elsewhere })).map((memory) => [memory.scope, memory.text])).toEqual([['user', 'Prefer small commits with honest messages']]);
     expect(await api.search({ cwd: elsewhere, query: 'pnpm' })).toEqual([]);
   });
 });

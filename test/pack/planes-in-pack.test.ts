@@ -42,3 +42,20 @@ test('digests, fix patterns and approved long-term memories reach the pack, with
   expect(pack.items.some((item) => /Vault|GitHub Action/.test(item.text))).toBe(false);
   expect(pack.used_tokens).toBeLessThanOrEqual(4000);
 }, 60_000);
+
+test('a user-scoped memory reaches the packs of every project; a project-scoped one only its own', async () => {
+  current = await makeIndexedHome();
+  const { moon } = current;
+  const memory = await moon.memory();
+  const approve = async (text: string, cwd: string, scope: 'project' | 'user') => {
+    const added = await memory.add({ text, cwd, scope });
+    await memory.setState({ id: added.memory.id, state: 'approved', cwd });
+  };
+  await approve('Answer in British English, and keep replies short', '/home/dev/ledger-api', 'user');
+  await approve('Ledger invoices use Stripe keys from Vault', '/home/dev/ledger-api', 'project');
+  const pack = await moon.contextPack({ task: 'write the shop release notes in English', cwd: '/home/dev/shop', budget: 4000 });
+  const texts = pack.items.filter((item) => item.record_kind === 'long_term' && item.source.startsWith('long-term memory')).map((item) => item.text);
+  expect(texts).toEqual(['Answer in British English, and keep replies short']);
+  const shared = pack.items.find((item) => item.text.startsWith('Answer in British'))!;
+  expect(shared.provenance).toMatchObject({ scope: 'user' });
+}, 60_000);

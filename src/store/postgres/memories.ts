@@ -53,7 +53,11 @@ export function postgresMemoryPort(db: PgClient, transaction: <T>(work: (client:
   const select = async (query: MemoryQuery, words: string[], client: PgClient = db): Promise<LongTermMemory[]> => {
     const params = new Params();
     const where = [`(expires_ms IS NULL OR expires_ms > ${params.add(query.nowMs)})`];
-    if (query.namespaceId !== null) where.push(`namespace_id = ${params.add(query.namespaceId)}`);
+    if (query.namespaceId !== null && query.shared) {
+      const team = query.shared.teamPrefix;
+      const own = `namespace_id = ${params.add(query.namespaceId)}`;
+      where.push(`(${own} OR scope = 'user'${team === null ? '' : ` OR (scope = 'team' AND starts_with(namespace_id, ${params.add(team)}))`})`);
+    } else if (query.namespaceId !== null) where.push(`namespace_id = ${params.add(query.namespaceId)}`);
     if (query.states) where.push(`review_state = ANY (${params.add([...query.states])}::text[])`);
     for (const word of words) where.push(`lower(text) LIKE ${params.add(`%${escapeLike(word)}%`)}`);
     const limit = query.limit === undefined ? '' : ` LIMIT ${params.add(query.limit)}`;

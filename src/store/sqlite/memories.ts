@@ -47,7 +47,11 @@ export function sqliteMemoryPort(access: () => PlaneHandle): MemoryPort {
   const select = (query: MemoryQuery, extra: string[], extraParams: unknown[]): LongTermMemory[] => {
     const where = [LIVE, ...extra];
     const params: unknown[] = [query.nowMs, ...extraParams];
-    if (query.namespaceId !== null) {
+    if (query.namespaceId !== null && query.shared) {
+      const team = query.shared.teamPrefix;
+      where.push(`(namespace_id = ? OR scope = 'user'${team === null ? '' : " OR (scope = 'team' AND substr(namespace_id, 1, ?) = ?)"})`);
+      params.push(query.namespaceId, ...(team === null ? [] : [team.length, team]));
+    } else if (query.namespaceId !== null) {
       where.push('namespace_id = ?');
       params.push(query.namespaceId);
     }

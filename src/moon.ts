@@ -1,4 +1,4 @@
-import type { FixesRequest, FixesResult } from './fixes/query.js';
+import type { DecisionsRequest, DecisionsResult, FixesRequest, FixesResult } from './fixes/query.js';
 import { copyFileSync, existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { Ledger } from './archive/ledger.js';
@@ -164,6 +164,11 @@ export interface Moon {
    * unless `allNamespaces`; each pattern says whether its fix is claimed, verified or stale, with its evidence.
    */
   fixes(request?: FixesRequest): Promise<FixesResult>;
+  /**
+   * Decisions stated in the caller's sessions, each followed to its outcome (seed 003 part 4, src/fixes/decisions.ts):
+   * verified when its change landed or passed a test run, stale when reverted or its files changed since.
+   */
+  decisions(request?: DecisionsRequest): Promise<DecisionsResult>;
   /**
    * Long-term memory (plane C): add, review, edit, search, import the agents' own memories, propose promotions
    * (src/memory/api.ts). MEMORY_LONG_TERM=mem0 sends add, list and search to Mem0 instead.
@@ -620,6 +625,11 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
       const { queryFixes } = await import('./fixes/query.js');
       return queryFixes((await openStore(true)).fixes, request);
     },
+    async decisions(request = {}) {
+      if (!hasIndex()) return { scope: { namespace: null, all: true, widened: false }, decisions: [] };
+      const { queryDecisions } = await import('./fixes/query.js');
+      return queryDecisions((await openStore(true)).fixes, request);
+    },
     async forget(request) {
       const { forgetSessions } = await import('./maintain/forget.js');
       return forgetSessions(await openStore(true), new Ledger(paths.ledger), request, {
@@ -695,7 +705,7 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
       return runHook(hookDeps(), request);
     },
     async contextPack(request, options = {}) {
-      const [{ buildContextPack }, { recallHistorySource }, { loadTokenCounter }, { digestHistorySource, fixHistorySource }] = await Promise.all([
+      const [{ buildContextPack }, { recallHistorySource }, { loadTokenCounter }, { decisionHistorySource, digestHistorySource, fixHistorySource }] = await Promise.all([
         import('./pack/build.js'),
         import('./pack/sources.js'),
         import('./hooks/tokens.js'),
@@ -709,14 +719,17 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
           memory: config.memory,
           memoryFile: paths.memoryFile,
           docs: async () => (await reader()).docs,
+          // Fix patterns for the error first, then decisions followed to their outcome, digests of similar runs,
+          // and what was said (recall): the packager takes each section's candidates in this order.
           history: [
+            fixHistorySource(async (text, namespace) => (await api.fixes({ query: text, limit: 5, ...scoped(namespace) })).patterns),
+            decisionHistorySource(async (namespace) => (await api.decisions({ limit: 500, ...scoped(namespace) })).decisions),
+            digestHistorySource(async (query, namespace) => (await (await reader()).digests.search({ text: query, namespace, limit: 4, nowMs: clock() })).map((hit) => hit.digest)),
             recallHistorySource({
               // No embedding model is loaded for a pack (the < 100 ms goal): lexical, trigram and time signals.
               recall: async (options) => recallFrom(await reader(), options, false),
               listSessionPlaces: async () => (await reader()).browse.listSessionPlaces(),
             }),
-            digestHistorySource(async (query, namespace) => (await (await reader()).digests.search({ text: query, namespace, limit: 4, nowMs: clock() })).map((hit) => hit.digest)),
-            fixHistorySource(async (text, namespace) => (await api.fixes({ query: text, limit: 5, ...scoped(namespace) })).patterns),
           ],
           longTerm:
             config.memory.long_term === 'off'

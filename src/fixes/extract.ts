@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import type { Entry } from '../model.js';
 import type { Namespace } from '../memory/records.js';
+import { findChoiceSentences } from '../normalize/decisions.js';
 import { extractErrorSignatures, normalizeErrorSignature } from './signature.js';
 import type { FixEvent } from './types.js';
 
@@ -17,6 +18,9 @@ const UNFINISHED_STATUSES = new Set(['interrupted', 'cancelled', 'canceled', 'ab
 const CLAIM = /\b(fixed|resolved|solved)\b[^.\n]{0,40}?\b(by|with|via|in)\b|\bthe fix (was|is)\b/i;
 const COMMIT_OUTPUT = /^\[[^\]\s]+(?: \(root-commit\))? ([0-9a-f]{7,40})\]/gm;
 const LOG_LINE = /^(?:commit )?([0-9a-f]{7,40})\b/gm;
+/** Sub-indices 6–9 of an entry's seq hold its decisions; a session keeps its first 50. */
+const DECISIONS_PER_MESSAGE = 4;
+const MAX_DECISIONS_PER_SESSION = 50;
 const SHA = /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b/g;
 
 /**
@@ -32,6 +36,7 @@ export function extractFixEvents(
 ): FixEvent[] {
   const events: FixEvent[] = [];
   const seen = new Set<string>();
+  let decisions = 0;
   const base = (entry: Entry, sub: number): Omit<FixEvent, 'kind'> => ({
     sessionId,
     namespace: namespace.namespace_id,
@@ -86,11 +91,19 @@ export function extractFixEvents(
     }
     if (tool !== null || (entry.role !== 'assistant' && entry.role !== 'user') || entry.kind === 'reasoning') continue;
     // An error quoted in a message counts once per session (the agent restating its own tool's error does not).
-    for (const [index, signature] of extractErrorSignatures(entry.text).entries()) {
+    for (const [index, signature] of extractErrorSignatures(entry.text).slice(0, 5).entries()) {
       if (seen.has(signature)) continue;
       seen.add(signature);
       events.push({ ...base(entry, index), kind: 'error', signature, text: firstErrorLine(entry.text, signature) });
     }
+    findChoiceSentences(entry.text)
+      .slice(0, DECISIONS_PER_MESSAGE)
+      .forEach((sentence, index) => {
+        if (decisions >= MAX_DECISIONS_PER_SESSION) return;
+        decisions += 1;
+        const commits = [...sentence.matchAll(SHA)].map((match) => match[0]!.toLowerCase());
+        events.push({ ...base(entry, 6 + index), kind: 'decision', commits, text: sentence });
+      });
     if (entry.role === 'assistant') {
       const claim = CLAIM.exec(entry.text);
       if (claim) {

@@ -1,5 +1,5 @@
 import { extractErrorSignatures, normalizeErrorSignature } from './signature.js';
-import type { FixEvent, FixEvidence, FixPattern, PatternState } from './types.js';
+import type { EvidenceState, FixEvent, FixEvidence, FixPattern, PatternState } from './types.js';
 
 interface OpenFailure {
   signatures: Set<string>;
@@ -204,18 +204,7 @@ function walkNamespace(events: FixEvent[], hashFile: (path: string) => string | 
     }
   }
 
-  // A cited file whose content differs from when it was indexed: the fix may no longer be what is there.
-  for (const evidence of all) {
-    if (evidence.state === 'stale') continue;
-    for (const [file, then] of Object.entries(evidence.file_hashes)) {
-      if (then === null) continue;
-      if (hashFile(file) !== then) {
-        evidence.state = 'stale';
-        evidence.stale_reason = `${file} changed since`;
-        break;
-      }
-    }
-  }
+  markChangedFiles(all, hashFile);
   return [...groups.values()].map(toPattern);
 }
 
@@ -250,7 +239,26 @@ function stateRank(state: FixEvidence['state']): number {
   return state === 'verified' ? 0 : state === 'claimed' ? 1 : 2;
 }
 
-function sameCommit(a: string, b: string): boolean {
+/** Evidence that cites a file whose content differs from when it was indexed is stale: it may no longer be what is there. */
+export function markChangedFiles(
+  evidence: Iterable<{ state: EvidenceState; stale_reason: string | null; file_hashes: Record<string, string | null> }>,
+  hashFile: (path: string) => string | null,
+): void {
+  for (const item of evidence) {
+    if (item.state === 'stale') continue;
+    for (const [file, then] of Object.entries(item.file_hashes)) {
+      if (then === null) continue;
+      if (hashFile(file) !== then) {
+        item.state = 'stale';
+        item.stale_reason = `${file} changed since`;
+        break;
+      }
+    }
+  }
+}
+
+/** The same commit, one id possibly abbreviated (at least 7 hex digits). */
+export function sameCommit(a: string, b: string): boolean {
   return a.length >= 7 && b.length >= 7 && (a.startsWith(b) || b.startsWith(a));
 }
 

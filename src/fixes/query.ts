@@ -3,7 +3,8 @@ import { resolveNamespace } from '../memory/records.js';
 import type { FixPort } from '../store/ports.js';
 import { hashFileOnDisk } from './extract.js';
 import { buildFixPatterns, selectPatterns } from './patterns.js';
-import type { FixPattern } from './types.js';
+import { type DecisionRecord, buildDecisionRecords, selectDecisions } from './decisions.js';
+import type { EvidenceState, FixPattern } from './types.js';
 
 export interface FixesRequest {
   /** A signature, an error text (normalised to its signature), or words every pattern shown must contain. */
@@ -31,21 +32,42 @@ const DEFAULT_LIMIT = 20;
 
 /** Fix patterns for a caller: scoped to a namespace unless asked for all, ranked by how often they worked. */
 export async function queryFixes(port: FixPort, request: FixesRequest, hashFile: (path: string) => string | null = hashFileOnDisk): Promise<FixesResult> {
-  let namespace: string | null = null;
-  let widened = false;
-  if (!request.allNamespaces) {
-    if (request.namespace) {
-      namespace = isDirectory(request.namespace) ? resolveNamespace(request.namespace).namespace_id : request.namespace;
-    } else {
-      const here = resolveNamespace(request.cwd ?? process.cwd()).namespace_id;
-      const known = await port.listNamespaces();
-      if (known.includes(here)) namespace = here;
-      else widened = true;
-    }
-  }
-  const events = await port.listEvents({ namespaces: namespace === null ? null : [namespace] });
+  const scope = await resolveFactScope(port, request);
+  const events = await port.listEvents({ namespaces: scope.namespace === null ? null : [scope.namespace] });
   const patterns = selectPatterns(buildFixPatterns(events, hashFile), request.query ?? null);
-  return { scope: { namespace, all: namespace === null, widened }, patterns: patterns.slice(0, request.limit ?? DEFAULT_LIMIT) };
+  return { scope, patterns: patterns.slice(0, request.limit ?? DEFAULT_LIMIT) };
+}
+
+export type DecisionsRequest = FixesRequest & { states?: readonly EvidenceState[] };
+
+export interface DecisionsResult {
+  scope: FixesResult['scope'];
+  decisions: DecisionRecord[];
+}
+
+/** Decisions stated in the caller's sessions, each followed to its outcome: verified first, then claimed, then stale. */
+export async function queryDecisions(
+  port: FixPort,
+  request: DecisionsRequest,
+  hashFile: (path: string) => string | null = hashFileOnDisk,
+): Promise<DecisionsResult> {
+  const scope = await resolveFactScope(port, request);
+  const events = await port.listEvents({ namespaces: scope.namespace === null ? null : [scope.namespace] });
+  const states = request.states ? new Set(request.states) : null;
+  const decisions = selectDecisions(buildDecisionRecords(events, hashFile), request.query ?? null).filter((record) => states === null || states.has(record.state));
+  return { scope, decisions: decisions.slice(0, request.limit ?? DEFAULT_LIMIT) };
+}
+
+/** The namespace a request reads: named, all, else the working directory's when it is indexed (else all: `widened`). */
+async function resolveFactScope(port: FixPort, request: FixesRequest): Promise<FixesResult['scope']> {
+  if (request.allNamespaces) return { namespace: null, all: true, widened: false };
+  if (request.namespace) {
+    const namespace = isDirectory(request.namespace) ? resolveNamespace(request.namespace).namespace_id : request.namespace;
+    return { namespace, all: false, widened: false };
+  }
+  const here = resolveNamespace(request.cwd ?? process.cwd()).namespace_id;
+  const known = await port.listNamespaces();
+  return known.includes(here) ? { namespace: here, all: false, widened: false } : { namespace: null, all: true, widened: true };
 }
 
 function isDirectory(value: string): boolean {

@@ -13,8 +13,10 @@ import type { RecordEnvelope } from '../memory/records.js';
  * - `claim`: an assistant message asserting a fix ("fixed by …"), with the commits it names.
  * - `commit`: commit ids a command's output shows (`git commit`, `git log`).
  * - `revert`: commit ids a `git revert` reverted.
+ * - `decision`: a choice stated in a message ("let's use WAL mode instead of …"), with the commits it names
+ *   (src/fixes/decisions.ts follows it to its outcome).
  */
-export const FIX_EVENT_KINDS = ['error', 'pass', 'edit', 'claim', 'commit', 'revert'] as const;
+export const FIX_EVENT_KINDS = ['error', 'pass', 'edit', 'claim', 'commit', 'revert', 'decision'] as const;
 export type FixEventKind = (typeof FIX_EVENT_KINDS)[number];
 
 export interface FixEvent {
@@ -37,7 +39,7 @@ export interface FixEvent {
   fileHashes: Record<string, string | null>;
   /** commit / revert: the commit ids; claim: the ids it names. */
   commits: string[];
-  /** error: the error line as printed (shortened); claim: the claim's sentence. */
+  /** error: the error line as printed (shortened); claim and decision: the sentence. */
   text: string | null;
 }
 

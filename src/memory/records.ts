@@ -8,7 +8,7 @@ import { findWorktreeRepoPath } from '../sources/path-names.js';
  * documents. Planes keep their own tables and ports; these fields mean the same thing in each, so a context pack
  * can rank, filter and cite items from any of them alike.
  */
-export const RECORD_KINDS = ['run_digest', 'fix_pattern', 'long_term', 'doc'] as const;
+export const RECORD_KINDS = ['run_digest', 'fix_pattern', 'decision', 'long_term', 'doc'] as const;
 export type RecordKind = (typeof RECORD_KINDS)[number];
 
 /** `raw`: taken from a transcript as is; `derived`: moon's own distillation; `approved`: a person approved it. */

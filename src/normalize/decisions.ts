@@ -13,7 +13,8 @@ import { summarizeOutcome } from './outcome.js';
 export const MAX_DECISIONS = 20;
 export const MAX_DECISION_CHARS = 200;
 
-const DECISION_PATTERNS: readonly RegExp[] = [
+/** A choice stated in words: what a decision record (src/fixes/decisions.ts) is made of. */
+const CHOICE_PATTERNS: readonly RegExp[] = [
   /\bdecid(?:ed|e to|ing)\b/i,
   /\bdecision\b/i,
   /\blet'?s (?:go with|use|switch|stick with|keep)\b/i,
@@ -22,6 +23,10 @@ const DECISION_PATTERNS: readonly RegExp[] = [
   /\bswitch(?:ed|ing)? (?:to|from)\b/i,
   /\binstead of\b/i,
   /\b(?:chose|opted (?:for|to)|settled on)\b/i,
+];
+
+const DECISION_PATTERNS: readonly RegExp[] = [
+  ...CHOICE_PATTERNS,
   /\b(?:fixed|resolved|confirmed|verified)\b/i,
   /\broot cause\b/i,
   /\b(?:all )?tests? (?:now )?pass(?:es|ed|ing)?\b/i,
@@ -29,6 +34,13 @@ const DECISION_PATTERNS: readonly RegExp[] = [
   /\b(?:merged|deployed|shipped|released)\b/i,
   /^(?:done|decision|outcome|result|conclusion|fix)\s*:/i,
 ];
+
+/** The sentences of a message that state a choice (not an outcome), clipped like decision lines. */
+export function findChoiceSentences(text: string): string[] {
+  return splitSentences(sliceHead(text, ANALYSIS_SCAN_CHARS))
+    .filter((sentence) => CHOICE_PATTERNS.some((pattern) => pattern.test(sentence)))
+    .map((sentence) => clip(sentence, MAX_DECISION_CHARS));
+}
 
 /** Collapse whitespace and cut to `max` characters with a trailing `…`. Reads a bounded prefix of a huge text. */
 function clip(text: string, max: number): string {

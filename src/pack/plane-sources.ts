@@ -1,5 +1,6 @@
 import type { RunDigest } from '../digest/types.js';
 import { isMoonError } from '../errors.js';
+import type { DecisionRecord } from '../fixes/decisions.js';
 import type { FixPattern } from '../fixes/types.js';
 import type { LongTermMemory } from '../memory/long-term.js';
 import { isInjectable } from '../memory/long-term.js';
@@ -49,6 +50,51 @@ export function fixHistorySource(query: (text: string | null, namespace: string 
         trust_class: pattern.trust_class,
         provenance: { signature: pattern.signature, state: pattern.state, evidence: pattern.evidence.slice(0, 3) },
         recency: iso(pattern.last_seen_ms),
+      };
+    });
+  };
+}
+
+/** Words of a task worth matching a decision on: four letters or more, not the usual glue. */
+const GLUE = new Set(['with', 'from', 'into', 'that', 'this', 'then', 'than', 'what', 'when', 'where', 'which', 'while', 'should', 'would', 'could', 'about', 'after', 'before', 'make', 'does', 'have', 'there', 'their', 'them', 'they', 'your', 'ours', 'also', 'just', 'some', 'more', 'most', 'only', 'over', 'fix', 'fixes']);
+export function taskWords(text: string): string[] {
+  return [...new Set(text.toLowerCase().match(/[\p{L}\p{N}_][\p{L}\p{N}_.-]*[\p{L}\p{N}_]/gu) ?? [])].filter((word) => word.length >= 4 && !GLUE.has(word));
+}
+
+/**
+ * Decisions stated in earlier sessions of the namespace that share words with the task (two at least, or the
+ * task's only one), each with its evidence state: verified ones first, stale ones said to be stale.
+ */
+export function decisionHistorySource(list: (namespace: string | null) => Promise<DecisionRecord[]>, limit = 4): HistorySource {
+  return async (request) => {
+    const words = taskWords(`${request.task} ${request.error ?? ''}`);
+    if (words.length === 0) return [];
+    const need = Math.min(2, words.length);
+    const scored = (await list(request.namespace_id))
+      .map((decision) => {
+        const text = decision.text.toLowerCase();
+        return { decision, hits: words.filter((word) => text.includes(word)).length };
+      })
+      .filter((item) => item.hits >= need);
+    scored.sort((a, b) => (STATE_ORDER[a.decision.state] ?? 9) - (STATE_ORDER[b.decision.state] ?? 9) || b.hits - a.hits || (b.decision.ts ?? 0) - (a.decision.ts ?? 0));
+    return scored.slice(0, limit).map(({ decision }): PackCandidate => {
+      const how = decision.verified_by ? (decision.verified_by.how === 'commit_landed' ? ' (landed)' : ' (a test run passed after it)') : '';
+      const why = decision.stale_reason ? ` (${decision.stale_reason})` : '';
+      return {
+        text: `${decision.state} decision${how}${why}: ${decision.text}`,
+        source: `decision in session ${decision.session_id}`,
+        record_kind: 'decision',
+        trust_class: decision.trust_class,
+        provenance: {
+          session_id: decision.session_id,
+          // The decision's own message first, then the change that carried it out.
+          message_ids: decision.run_ref?.message_ids ?? [decision.message_id],
+          state: decision.state,
+          files: decision.files.slice(0, 5),
+          commits: decision.commits,
+          verified_by: decision.verified_by,
+        },
+        recency: iso(decision.ts),
       };
     });
   };

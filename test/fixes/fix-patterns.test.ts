@@ -85,7 +85,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
           role: 'assistant',
           at: '2026-03-02T09:03:00Z',
           id: 's1-3',
-          text: 'total() gets no items: default them.',
+          text: "total() gets no items. Let's default the items instead of guarding every caller.",
           tool: { name: 'Edit', input: { file_path: join(shop, 'src', 'cart.ts'), old_string: '(items)', new_string: '(items = [])' }, result: 'The file has been updated.' },
         },
         {
@@ -174,6 +174,22 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         expect(result.patterns[0]!.worked).toBeGreaterThanOrEqual(result.patterns.at(-1)!.worked);
       });
 
+      test('a decision followed by its change, a passing test run and a commit: verified, with what landed it', async () => {
+        const result = await moon.decisions({ cwd: shop });
+        expect(result.scope).toMatchObject({ namespace: 'github.com/acme/shop' });
+        const decision = result.decisions.find((item) => item.text.startsWith("Let's default the items"));
+        expect(decision).toMatchObject({
+          record_kind: 'decision',
+          state: 'verified',
+          session_id: SHOP_1,
+          message_id: 's1-3',
+          files: [join(shop, 'src', 'cart.ts')],
+          commits: ['1a2b3c4'],
+          verified_by: { session_id: SHOP_1, message_id: 's1-4', how: 'passing_run' },
+        });
+        expect((await moon.decisions({ cwd: blog })).decisions.some((item) => item.session_id === SHOP_1)).toBe(false);
+      });
+
       test('the same error in a second namespace never shows in the first', async () => {
         const shopResult = await fixes();
         expect(JSON.stringify(shopResult)).not.toContain(BLOG_1);
@@ -224,6 +240,9 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         const cart = (await fixes([MAP_ERROR])).patterns[0]!;
         expect(cart).toMatchObject({ state: 'stale', worked: 0 });
         expect(cart.evidence[0]!.stale_reason).toBe(`commit 1a2b3c4 reverted in session ${SHOP_3}`);
+        // The decision that commit carried is stale too.
+        const decision = (await moon.decisions({ cwd: shop, query: 'default the items' })).decisions[0]!;
+        expect(decision).toMatchObject({ state: 'stale', stale_reason: `commit 1a2b3c4 reverted in session ${SHOP_3}` });
       });
 
       (engine === 'sqlite' ? test : test.skip)('the built CLI: moon fixes --json', async () => {
@@ -242,6 +261,13 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         expect(text.code, text.stderr).toBe(0);
         expect(text.stdout).toContain('VERIFIED');
         expect(text.stdout).not.toContain('acme/shop');
+        const decisions = await spawnMoon(['decisions', '--json', '--namespace', 'github.com/acme/shop', '--state', 'stale'], { MOON_HOME: home, MOON_RESIDENTIAL_TIMEZONE: 'UTC' });
+        expect(decisions.code, decisions.stderr).toBe(0);
+        const parsedDecisions = JSON.parse(decisions.stdout) as { decisions: { text: string; state: string }[] };
+        expect(parsedDecisions.decisions.map((item) => [item.state, item.text])).toEqual([['stale', "Let's default the items instead of guarding every caller."]]);
+        const badState = await spawnMoon(['decisions', '--state', 'maybe'], { MOON_HOME: home });
+        expect(badState.code).toBe(2);
+        expect(badState.stderr).toContain('--state');
       }, 60_000);
     });
   });

@@ -59,3 +59,18 @@ test('a user-scoped memory reaches the packs of every project; a project-scoped 
   const shared = pack.items.find((item) => item.text.startsWith('Answer in British'))!;
   expect(shared.provenance).toMatchObject({ scope: 'user' });
 }, 60_000);
+
+test('decisions of earlier runs reach the pack with their evidence state, verified ones said to be verified', async () => {
+  current = await makeIndexedHome();
+  const { moon } = current;
+  const decisions = await moon.decisions({ cwd: '/home/dev/shop' });
+  const secret = decisions.decisions.find((item) => item.text.startsWith('Decision: STRIPE_SECRET_KEY'));
+  // The change after it (env.d.ts, wrangler.toml) and then the failing `npm run build` passing: verified.
+  expect(secret).toMatchObject({ state: 'verified', verified_by: { how: 'passing_run' } });
+  const pack = await moon.contextPack({ task: 'where do the stripe secret keys go for wrangler', cwd: '/home/dev/shop', budget: 4000 });
+  const item = pack.items.find((candidate) => candidate.record_kind === 'decision');
+  expect(item).toBeDefined();
+  expect(item!.text).toMatch(/^verified decision \(a test run passed after it\): Decision: STRIPE_SECRET_KEY/);
+  expect(item!.provenance).toMatchObject({ state: 'verified', session_id: secret!.session_id });
+  expect(item!.section).toBe('history');
+}, 60_000);

@@ -458,6 +458,8 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
     redact: getRedact,
     roots: () => sourceRoots(undefined),
     projectionPathFor: (sessionId) => projectionPathFor(paths, sessionId),
+    // The memory planes' context pack for the project, without recall (the hook lists recent sessions itself).
+    pack: config.memory.enabled ? (request) => api.contextPack({ ...request, recall: false }) : undefined,
   });
 
   const api: Moon = {
@@ -725,11 +727,15 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
             fixHistorySource(async (text, namespace) => (await api.fixes({ query: text, limit: 5, ...scoped(namespace) })).patterns),
             decisionHistorySource(async (namespace) => (await api.decisions({ limit: 500, ...scoped(namespace) })).decisions),
             digestHistorySource(async (query, namespace) => (await (await reader()).digests.search({ text: query, namespace, limit: 4, nowMs: clock() })).map((hit) => hit.digest)),
-            recallHistorySource({
-              // No embedding model is loaded for a pack (the < 100 ms goal): lexical, trigram and time signals.
-              recall: async (options) => recallFrom(await reader(), options, false),
-              listSessionPlaces: async () => (await reader()).browse.listSessionPlaces(),
-            }),
+            ...(request.recall === false
+              ? []
+              : [
+                  recallHistorySource({
+                    // No embedding model is loaded for a pack (the < 100 ms goal): lexical, trigram and time signals.
+                    recall: async (options) => recallFrom(await reader(), options, false),
+                    listSessionPlaces: async () => (await reader()).browse.listSessionPlaces(),
+                  }),
+                ]),
           ],
           longTerm:
             config.memory.long_term === 'off'

@@ -8,7 +8,7 @@ import { formatResidentialDay } from '../time/residential.js';
 import { HOOK_EVENT_NAMES, HOOK_EVENTS, type HookEvent, isHookEvent } from './events.js';
 import { locateTranscript } from './locate.js';
 import { parseHookPayload } from './payload.js';
-import { buildSessionStartContext } from './session-start.js';
+import { type SessionStartDeps, buildSessionStartContext } from './session-start.js';
 import { loadTokenCounter, preloadTokenCounter } from './tokens.js';
 import { recordHookRun } from './usage-state.js';
 import { buildPromptRecall } from './user-prompt.js';
@@ -61,6 +61,8 @@ export interface HookDeps {
   redact: () => Promise<Redactor>;
   roots: () => string[];
   projectionPathFor: (sessionId: string) => string;
+  /** The context pack for the project (memory.enabled): session-start adds its memory-plane items. */
+  pack?: SessionStartDeps['pack'];
 }
 
 export async function runHook(deps: HookDeps, request: HookRequest): Promise<HookOutcome> {
@@ -80,7 +82,17 @@ export async function runHook(deps: HookDeps, request: HookRequest): Promise<Hoo
       }
       const [browse, redact, counter] = await Promise.all([deps.browse(), deps.redact(), loadTokenCounter()]);
       const context = await buildSessionStartContext(
-        { browse, memoryFile: deps.memoryFile, zone: deps.zone, redact, counter, homeDir: deps.homeDir, projectionPathFor: deps.projectionPathFor, planning: deps.planning ?? false },
+        {
+          browse,
+          memoryFile: deps.memoryFile,
+          zone: deps.zone,
+          redact,
+          counter,
+          homeDir: deps.homeDir,
+          projectionPathFor: deps.projectionPathFor,
+          planning: deps.planning ?? false,
+          pack: deps.pack,
+        },
         { cwd: payload.cwd, sessionId: payload.sessionId, source: payload.source, budget },
       );
       outcome = context

@@ -7,6 +7,7 @@ import { type Piece, fitToBudget } from './budget.js';
 import { type SessionDigest, readSessionDigest } from './digest.js';
 import { readMemoryLines } from './memory-lines.js';
 import { type BeadsIssue, isReady, readBeads } from '../pack/beads.js';
+import type { ContextPack, PackItem } from '../pack/types.js';
 import { type ProjectScope, findProjectScope, normalizePath } from './project-scope.js';
 import type { TokenCounter } from './tokens.js';
 
@@ -38,6 +39,13 @@ export interface SessionStartDeps {
   projectionPathFor: (sessionId: string) => string;
   /** Add the project's Beads work in progress and ready items (the planning plane of the context pack). */
   planning?: boolean;
+  /**
+   * The context pack for the project (seed 003 §4; `Moon.contextPack` without recall). Its task is the work item
+   * in progress, else the latest session's title, else the project's name; its memory-plane items — approved
+   * long-term memories, decisions and fix patterns with their evidence state, run digests, documents, the item in
+   * progress in full — join the budget after the recent sessions. A failing pack adds nothing (fail-open).
+   */
+  pack?: (request: { task: string; cwd: string; planning: string | null; budget: number }) => Promise<ContextPack>;
 }
 
 export interface SessionStartContext {
@@ -58,6 +66,7 @@ const OUTCOME_CHARS = 400;
 const DECISION_CHARS = 240;
 const MEMORY_CHARS = 300;
 const PATH_CHARS = 120;
+const PACK_ITEM_CHARS = 300;
 
 export async function buildSessionStartContext(deps: SessionStartDeps, input: SessionStartInput): Promise<SessionStartContext | null> {
   if (input.budget <= 0) return null;
@@ -109,21 +118,35 @@ export async function buildSessionStartContext(deps: SessionStartDeps, input: Se
     pieces.push({ rank: 5 + index / 100, order: 100_000 + index, text: `- ${safe(line, MEMORY_CHARS)}` });
   });
 
-  if (deps.planning) {
-    // Planning is best-effort: a missing or unreadable .beads/ adds nothing.
-    workItems(scope.root).forEach((line, index) => pieces.push({ rank: 5.5 + index / 100, order: 200_000 + index, text: `- ${safe(line, TITLE_CHARS + 40)}` }));
+  // Planning is best-effort: a missing or unreadable .beads/ adds nothing.
+  const items = deps.planning ? workItems(scope.root) : [];
+  items.forEach((issue, index) => pieces.push({ rank: 5.5 + index / 100, order: 200_000 + index, text: `- ${safe(describeWorkItem(issue), TITLE_CHARS + 40)}` }));
+
+  let packTask: string | null = null;
+  if (deps.pack) {
+    const doing = items.find((issue) => issue.status === 'in_progress') ?? null;
+    const latest = earlier[0] as (StoredSession & { firstPrompt?: string | null }) | undefined;
+    packTask = doing?.title ?? latest?.title ?? latest?.firstPrompt ?? scope.name;
+    try {
+      const pack = await deps.pack({ task: packTask, cwd: input.cwd, planning: doing?.id ?? null, budget: input.budget });
+      pieces.push(...packPieces(pack, { memoryListed: layout.memory, safe }));
+    } catch {
+      // Fail-open: the recent sessions are worth handing over without the pack.
+      packTask = null;
+    }
   }
 
   const render = (chosen: Piece[]): string => {
     const lines: string[] = [];
-    let section: 'own' | 'earlier' | 'memory' | 'planning' | null = null;
+    let section: 'own' | 'earlier' | 'memory' | 'planning' | 'pack' | null = null;
     for (const piece of chosen) {
-      const at = piece.order < 100 ? null : piece.order < 1000 ? 'own' : piece.order < 100_000 ? 'earlier' : piece.order < 200_000 ? 'memory' : 'planning';
+      const at = piece.order < 100 ? null : piece.order < 1000 ? 'own' : piece.order < 100_000 ? 'earlier' : piece.order < 200_000 ? 'memory' : piece.order < 300_000 ? 'planning' : 'pack';
       if (at !== section && at !== null) {
         lines.push('');
         if (at === 'earlier') lines.push(layout.own ? 'Earlier sessions in this project, newest first:' : 'Sessions, newest first:');
         if (at === 'memory') lines.push(`From MEMORY.md, lines about ${safe(scope.name, 80)}:`);
         if (at === 'planning') lines.push('Work items (Beads), in progress then ready by priority — `moon context TASK --planning ID` for one in full:');
+        if (at === 'pack') lines.push(`From moon's memory for "${safe(packTask ?? scope.name, TITLE_CHARS)}" — decisions and fixes with their evidence state, approved memories, digests, docs:`);
         section = at;
       }
       lines.push(piece.text);
@@ -169,8 +192,8 @@ export function describeWhen(startMs: number | null, endMs: number | null, zone:
   return `${start.date} ${start.time} ${start.abbr} – ${end.date} ${end.time} ${end.abbr}`;
 }
 
-/** In-progress Beads issues, then ready ones by priority: at most six lines, `ID [status, P1]: title`. */
-function workItems(root: string): string[] {
+/** In-progress Beads issues, then ready ones by priority: at most six. */
+function workItems(root: string): BeadsIssue[] {
   let issues;
   try {
     issues = readBeads(root);
@@ -182,7 +205,31 @@ function workItems(root: string): string[] {
   const byPriority = (a: BeadsIssue, b: BeadsIssue): number => (a.priority ?? 2) - (b.priority ?? 2) || a.id.localeCompare(b.id);
   const doing = all.filter((issue) => issue.status === 'in_progress').sort(byPriority).slice(0, 3);
   const ready = all.filter((issue) => isReady(issue, issues)).sort(byPriority).slice(0, 6 - doing.length);
-  return [...doing, ...ready].map((issue) => `${issue.id} [${issue.status ?? 'open'}${issue.priority !== undefined ? `, P${issue.priority}` : ''}]: ${issue.title}`);
+  return [...doing, ...ready];
+}
+
+/** `ID [status, P1]: title` */
+function describeWorkItem(issue: BeadsIssue): string {
+  return `${issue.id} [${issue.status ?? 'open'}${issue.priority !== undefined ? `, P${issue.priority}` : ''}]: ${issue.title}`;
+}
+
+/**
+ * The pack's items worth adding at session start: not recalled messages (the recent sessions stand for them),
+ * not MEMORY.md lines when they are listed already, work items only for the item in progress.
+ */
+function packPieces(pack: ContextPack, options: { memoryListed: boolean; safe: (text: string, max: number) => string }): Piece[] {
+  const kept = pack.items.filter(
+    (item) => item.record_kind !== 'session' && !(options.memoryListed && item.source.startsWith('MEMORY.md')) && !(item.record_kind === 'work_item' && item.provenance.role === 'ready sibling'),
+  );
+  return kept.map((item, index) => ({ rank: 4.5 + index / 100, order: 300_000 + index, text: `- ${labelOf(item)}${options.safe(item.text, PACK_ITEM_CHARS)} (${options.safe(item.source, PATH_CHARS)})` }));
+}
+
+/** `[approved memory] `, `[digest] ` — the kind of the item. */
+function labelOf(item: PackItem): string {
+  // Decisions and fix patterns say their evidence state in their text, work items their role.
+  if (item.record_kind === 'decision' || item.record_kind === 'fix_pattern' || item.record_kind === 'work_item') return '';
+  const kind = { long_term: 'memory', run_digest: 'digest', doc: 'doc', session: 'session' }[item.record_kind];
+  return `[${item.trust_class === 'approved' ? 'approved ' : ''}${kind}] `;
 }
 
 function shortId(id: string): string {

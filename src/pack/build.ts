@@ -23,6 +23,11 @@ export interface ContextPackRequest {
   namespace?: string | null;
   /** Every namespace (history and documents unscoped). */
   allNamespaces?: boolean;
+  /**
+   * Whether history also recalls what was said in earlier sessions (default true). The session-start hook asks
+   * without: it lists the recent sessions itself, and recall is most of a pack's time on a large index.
+   */
+  recall?: boolean;
 }
 
 export interface PackDeps {

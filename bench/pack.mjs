@@ -1,10 +1,14 @@
 #!/usr/bin/env node
 // Context pack assembly time (seed 003 §4, issue 24): `Moon.contextPack` in-process — planning (Beads), history
-// (recall over the namespace's sessions), long-term (MEMORY.md) and documents — on an index of the 100k-message
+// (fix patterns, decisions, run digests of every session, recall over the namespace's sessions), long-term
+// (approved memories and MEMORY.md) and documents — on an index of the 100k-message
 // corpus, without an LLM or an embedding model. Goal: p95 under 100 ms. The first pack (cold: tokenizer load,
 // index open) is reported apart; the rest are warm, one task after another, rotating tasks so no cache helps.
 //
-//   node bench/pack.mjs [--corpus 100k] [--runs 40] [--keep] [--home DIR]
+//   node bench/pack.mjs [--corpus 100k] [--runs 40] [--keep] [--home DIR] [--write]
+//
+// --write replaces the block between `<!-- pack:latest -->` and `<!-- /pack:latest -->` in docs/benchmarks.md with
+// this run's figures (`npm run bench` runs it so).
 //
 // Uses the built CLI (npm run build) to index the corpus into a temporary home (or reuses --home), and moon's own
 // docs as the documents of the namespace /home/dev/shop (the corpus's busiest project). Prints one JSON object.
@@ -20,6 +24,7 @@ const option = (name, fallback) => readOption(args, name, fallback);
 const corpusName = option('--corpus', '100k');
 const runs = Number(option('--runs', '40'));
 const keep = args.includes('--keep');
+const write = args.includes('--write');
 const givenHome = option('--home', null);
 
 const corpus = ensureCorpus(corpusName);
@@ -40,6 +45,8 @@ if (!givenHome || !existsSync(join(home, 'moon.db'))) {
   cli(['index', corpus]);
   indexMs = Math.round(performance.now() - started);
 }
+// Run digests of every session, so the history's digest search has its real work to do.
+cli(['digest', '--all']);
 
 // A shop repository: moon's own docs as its documents, a Beads file, MEMORY.md lines about it.
 const shop = join(work, 'shop');
@@ -93,9 +100,7 @@ await moon.close();
 times.sort((a, b) => a - b);
 const at = (q) => Math.round(times[Math.min(times.length - 1, Math.floor(q * times.length))] * 10) / 10;
 
-console.log(
-  JSON.stringify(
-    {
+const report = {
       bench: 'pack',
       date: new Date().toISOString(),
       machine: { cpus: cpus().length, model: cpus()[0]?.model ?? null, memGiB: Math.round(totalmem() / 2 ** 30), os: release(), node: process.version, load: loadavg().map((v) => Math.round(v * 100) / 100) },
@@ -109,10 +114,33 @@ console.log(
       max_used_tokens: maxUsed,
       omitted: [...omitted].sort(),
       goal: { p95_ms: 100, met: at(0.95) < 100 },
-    },
-    null,
-    2,
-  ),
-);
+};
+console.log(JSON.stringify(report, null, 2));
+if (write) writeDocs(report);
 if (!keep) rmSync(work, { recursive: true, force: true });
 else console.error(`kept ${work}`);
+
+/** The latest figures into docs/benchmarks.md, between the pack:latest markers. */
+function writeDocs(result) {
+  const file = join(repo, 'docs', 'benchmarks.md');
+  const text = readFileSync(file, 'utf8');
+  const open = '<!-- pack:latest -->';
+  const close = '<!-- /pack:latest -->';
+  const start = text.indexOf(open);
+  const end = text.indexOf(close);
+  if (start < 0 || end < start) throw new Error(`docs/benchmarks.md has no ${open} … ${close} block`);
+  const m = result.machine;
+  const w = result.warm_ms;
+  const block = [
+    open,
+    `Latest \`npm run bench\` (${result.date.slice(0, 16).replace('T', ' ')} UTC; ${m.cpus} × ${m.model}, ${m.memGiB} GiB, Node ${m.node}, 1-minute load ${m.load[0]}):`,
+    `${result.corpus.messages.toLocaleString('en-US')} messages in ${result.corpus.sessions} sessions, ${result.runs} packs of ${result.budget} tokens, no LLM.`,
+    '',
+    '| cold ms | warm min | p50 | p95 | max | goal p95 < 100 ms |',
+    '| ---: | ---: | ---: | ---: | ---: | --- |',
+    `| ${result.cold_ms} | ${w.min} | ${w.p50} | ${w.p95} | ${w.max} | ${result.goal.met ? 'met' : 'not met'} |`,
+    close,
+  ].join('\n');
+  writeFileSync(file, text.slice(0, start) + block + text.slice(end + close.length));
+  console.error(`wrote the pack figures to ${file}`);
+}

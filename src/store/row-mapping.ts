@@ -1,4 +1,5 @@
 import type { CompactionAnchor, Entry, EntryKind, Priority, Role, SourceName } from '../model.js';
+import type { LongTermMemory, MemoryProvenance, MemoryScope, ReviewState } from '../memory/long-term.js';
 import type { FailureRecord, FileState, RunRecord, StoredSession } from './types.js';
 
 /**
@@ -174,5 +175,39 @@ export function failureFromColumns(row: FailureColumns): FailureRecord {
     fingerprint: row.fingerprint,
     reason: row.reason,
     failedAtMs: Number(row.failed_ms),
+  };
+}
+
+/** A `memories` row as the engine hands it over: provenance parsed, the flag a boolean, numbers as numbers. */
+export interface MemoryColumns {
+  id: string;
+  namespace_id: string;
+  repo: string | null;
+  scope: string;
+  review_state: string;
+  text: string;
+  provenance: MemoryProvenance[];
+  agent_loaded: boolean;
+  version: number;
+  created_ms: number;
+  updated_ms: number;
+  expires_ms: number | null;
+}
+
+export function memoryFromColumns(row: MemoryColumns): LongTermMemory {
+  return {
+    id: row.id,
+    record_kind: 'long_term',
+    text: row.text,
+    namespace_id: row.namespace_id,
+    repo: row.repo,
+    scope: row.scope as MemoryScope,
+    review_state: row.review_state as ReviewState,
+    provenance: row.provenance,
+    agent_loaded: row.agent_loaded,
+    version: row.version,
+    created_at_ms: row.created_ms,
+    updated_at_ms: row.updated_ms,
+    expires_at_ms: row.expires_ms,
   };
 }

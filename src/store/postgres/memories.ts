@@ -1,42 +1,27 @@
-import type { LongTermMemory, MemoryProvenance, MemoryScope, MemoryVersion, ReviewState } from '../../memory/long-term.js';
+import type { LongTermMemory, MemoryVersion } from '../../memory/long-term.js';
 import { mergeProvenance, sameProvenance, searchWords } from '../../memory/long-term.js';
 import type { MemoryPort, MemoryQuery } from '../ports.js';
 import type { LongTermMemory as Stored } from '../../memory/long-term.js';
 import type { PgClient } from './client.js';
+import { type MemoryColumns, memoryFromColumns } from '../row-mapping.js';
 import { Params, escapeLike } from './filters.js';
 
-interface MemoryRow {
-  id: string;
-  namespace_id: string;
-  repo: string | null;
-  scope: string;
-  review_state: string;
-  text: string;
-  provenance: MemoryProvenance[];
-  agent_loaded: boolean;
-  version: number;
-  created_ms: number;
-  updated_ms: number;
-  expires_ms: number | null;
-}
+/** pg returns BIGINT columns as strings. */
+type MemoryRow = Omit<MemoryColumns, 'version' | 'created_ms' | 'updated_ms' | 'expires_ms'> & {
+  version: number | string;
+  created_ms: number | string;
+  updated_ms: number | string;
+  expires_ms: number | string | null;
+};
 
-function toMemory(row: MemoryRow): LongTermMemory {
-  return {
-    id: row.id,
-    record_kind: 'long_term',
-    text: row.text,
-    namespace_id: row.namespace_id,
-    repo: row.repo,
-    scope: row.scope as MemoryScope,
-    review_state: row.review_state as ReviewState,
-    provenance: row.provenance,
-    agent_loaded: row.agent_loaded,
+const toMemory = (row: MemoryRow): LongTermMemory =>
+  memoryFromColumns({
+    ...row,
     version: Number(row.version),
-    created_at_ms: Number(row.created_ms),
-    updated_at_ms: Number(row.updated_ms),
-    expires_at_ms: row.expires_ms === null ? null : Number(row.expires_ms),
-  };
-}
+    created_ms: Number(row.created_ms),
+    updated_ms: Number(row.updated_ms),
+    expires_ms: row.expires_ms === null ? null : Number(row.expires_ms),
+  });
 
 /**
  * The long-term memory port on PostgreSQL: the SQLite engine's rules (sqlite/memories.ts) in PostgreSQL's words.

@@ -1,40 +1,14 @@
-import type { LongTermMemory, MemoryProvenance, MemoryVersion, MemoryScope, ReviewState } from '../../memory/long-term.js';
+import type { LongTermMemory, MemoryProvenance, MemoryVersion } from '../../memory/long-term.js';
 import { mergeProvenance, sameProvenance, searchWords } from '../../memory/long-term.js';
 import type { MemoryDump, MemoryPort, MemoryQuery } from '../ports.js';
 import type { PlaneHandle } from './sqlite-store.js';
+import { type MemoryColumns, memoryFromColumns } from '../row-mapping.js';
 
-interface MemoryRow {
-  id: string;
-  namespace_id: string;
-  repo: string | null;
-  scope: string;
-  review_state: string;
-  text: string;
-  provenance: string;
-  agent_loaded: number;
-  version: number;
-  created_ms: number;
-  updated_ms: number;
-  expires_ms: number | null;
-}
+/** The row as SQLite stores it: provenance as JSON text, the flag as 0/1. */
+type MemoryRow = Omit<MemoryColumns, 'provenance' | 'agent_loaded'> & { provenance: string; agent_loaded: number };
 
-function toMemory(row: MemoryRow): LongTermMemory {
-  return {
-    id: row.id,
-    record_kind: 'long_term',
-    text: row.text,
-    namespace_id: row.namespace_id,
-    repo: row.repo,
-    scope: row.scope as MemoryScope,
-    review_state: row.review_state as ReviewState,
-    provenance: JSON.parse(row.provenance) as MemoryProvenance[],
-    agent_loaded: row.agent_loaded === 1,
-    version: row.version,
-    created_at_ms: row.created_ms,
-    updated_at_ms: row.updated_ms,
-    expires_at_ms: row.expires_ms,
-  };
-}
+const toMemory = (row: MemoryRow): LongTermMemory =>
+  memoryFromColumns({ ...row, provenance: JSON.parse(row.provenance) as MemoryProvenance[], agent_loaded: row.agent_loaded === 1 });
 
 const LIVE = '(expires_ms IS NULL OR expires_ms > ?)';
 

@@ -86,9 +86,11 @@ describe.each(['sqlite', 'postgres'] as const)('%s', (engine) => {
     outputs.digests = await moon.searchDigests({ query: 'cart totals test', namespace });
     outputs.digestList = await moon.listDigests({ namespace });
     outputs.fixes = await moon.fixes({ query: "TypeError: Cannot read properties of undefined (reading 'map')", namespace });
+    outputs.decisions = await moon.decisions({ query: 'empty array', namespace });
     const memory = await moon.memory();
     outputs.memories = await memory.list({ cwd: B.cwd });
     outputs.memorySearch = await memory.search({ query: 'empty array', cwd: B.cwd });
+    outputs.sessionStartPack = await moon.contextPack({ task: 'default items to an empty array in the cart', cwd: B.cwd, budget: 4000, recall: false });
     outputs.pack = await moon.contextPack({ task: 'fix the cart totals test', error: "TypeError: Cannot read properties of undefined (reading 'map')", cwd: B.cwd, budget: 4000 });
     for (const [path, output] of Object.entries(outputs)) {
       const text = JSON.stringify(output);

@@ -707,13 +707,17 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
       return runHook(hookDeps(), request);
     },
     async contextPack(request, options = {}) {
-      const [{ buildContextPack }, { recallHistorySource }, { loadTokenCounter }, { decisionHistorySource, digestHistorySource, fixHistorySource }] = await Promise.all([
+      const [{ buildContextPack }, { recallHistorySource }, { loadTokenCounter }, { decisionHistorySource, digestHistorySource, fixHistorySource }, { readPackFacts }] = await Promise.all([
         import('./pack/build.js'),
         import('./pack/sources.js'),
         import('./hooks/tokens.js'),
         import('./pack/plane-sources.js'),
+        import('./fixes/query.js'),
       ]);
       const reader = (): Promise<StoreEngine> => openStore(true);
+      // Fix patterns and decisions read one set of facts per pack (src/fixes/query.ts).
+      let packFacts: ReturnType<typeof readPackFacts> | null = null;
+      const facts = async () => (packFacts ??= readPackFacts((await reader()).fixes));
       // Every plane is asked in the pack's own namespace (null: all); none widens on its own.
       const scoped = (namespace: string | null) => (namespace === null ? { allNamespaces: true } : { namespace });
       const pack = await buildContextPack(
@@ -724,8 +728,8 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
           // Fix patterns for the error first, then decisions followed to their outcome, digests of similar runs,
           // and what was said (recall): the packager takes each section's candidates in this order.
           history: [
-            fixHistorySource(async (text, namespace) => (await api.fixes({ query: text, limit: 5, ...scoped(namespace) })).patterns),
-            decisionHistorySource(async (namespace) => (await api.decisions({ limit: 500, ...scoped(namespace) })).decisions),
+            fixHistorySource(async (text, namespace) => (await facts()).patterns(namespace, text, 5)),
+            decisionHistorySource(async (namespace) => (await facts()).decisions(namespace)),
             digestHistorySource(async (query, namespace) => (await (await reader()).digests.search({ text: query, namespace, limit: 4, nowMs: clock() })).map((hit) => hit.digest)),
             ...(request.recall === false
               ? []

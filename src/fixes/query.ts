@@ -4,7 +4,7 @@ import type { FixPort } from '../store/ports.js';
 import { hashFileOnDisk } from './extract.js';
 import { buildFixPatterns, selectPatterns } from './patterns.js';
 import { type DecisionRecord, buildDecisionRecords, selectDecisions } from './decisions.js';
-import type { EvidenceState, FixPattern } from './types.js';
+import type { EvidenceState, FixEvent, FixPattern } from './types.js';
 
 export interface FixesRequest {
   /** A signature, an error text (normalised to its signature), or words every pattern shown must contain. */
@@ -76,4 +76,34 @@ function isDirectory(value: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Fix patterns and decisions of one namespace for one context pack: the facts are read once and each cited file
+ * hashed once, however many history sources ask (the pack asks for both).
+ */
+export function readPackFacts(port: FixPort, hashFile: (path: string) => string | null = hashFileOnDisk) {
+  const events = new Map<string, Promise<FixEvent[]>>();
+  const hashes = new Map<string, string | null>();
+  const hashOnce = (path: string): string | null => {
+    if (!hashes.has(path)) hashes.set(path, hashFile(path));
+    return hashes.get(path)!;
+  };
+  const factsOf = (namespace: string | null): Promise<FixEvent[]> => {
+    const key = namespace ?? '\u0000all';
+    let found = events.get(key);
+    if (!found) {
+      found = port.listEvents({ namespaces: namespace === null ? null : [namespace] });
+      events.set(key, found);
+    }
+    return found;
+  };
+  return {
+    async patterns(namespace: string | null, query: string | null, limit: number): Promise<FixPattern[]> {
+      return selectPatterns(buildFixPatterns(await factsOf(namespace), hashOnce), query).slice(0, limit);
+    },
+    async decisions(namespace: string | null): Promise<DecisionRecord[]> {
+      return selectDecisions(buildDecisionRecords(await factsOf(namespace), hashOnce), null);
+    },
+  };
 }

@@ -78,7 +78,7 @@ export function decisionHistorySource(list: (namespace: string | null) => Promis
       .filter((item) => item.hits >= need);
     scored.sort((a, b) => (STATE_ORDER[a.decision.state] ?? 9) - (STATE_ORDER[b.decision.state] ?? 9) || b.hits - a.hits || (b.decision.ts ?? 0) - (a.decision.ts ?? 0));
     return scored.slice(0, limit).map(({ decision }): PackCandidate => {
-      const how = decision.verified_by ? (decision.verified_by.how === 'commit_landed' ? ' (landed)' : ' (a test run passed after it)') : '';
+      const how = decision.verified_by ? (decision.verified_by.how === 'commit_landed' ? ' (landed)' : ' (a check passed after it)') : '';
       const why = decision.stale_reason ? ` (${decision.stale_reason})` : '';
       return {
         text: `${decision.state} decision${how}${why}: ${decision.text}`,

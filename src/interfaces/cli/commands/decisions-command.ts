@@ -49,7 +49,7 @@ export function registerDecisions(program: Command, context: CliContext): void {
         lines.push('');
         lines.push(`${decision.state.toUpperCase()}  ${clean(decision.text)}`);
         const how = decision.verified_by
-          ? ` · ${decision.verified_by.how === 'commit_landed' ? 'landed' : 'a test run passed'} in ${clean(decision.verified_by.session_id)}`
+          ? ` · ${decision.verified_by.how === 'commit_landed' ? 'landed' : 'a check passed'} in ${clean(decision.verified_by.session_id)}`
           : '';
         const files = decision.files.length > 0 ? ` · changed ${decision.files.slice(0, 4).map(clean).join(', ')}` : '';
         const commits = decision.commits.length > 0 ? ` · ${decision.commits.map(clean).join(', ')}` : '';

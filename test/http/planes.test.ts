@@ -49,3 +49,12 @@ test('GET /v1/fixes gives the verified fix for an error', async () => {
   expect(body.patterns[0]).toMatchObject({ state: 'verified' });
   expect(body.patterns[0]!.signature).toMatch(/TS2339/);
 }, 30_000);
+
+test('GET /v1/decisions gives decisions with their evidence state, scoped by cwd', async () => {
+  const response = await fetch(`${url}/v1/decisions?cwd=/home/dev/shop&q=${encodeURIComponent('wrangler secret')}`);
+  expect(response.status).toBe(200);
+  const body = (await response.json()) as { scope: { namespace: string }; decisions: { state: string; text: string }[] };
+  expect(body.scope.namespace).toBe('path:/home/dev/shop');
+  expect(body.decisions.find((decision) => decision.text.startsWith('Decision: STRIPE_SECRET_KEY'))).toMatchObject({ state: 'verified' });
+  expect((await fetch(`${url}/v1/decisions?limit=zero`)).status).toBe(400);
+}, 30_000);

@@ -50,3 +50,13 @@ test('fixes names the verified fix for an error of the caller project, with evid
   const bad = await session.call('remember', { text: 'x' });
   expect(bad.isError).toBe(true);
 }, 60_000);
+
+test('decisions names the verified decision of the caller project with its state and evidence', async () => {
+  const result = await session.call('decisions', { query: 'wrangler secret' });
+  expect(result.isError).toBeFalsy();
+  const output = result.structuredContent as { decisions: { state: string; text: string; verified_by: string | null; files: string[] }[] };
+  const secret = output.decisions.find((decision) => decision.text.startsWith('Decision: STRIPE_SECRET_KEY'));
+  expect(secret).toMatchObject({ state: 'verified', verified_by: 'passing_run' });
+  expect(secret!.files.join(' ')).toMatch(/env\.d\.ts/);
+  expect(findUnsafe(stringsIn(result).join('\n'))).toEqual([]);
+}, 60_000);

@@ -97,6 +97,18 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
     );
   });
 
+  app.get('/v1/decisions', async (c) => {
+    const cwd = c.req.query('cwd');
+    const limit = c.req.query('limit');
+    return history(
+      await moon.decisions({
+        query: c.req.query('q') ?? null,
+        limit: limit === undefined ? undefined : readPositive('limit', limit),
+        ...(cwd ? { cwd } : { allNamespaces: true }),
+      }),
+    );
+  });
+
   app.post('/v1/context', async (c) => {
     let body: unknown;
     try {

@@ -113,6 +113,13 @@ export function buildOpenApi(version: string): Record<string, unknown> {
           responses: { 200: json({ type: 'object' }, 'FixesResult'), ...errors },
         },
       },
+      '/v1/decisions': {
+        get: {
+          summary: 'decisions stated in earlier sessions, each followed to its outcome (verified, claimed, stale)',
+          parameters: [query('q', 'words every decision must hold'), query('cwd', "the caller's project folder (absent: every project)"), query('limit', 'at most this many')],
+          responses: { 200: json({ type: 'object' }, 'DecisionsResult'), ...errors },
+        },
+      },
       '/v1/entries': {
         get: {
           summary: 'full entries by the message ids recall returns',

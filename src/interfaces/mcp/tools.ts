@@ -160,6 +160,27 @@ export const FIXES_OUTPUT = {
   ),
 };
 
+export const DECISIONS_INPUT = z.strictObject({
+  query: z.string().min(1).max(4000).describe('Words every decision must contain').optional(),
+  limit: z.number().int().min(1).max(50).optional(),
+});
+
+export const DECISIONS_OUTPUT = {
+  namespace: z.string().nullable(),
+  decisions: z.array(
+    z.object({
+      text: z.string(),
+      state: z.string(),
+      session_id: z.string(),
+      message_ids: z.array(z.string()),
+      files: z.array(z.string()),
+      commits: z.array(z.string()),
+      verified_by: z.string().nullable(),
+      stale_reason: z.string().nullable(),
+    }),
+  ),
+};
+
 function toMemoryEntry(memory: LongTermMemory): z.infer<typeof MEMORY_ENTRY> {
   return {
     id: memory.id,
@@ -217,6 +238,37 @@ export function registerTools(server: McpServer, context: ToolContext): void {
         const output = await context.moon().makeSafe({ memories: found.map(toMemoryEntry) });
         const lines = output.memories.map((entry) => `- [${entry.review_state}] ${entry.text} (${entry.id})`);
         return answer(frameHistory(lines.length > 0 ? lines.join('\n') : '(no long-term memory matches)'), output);
+      }),
+  );
+
+  server.registerTool(
+    'decisions',
+    {
+      title: 'Decisions and what became of them',
+      description:
+        "Choices stated in the caller's project's earlier sessions, each followed to its outcome: verified (its change landed in a commit or a check passed after it), claimed (nothing yet backs it) or stale (reverted, or its files changed since). Verified first. Pass words of the topic.",
+      inputSchema: DECISIONS_INPUT,
+      outputSchema: DECISIONS_OUTPUT,
+      annotations: { title: 'Decisions and what became of them', ...READ_ONLY },
+    },
+    (args) =>
+      context.guard('decisions', async () => {
+        const result = await context.moon().decisions({ query: args.query ?? null, limit: args.limit ?? 10, cwd: await callerCwd() });
+        const output = await context.moon().makeSafe({
+          namespace: result.scope.namespace,
+          decisions: result.decisions.map((decision) => ({
+            text: decision.text,
+            state: decision.state,
+            session_id: decision.session_id,
+            message_ids: decision.run_ref?.message_ids ?? [decision.message_id],
+            files: decision.files,
+            commits: decision.commits,
+            verified_by: decision.verified_by?.how ?? null,
+            stale_reason: decision.stale_reason,
+          })),
+        });
+        const lines = output.decisions.map((decision) => `- ${decision.state}: ${decision.text} (session ${decision.session_id}${decision.stale_reason ? `; ${decision.stale_reason}` : ''})`);
+        return answer(frameHistory(lines.length > 0 ? lines.join('\n') : '(no decisions on this in the project)'), output);
       }),
   );
 

@@ -68,6 +68,19 @@ describeEachEngine('FixPort', (factory) => {
     expect(await ctx.engine.fixes.listNamespaces()).toEqual([]);
   });
 
+  test('a read after a write — by this engine or another over the same data — sees the write', async () => {
+    await commitCorpus(ctx.engine);
+    await ctx.engine.fixes.putSessionEvents('shop-checkout', CHECKOUT_EVENTS.slice(0, 2));
+    expect(await ctx.engine.fixes.listEvents({ namespaces: [SHOP] })).toHaveLength(2);
+    await ctx.engine.fixes.putSessionEvents('shop-checkout', CHECKOUT_EVENTS);
+    expect(await ctx.engine.fixes.listEvents({ namespaces: [SHOP] })).toEqual(CHECKOUT_EVENTS);
+    const another = await ctx.opened.openAnother();
+    await another.fixes.putSessionEvents('shop-checkout', CHECKOUT_EVENTS.slice(0, 1));
+    expect(await ctx.engine.fixes.listEvents({ namespaces: [SHOP] })).toEqual(CHECKOUT_EVENTS.slice(0, 1));
+    await another.forget.forget(['shop-checkout'], 'test', at(9, 0));
+    expect(await ctx.engine.fixes.listEvents({ namespaces: [SHOP] })).toEqual([]);
+  });
+
   test('a forgotten session is no evidence', async () => {
     await commitCorpus(ctx.engine);
     await ctx.engine.fixes.putSessionEvents('shop-checkout', CHECKOUT_EVENTS);

@@ -14,8 +14,36 @@ export function putFixEvents(db: Database.Database, sessionId: string, events: r
   }
 }
 
+/**
+ * The last facts read per filter, per connection, with the stamp they were read at: `PRAGMA data_version` (moves
+ * when another connection commits) and `total_changes()` (moves when this one writes). A long-lived process —
+ * `moon mcp`, `moon serve`, the watcher — building a context pack after another reads no facts again until the
+ * index changes.
+ */
+const FACT_CACHE = new WeakMap<Database.Database, Map<string, { stamp: string; events: FixEvent[] }>>();
+const CACHED_FILTERS = 8;
+
+function stampOf(db: Database.Database): string {
+  const version = db.pragma('data_version', { simple: true }) as number;
+  const changes = db.prepare('SELECT total_changes()').pluck().get() as number;
+  return `${version}:${changes}`;
+}
+
 /** Facts of sessions still indexed (a forgotten session's facts are not evidence). */
 export function listFixEvents(db: Database.Database, filter: FixEventFilter): FixEvent[] {
+  const key = filter.namespaces === null ? '\u0000all' : JSON.stringify(filter.namespaces);
+  const stamp = stampOf(db);
+  let cache = FACT_CACHE.get(db);
+  const hit = cache?.get(key);
+  if (hit && hit.stamp === stamp) return [...hit.events];
+  const events = readFixEvents(db, filter);
+  if (!cache) FACT_CACHE.set(db, (cache = new Map()));
+  if (cache.size >= CACHED_FILTERS) cache.clear();
+  cache.set(key, { stamp, events });
+  return [...events];
+}
+
+function readFixEvents(db: Database.Database, filter: FixEventFilter): FixEvent[] {
   const where = ['f.session_id IN (SELECT id FROM sessions)'];
   const params: string[] = [];
   if (filter.namespaces !== null) {

@@ -7,6 +7,7 @@ import { registerContext } from './commands/context-command.js';
 import { registerContinuity } from './commands/continuity-command.js';
 import { registerForget } from './commands/forget-command.js';
 import { registerFixes } from './commands/fixes-command.js';
+import { registerMarkers } from './commands/markers-command.js';
 import { registerDigest } from './commands/digest-command.js';
 import { registerMcp } from './commands/mcp-command.js';
 import { registerGc, registerMemory } from './commands/memory-command.js';
@@ -92,6 +93,7 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
   registerRebuild(program, context);
   registerForget(program, context);
   registerFixes(program, context);
+  registerMarkers(program, context);
   registerMigrate(program, context);
   registerUsage(program, context);
   registerContinuity(program, context);

@@ -1,4 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, test } from 'vitest';
+import { migrateIndex } from '../../src/maintain/migrate.js';
+import { openSqliteEngine } from '../../src/store/sqlite/engine.js';
 import { DEFAULT_MARKER_CONFIG, type MarkerConfig } from '../../src/markers/extract.js';
 import type { StoredMarker } from '../../src/markers/types.js';
 import type { StoreEngine } from '../../src/store/ports.js';
@@ -148,6 +153,20 @@ describeEachEngine('MarkerPort', (factory) => {
     const plain = ids(await ctx.engine.search.searchLexical(lexical(['retry', 'budget'], { limit: 5 })));
     expect(plain).not.toContain('shop-decisions.31');
     expect(ids(await ctx.engine.search.searchLexical(lexical(['retry', 'budget'], { limit: 5, filters: { markerTypes: ['decision'] } })))).toEqual(['shop-decisions.31']);
+  });
+
+  test('moon migrate (migrateIndex) brings the markers with the entries, already current', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'moon-markers-migrate-'));
+    const source = openSqliteEngine(join(dir, 'moon.db'));
+    try {
+      await commitDecisions(source);
+      await migrateIndex(source, ctx.engine);
+      expect(await ctx.engine.markers.list({ limit: 10 })).toEqual(await source.markers.list({ limit: 10 }));
+      expect(await ctx.engine.markers.sync()).toEqual({ rederived: false, markers: 4 });
+    } finally {
+      await source.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('sync derives every marker again when the patterns change, and does nothing when they have not', async () => {

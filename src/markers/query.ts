@@ -124,3 +124,20 @@ export function toMarkerRecord(marker: StoredMarker): MarkerRecord {
     project: marker.project,
   };
 }
+
+/** The scope as JSON callers get it: how it was chosen and how many sessions it holds, not their ids. */
+export type MarkerScopeRecord =
+  | { kind: 'all'; reason: string; roots: string[] }
+  | { kind: 'project'; via: 'roots' | 'cwd'; roots: string[]; sessions: number; everything: boolean }
+  | { kind: 'session'; session_id: string };
+
+export function toMarkerScopeRecord(scope: MarkersResult['scope']): MarkerScopeRecord {
+  switch (scope.kind) {
+    case 'all':
+      return { kind: 'all', reason: scope.reason, roots: scope.roots };
+    case 'project':
+      return { kind: 'project', via: scope.via, roots: scope.roots, sessions: scope.sessionIds.length, everything: scope.everything };
+    case 'session':
+      return { kind: 'session', session_id: scope.sessionId };
+  }
+}

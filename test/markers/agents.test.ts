@@ -4,7 +4,8 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createHttpApp } from '../../src/interfaces/http/app.js';
 import { type Moon, createMoon } from '../../src/moon.js';
-import { makeTempDir, runMoon } from '../helpers/cli.js';
+import { spawn } from 'node:child_process';
+import { BIN, type CliRun, makeTempDir, runMoon } from '../helpers/cli.js';
 import { findUnsafe } from '../helpers/injection.js';
 import { claudeSession } from '../helpers/transcripts.js';
 import { type McpSession, startMcp, stringsIn } from '../mcp/client.js';
@@ -14,6 +15,7 @@ let temp: { path: string; cleanup: () => void };
 let home: string;
 let session: McpSession;
 let moon: Moon;
+let alpha: string;
 
 const SHOP = '/home/dev/shop';
 const BLOG = '/home/dev/blog';
@@ -41,6 +43,12 @@ beforeAll(async () => {
       cwd: BLOG,
       turns: [{ role: 'user', at: '2026-03-03T09:00:00Z', text: 'Feed fix.\n@/decision: the blog feed retries payment-free fetches twice' }],
     }),
+  );
+  alpha = join(temp.path, 'work', 'alpha');
+  mkdirSync(join(alpha, 'src'), { recursive: true });
+  writeFileSync(
+    join(sources, 'alpha.jsonl'),
+    claudeSession({ sessionId: 'alpha-session', cwd: alpha, turns: [{ role: 'user', at: '2026-03-04T09:00:00Z', text: 'Alpha.\n@/ref: https://example.com/alpha-design' }] }),
   );
   expect((await runMoon(['index', sources], { MOON_HOME: home, MOON_INDEX_WORKERS: '0' })).code).toBe(0);
   session = await startMcp({ home, cwd: temp.path, roots: [`file://${SHOP}`] });
@@ -90,10 +98,38 @@ test('GET /v1/markers: every project without a cwd, the project of a cwd, types 
     expect(response.headers.get('moon-content')).toMatch(/quoted-history/);
     return (await response.json()) as MarkersOutput;
   };
-  expect((await get('')).markers.length).toBe(3);
+  expect((await get('')).markers.length).toBe(4);
   expect((await get(`?cwd=${encodeURIComponent(BLOG)}`)).markers.map((marker) => marker.session_id)).toEqual(['blog-session']);
   expect((await get('?type=todo,decision&q=alert')).markers.map((marker) => marker.type)).toEqual(['todo']);
   expect((await get('?type=todo&type=decision&limit=1')).markers.length).toBe(1);
   const bad = await app.request('/v1/markers?type=Nope');
   expect(bad.status).toBe(400);
 });
+
+test('moon markers run inside a project lists its markers only and says so; --all-projects widens', async () => {
+  const inside = await markersIn(join(alpha, 'src'), ['--json']);
+  expect(inside.code).toBe(0);
+  const scoped = JSON.parse(inside.stdout) as MarkersOutput & { scope: unknown };
+  expect(scoped.markers.map((marker) => marker.session_id)).toEqual(['alpha-session']);
+  expect(scoped.scope).toEqual({ kind: 'project', via: 'cwd', roots: [alpha], sessions: 1, everything: false });
+  const text = await markersIn(alpha, []);
+  expect(text.stderr).toMatch(/note: scoped to the 1 session of .*alpha.*--all-projects/);
+  expect(text.stdout).toMatch(/@\/ref: https:\/\/example\.com\/alpha-design/);
+  const all = JSON.parse((await markersIn(alpha, ['--json', '--all-projects'])).stdout) as MarkersOutput;
+  expect(all.markers.length).toBe(4);
+}, 60_000);
+
+function markersIn(cwd: string, args: string[]): Promise<CliRun> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, 'markers', ...args], {
+      cwd,
+      env: { PATH: process.env.PATH, MOON_HOME: home, MOON_RESIDENTIAL_TIMEZONE: 'UTC' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}

@@ -144,7 +144,7 @@ describe('moon markers', () => {
     ]);
     const codex = await listMarkers(['--session', CODEX_SESSION.slice(0, 12)]);
     expect(described(codex)).toEqual(['todo: write the zeppelin migration guide']);
-    expect(codex.scope).toEqual({ kind: 'session', sessionId: CODEX_SESSION });
+    expect(codex.scope).toEqual({ kind: 'session', session_id: CODEX_SESSION });
     expect(described(await listMarkers(['--since', '2026-04-01', '--until', '2026-04-18T13:20:00Z']))).toEqual([
       'perf: git status is slow on big repositories',
       'bug: the zeppelin lock leaks on timeout',

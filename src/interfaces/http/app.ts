@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { bodyLimit } from 'hono/body-limit';
-import { MAX_ENTRY_IDS, type Moon, MoonError, parseRecallRequest, scopeRecallOptions, toMarkerRecord } from '../../index.js';
+import { MAX_ENTRY_IDS, type Moon, MoonError, parseRecallRequest, scopeRecallOptions, toMarkerRecord, toMarkerScopeRecord } from '../../index.js';
 import { requireToken } from './auth.js';
 import { sendError, sendThrown } from './errors.js';
 import { buildOpenApi } from './openapi.js';
@@ -110,7 +110,7 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
       // Without a cwd the server's own folder is not a caller's project: every project, as with recall.
       ...(cwd ? { cwd } : { allProjects: true }),
     });
-    return history({ scope: result.scope, counts: result.counts, markers: result.markers.map(toMarkerRecord) });
+    return history({ scope: toMarkerScopeRecord(result.scope), counts: result.counts, markers: result.markers.map(toMarkerRecord) });
   });
 
   app.post('/v1/context', async (c) => {

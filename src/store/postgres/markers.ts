@@ -46,9 +46,9 @@ export async function syncMarkers(
       for (let after = 0; ; ) {
         const page = await client.query<EntryRow & { project: string | null }>(
           `SELECT ${ENTRY_COLUMNS}, s.project AS project FROM moon.entries e LEFT JOIN moon.sessions s ON s.id = e.session_id
-           WHERE e.rowid > $1 ${tag === null ? '' : "AND (strpos(e.text, '@/') > 0 OR strpos(coalesce(e.result, ''), '@/') > 0)"}
+           WHERE e.rowid > $1 ${tag === null ? '' : "AND (strpos(e.text, $2) > 0 OR strpos(coalesce(e.result, ''), $2) > 0)"}
            ORDER BY e.rowid LIMIT 500`,
-          [after],
+          tag === null ? [after] : [after, tag],
         );
         if (page.rows.length === 0) break;
         await insertMarkerRows(

@@ -57,14 +57,14 @@ export class SqliteMarkers {
     this.db.exec('DELETE FROM markers');
     if (this.config.patterns.length > 0) {
       const tag = requiredMarkerText(this.config);
-      const page = this.db.prepare<[number, number], EntryRow & { project: string | null }>(
+      const page = this.db.prepare<unknown[], EntryRow & { project: string | null }>(
         `SELECT e.*, s.project AS project FROM entries e LEFT JOIN sessions s ON s.id = e.session_id
-         WHERE e.rowid > ? ${tag === null ? '' : "AND (instr(e.text, '@/') > 0 OR instr(e.result, '@/') > 0)"}
-         ORDER BY e.rowid LIMIT ?`,
+         WHERE e.rowid > ? ${tag === null ? '' : 'AND (instr(e.text, ?) > 0 OR instr(e.result, ?) > 0)'}
+         ORDER BY e.rowid LIMIT 500`,
       );
       // A page at a time, .all() each: better-sqlite3 refuses writes while a read cursor is open.
       for (let after = 0; ; ) {
-        const rows = page.all(after, 500);
+        const rows = page.all(after, ...(tag === null ? [] : [tag, tag]));
         if (rows.length === 0) break;
         for (const row of rows) {
           for (const marker of buildMarkerRows(row.rowid, toEntry(row), row.project, this.config)) this.statements.insert.run(marker);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { MarkersResult } from '../../../index.js';
-import { toMarkerRecord } from '../../../index.js';
+import { toMarkerRecord, toMarkerScopeRecord } from '../../../index.js';
 import type { CliContext } from '../context.js';
 import { toFlagError } from '../flag-errors.js';
 import { escapeControl, formatLocalStamp, plural } from '../format.js';
@@ -50,7 +50,7 @@ export function registerMarkers(program: Command, context: CliContext): void {
         });
       const note = describeScope(result.scope);
       if (flags.json) {
-        printJson(context.io, await moon.makeSafe({ scope: result.scope, counts: result.counts, markers: result.markers.map(toMarkerRecord) }));
+        printJson(context.io, await moon.makeSafe({ scope: toMarkerScopeRecord(result.scope), counts: result.counts, markers: result.markers.map(toMarkerRecord) }));
         return;
       }
       if (note) context.io.err(`note: ${note}`);

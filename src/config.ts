@@ -4,6 +4,7 @@ import { delimiter, join, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 import { MoonError } from './errors.js';
+import { checkMarkerPattern } from './markers/extract.js';
 import { maskUrlPassword } from './text/mask-url.js';
 import { isValidTimezone, systemTimezone } from './time/zone.js';
 
@@ -20,6 +21,13 @@ function checkPattern(pattern: string, context: z.RefinementCtx): void {
   } catch (error) {
     context.addIssue({ code: z.ZodIssueCode.custom, message: `is not a valid regular expression: ${(error as Error).message}` });
   }
+}
+
+/** A marker pattern (markers.patterns): it must compile, as the extractor compiles it, and capture the marker's text. */
+function checkMarkerRegex(pattern: string, context: z.RefinementCtx): void {
+  const checked = checkMarkerPattern(pattern);
+  if ('error' in checked) context.addIssue({ code: z.ZodIssueCode.custom, message: `is not a valid regular expression: ${checked.error}` });
+  else if (checked.groups < 1) context.addIssue({ code: z.ZodIssueCode.custom, message: 'needs a capture group for the marker\'s text, e.g. "@\\/risk:\\s*(.+)"' });
 }
 
 /** LLM providers (src/llm/): `local` is extractive and offline, the rest speak a vendor's HTTP API. */
@@ -168,6 +176,32 @@ const schema = z
      * The memory planes and the context pack (seed 003 §8). Every switch fails open by default: a plane that is
      * off, missing, failing or slow contributes nothing and the pack says so.
      */
+    /**
+     * `@/` semantic markers (seed 004 §2): which types are found in every indexed message and how much each
+     * matters. Changing them re-derives every stored marker at the next `moon index`.
+     */
+    markers: z
+      .object({
+        /** Keep seed 004's nine types (decision, breaking, security, bug, api, pattern, perf, todo, ref). */
+        defaults: z.boolean().default(true),
+        /** Custom types; one named like a default replaces that default's pattern and priority. */
+        patterns: z
+          .array(
+            z
+              .object({
+                type: z.string().regex(/^[a-z][a-z0-9_]{0,31}$/, { message: 'must be a lower-case word (a-z, digits, _; up to 32 characters), e.g. "risk"' }),
+                /** A regular expression (matched case-insensitively) whose first capture group is the marker's text. */
+                pattern: z.string().min(1).superRefine(checkMarkerRegex),
+                priority: z.number().int().min(1).max(10).default(5),
+              })
+              .strict(),
+          )
+          .default([]),
+        /** Lines of context kept before and after each marker. */
+        context_lines: z.number().int().min(0).max(5).default(2),
+      })
+      .strict()
+      .default({ defaults: true, patterns: [], context_lines: 2 }),
     memory: z
       .object({
         /** Off: `moon context` and the context_pack tool hand out an empty pack (every subsystem omitted as off). */

@@ -1,4 +1,6 @@
 import type { DecisionsRequest, DecisionsResult, FixesRequest, FixesResult } from './fixes/query.js';
+import type { MarkersRequest, MarkersResult } from './markers/query.js';
+import { listMarkerTypes, resolveMarkerConfig } from './markers/config.js';
 import { copyFileSync, existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { Ledger } from './archive/ledger.js';
@@ -170,6 +172,13 @@ export interface Moon {
    */
   decisions(request?: DecisionsRequest): Promise<DecisionsResult>;
   /**
+   * `@/` markers (`@/decision: …`, seed 004 §2) found in the indexed messages, newest first: the caller's project's
+   * unless `allProjects` or a session is named, with counts by type.
+   */
+  markers(request?: MarkersRequest): Promise<MarkersResult>;
+  /** The marker types this configuration finds (seed 004's nine unless `markers.defaults = false`, plus custom ones). */
+  markerTypes(): string[];
+  /**
    * Long-term memory (plane C): add, review, edit, search, import the agents' own memories, propose promotions
    * (src/memory/api.ts). MEMORY_LONG_TERM=mem0 sends add, list and search to Mem0 instead.
    */
@@ -268,6 +277,7 @@ export const HOOK_CAPTURE_LOCK_TIMEOUT_MS = 3_000;
  */
 export function createMoon(config: MoonConfig, clock: () => number = Date.now, hooks: MoonHooks = {}): Moon {
   const paths = resolvePaths(config.home, config.logs.dir);
+  const markerConfig = resolveMarkerConfig(config.markers);
   let store: Promise<StoreEngine> | null = null;
   let embedder: Promise<Embedder | null> | null = null;
   // Each stage is loaded when a command first needs it: a `moon recall` from a hook never loads ingest,
@@ -280,12 +290,13 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
     return embedder;
   };
   const openEngine = async (path: string, lockTimeoutMs = config.index.lock_timeout_ms): Promise<StoreEngine> =>
-    (await import('./store/sqlite/engine.js')).openSqliteEngine(path, { lockTimeoutMs, onWait: hooks.onNotice });
+    (await import('./store/sqlite/engine.js')).openSqliteEngine(path, { lockTimeoutMs, onWait: hooks.onNotice, markers: markerConfig });
   const openDatabase = async (url: string, lockTimeoutMs = config.index.lock_timeout_ms): Promise<StoreEngine> =>
     (await import('./store/postgres/engine.js')).openPostgresEngine(url, {
       machine: readMachineId(paths.home),
       lockTimeoutMs,
       onWait: hooks.onNotice,
+      markers: markerConfig,
     });
   /** An engine of its own for a hook, with a hook's short lock wait. */
   const openForHook = (lockTimeoutMs: number, mustExist: boolean): Promise<StoreEngine> => {
@@ -415,6 +426,8 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
   /** Recall over `source`; without vectors (a hook's recall), no embedding model is ever loaded. */
   const recallFrom = async (source: StoreEngine, options: RecallOptions, useVectors: boolean): Promise<RecallResult> => {
     const { recall } = await import('./search/recall.js');
+    // Filtering on markers: they must be the ones these patterns give (derived once after the patterns change).
+    if ((options.marker?.length ?? 0) > 0) await source.markers.sync();
     return recall(
       {
         search: source.search,
@@ -430,6 +443,7 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
         nowMs: clock,
         embedQuery: useVectors ? (text) => embedQuery(source, text) : null,
         listEntries: (sessionId) => source.browse.listEntries(sessionId),
+        markerTypes: listMarkerTypes(markerConfig),
       },
       { ...options, excludeSession: excluded(options.excludeSession) },
     );
@@ -584,7 +598,7 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
         import('./store/sqlite/swap.js'),
       ]);
       const open = (path: string): StoreEngine =>
-        openSqliteEngine(path, { lockTimeoutMs: config.index.lock_timeout_ms, onWait: hooks.onNotice });
+        openSqliteEngine(path, { lockTimeoutMs: config.index.lock_timeout_ms, onWait: hooks.onNotice, markers: markerConfig });
       return rebuildIndex(
         paths,
         context,
@@ -631,6 +645,17 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
       if (!hasIndex()) return { scope: { namespace: null, all: true, widened: false }, decisions: [] };
       const { queryDecisions } = await import('./fixes/query.js');
       return queryDecisions((await openStore(true)).fixes, request);
+    },
+    async markers(request = {}) {
+      const [engine, { queryMarkers }] = await Promise.all([openStore(true), import('./markers/query.js')]);
+      await engine.markers.sync();
+      return queryMarkers(
+        { markers: engine.markers, browse: engine.browse, knownTypes: listMarkerTypes(markerConfig), zone: config.distill.residential_timezone },
+        request,
+      );
+    },
+    markerTypes() {
+      return listMarkerTypes(markerConfig);
     },
     async forget(request) {
       const { forgetSessions } = await import('./maintain/forget.js');

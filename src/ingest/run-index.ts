@@ -32,11 +32,20 @@ export interface IndexOptions {
 
 export async function runIndex(
   context: IngestContext,
-  engine: Pick<StoreEngine, 'ingest' | 'stats'> & Partial<Pick<StoreEngine, 'fixes'>>,
+  engine: Pick<StoreEngine, 'ingest' | 'stats'> & Partial<Pick<StoreEngine, 'fixes' | 'markers'>>,
   options: IndexOptions,
 ): Promise<IndexReport> {
   const startedAtMs = context.now();
   const report = emptyReport();
+  // Markers are written with each file's commit; entries indexed before markers existed, or under other
+  // patterns (`markers` in moon.toml), are read again first. A failure is a warning: recall is unaffected.
+  if (engine.markers) {
+    try {
+      await engine.markers.sync();
+    } catch (error) {
+      report.warnings.push(`markers not re-derived: ${(error as Error).message}`);
+    }
+  }
   try {
     await indexAll(context, engine.ingest, options, report);
   } catch (error) {

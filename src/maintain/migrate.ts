@@ -57,6 +57,9 @@ export async function migrateIndex(source: StoreEngine, target: StoreEngine, opt
   };
   const model = await source.vectors.getModel();
   if (model) await target.vectors.setModel(model);
+  // Markers are derived by the target's commits from the copied entries; brought current first (cheap when the
+  // target is empty), so its next index does not read every entry again.
+  await target.markers.sync();
   const files = await source.ingest.listFiles();
   const owners = new Map<string, FileState>();
   for (const file of files) if (file.sessionId && !file.excluded) owners.set(`${file.sessionId}\n${file.path}`, file);

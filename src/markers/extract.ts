@@ -62,24 +62,58 @@ interface CompiledPattern {
   priority: number;
 }
 
-const compiled = new WeakMap<MarkerConfig, CompiledPattern[]>();
-
-function compile(config: MarkerConfig): CompiledPattern[] {
-  let patterns = compiled.get(config);
-  if (!patterns) {
-    patterns = config.patterns.map((entry) => ({ type: entry.type, regex: new RegExp(entry.pattern, 'gi'), priority: entry.priority }));
-    compiled.set(config, patterns);
-  }
-  return patterns;
+interface CompiledConfig {
+  patterns: CompiledPattern[];
+  /** Every pattern names `@/` literally: a text without it holds no marker (the cheap test). */
+  needsMarkerTag: boolean;
 }
 
-/** Markers in a text, in order of position; the cheap `@/` test keeps marker-free texts (nearly all) fast. */
+const compiled = new WeakMap<MarkerConfig, CompiledConfig>();
+
+function compile(config: MarkerConfig): CompiledConfig {
+  let found = compiled.get(config);
+  if (!found) {
+    found = {
+      patterns: config.patterns.map((entry) => ({ type: entry.type, regex: new RegExp(entry.pattern, 'gi'), priority: entry.priority })),
+      needsMarkerTag: requiredMarkerText(config) !== null,
+    };
+    compiled.set(config, found);
+  }
+  return found;
+}
+
+/**
+ * Text every marker of these patterns holds — `@/` when every pattern names it, as the defaults do — so a text
+ * without it needs no search; null when a pattern could match anywhere.
+ */
+export function requiredMarkerText(config: MarkerConfig): string | null {
+  return config.patterns.every((entry) => entry.pattern.includes('@\\/') || entry.pattern.includes('@/')) ? '@/' : null;
+}
+
+/**
+ * The regular expression's capture groups, or an error message when it does not compile (with the flags the
+ * extractor uses): what a configured pattern is checked against when the config is loaded.
+ */
+export function checkMarkerPattern(pattern: string): { groups: number } | { error: string } {
+  try {
+    new RegExp(pattern, 'gi');
+    return { groups: new RegExp(`(?:${pattern})|`, 'i').exec('')!.length - 1 };
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
+}
+
+/**
+ * Markers in a text, in order of position. When every pattern names `@/` (the defaults do), the cheap test for
+ * it keeps marker-free texts — nearly all — fast.
+ */
 export function extractMarkers(text: string, config: MarkerConfig = DEFAULT_MARKER_CONFIG): ExtractedMarker[] {
-  if (!text.includes('@/')) return [];
+  const { patterns, needsMarkerTag } = compile(config);
+  if (patterns.length === 0 || (needsMarkerTag && !text.includes('@/'))) return [];
   const found: Array<ExtractedMarker & { index: number }> = [];
   let lines: string[] | null = null;
   let lineStarts: number[] | null = null;
-  for (const { type, regex, priority } of compile(config)) {
+  for (const { type, regex, priority } of patterns) {
     regex.lastIndex = 0;
     for (let match = regex.exec(text); match !== null; match = regex.exec(text)) {
       if (match[0].length === 0) {

@@ -20,6 +20,8 @@ export interface RecallOptions {
   source?: SourceName[];
   role?: Role[];
   tool?: string[];
+  /** Only messages carrying an `@/` marker of one of these types (`decision`, `bug`, …). */
+  marker?: string[];
   /** ISO date or date-time; a date alone means its start in `tz`. */
   since?: string;
   until?: string;

@@ -28,6 +28,8 @@ export interface RecallEnvironment {
   embedQuery: ((text: string) => Promise<Float32Array | null>) | null;
   /** A session's entries in order: read for `--explain` alone, to name the neighbours a term was found in. */
   listEntries?: (sessionId: string) => Promise<Entry[]>;
+  /** The marker types the configuration knows: a `marker` filter naming another is a mistake to report. */
+  markerTypes?: readonly string[];
 }
 
 /** Weight of a session's 1st, 2nd, 3rd ... best message in its score: one strong hit beats many weak ones. */
@@ -165,6 +167,7 @@ async function planRecall(environment: RecallEnvironment, options: RecallOptions
     sources: toList(options.source),
     roles: toList(options.role),
     tools: toList(options.tool),
+    markerTypes: checkMarkerTypes(toList(options.marker), environment.markerTypes),
     sinceMs: options.since ? parseIsoBound('since', options.since, zone) : undefined,
     untilMs: options.until ? parseIsoBound('until', options.until, zone) : undefined,
     windows: time && time.windows.length > 0 && !soft ? time.windows.map(({ startMs, endMs }) => ({ startMs, endMs })) : undefined,
@@ -193,6 +196,19 @@ async function planRecall(environment: RecallEnvironment, options: RecallOptions
     empty: terms.length === 0 && required.length === 0 && !hasTime,
     notes,
   };
+}
+
+/** The filter's marker types, each one the configuration knows (a typo would silently find nothing). */
+function checkMarkerTypes(types: string[] | undefined, known: readonly string[] | undefined): string[] | undefined {
+  if (!types || types.length === 0) return undefined;
+  const unknown = known ? types.filter((type) => !known.includes(type)) : [];
+  if (unknown.length > 0) {
+    throw new MoonError('bad_usage', `marker: "${unknown[0]}" is not a marker type here (${known!.join(', ')})`, {
+      field: 'marker',
+      hint: 'custom types are configured under [markers] in moon.toml',
+    });
+  }
+  return [...new Set(types)];
 }
 
 /**

@@ -43,6 +43,10 @@ const isoTime = (description: string) =>
       error: (issue) => `${show(issue.input)} is not an ISO date or date-time (${ISO_EXAMPLE})`,
     })
     .describe(description);
+/** A marker type as `@/type:` names it; a comma list (`"decision,bug"`) is read as several (see loosen). */
+const markerType = z
+  .string({ error: 'must be a string (a marker type)' })
+  .regex(/^[a-z][a-z0-9_]{0,31}$/, { error: (issue) => `${show(issue.input)} is not a marker type (a lower-case word such as decision, bug, todo)` });
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T, description: string) =>
   z.enum(values, { error: (issue) => `${show(issue.input)} is not one of ${values.join(', ')}` }).describe(description);
 
@@ -67,6 +71,9 @@ export const RECALL_REQUEST_FIELDS = {
     .describe(`Only messages of these roles: ${ROLES.join(', ')}`)
     .optional(),
   tool: oneOrMany(text('a tool name'), 'a string').describe('Only calls of these tools (e.g. Bash, Edit, exec_command)').optional(),
+  marker: oneOrMany(markerType, 'a marker type')
+    .describe('Only messages carrying an @/ marker of these types: decision, breaking, security, bug, api, pattern, perf, todo, ref, or a configured one')
+    .optional(),
   since: isoTime('Only at or after this ISO date or date-time (a date alone: its start in tz)').optional(),
   until: isoTime('Only before this ISO date or date-time').optional(),
   exclude_session: oneOrMany(text('a session id'), 'a string').describe('Never return these sessions').optional(),
@@ -157,6 +164,7 @@ export function toRecallOptions(request: RecallRequest): RecallOptions {
     source: nonEmpty(listOf(request.source)),
     role: nonEmpty(listOf(request.role)),
     tool: nonEmpty(listOf(request.tool)),
+    marker: nonEmpty(listOf(request.marker)),
     since: request.since,
     until: request.until,
     excludeSession: listOf(request.exclude_session) ?? [],
@@ -170,10 +178,20 @@ export function toRecallOptions(request: RecallRequest): RecallOptions {
 
 /** Numbers and booleans written as strings (`"limit": "5"`, `"explain": "true"`), as a command line would give them. */
 function loosen(name: string, value: unknown): unknown {
+  if (name === 'marker') return splitCommas(value);
   if (typeof value !== 'string') return value;
   if (NUMBER_FIELDS.has(name) && /^\s*\d+\s*$/.test(value)) return Number(value);
   if (BOOLEAN_FIELDS.has(name) && (value === 'true' || value === 'false')) return value === 'true';
   return value;
+}
+
+/** `"decision,bug"` and `["decision", "bug,todo"]` as lists of types; anything else is left for the schema to judge. */
+function splitCommas(value: unknown): unknown {
+  const split = (item: unknown): unknown[] => (typeof item === 'string' ? item.split(',').map((part) => part.trim()).filter((part) => part !== '') : [item]);
+  if (typeof value !== 'string' && !Array.isArray(value)) return value;
+  const parts = typeof value === 'string' ? split(value) : value.flatMap(split);
+  // One type reads as one value, so an error names the field (`marker: …`), not an element of a list.
+  return parts.length === 1 ? parts[0] : parts;
 }
 
 function listOf<T>(value: T | T[] | undefined): T[] | undefined {

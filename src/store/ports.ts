@@ -3,6 +3,7 @@ import type { LongTermMemory, MemoryProvenance, MemoryVersion, NewMemory, Review
 import type { ArchiveRecord, CompactionAnchor, Entry } from '../model.js';
 import type { FixEvent, FixEventFilter } from '../fixes/types.js';
 import type { DigestHit, RunDigest } from '../digest/types.js';
+import type { MarkerQuery, MarkerSync, StoredMarker } from '../markers/types.js';
 import type {
   Candidate,
   EmbeddingModel,
@@ -191,6 +192,24 @@ export interface DigestPort {
   remove(selector: { sessionIds?: readonly string[]; expiredAtMs?: number }): Promise<number>;
 }
 
+/**
+ * `@/` semantic markers (seed 004 §2) as a dimension of the index: every entry's markers are derived from its
+ * stored text by the engine in the transaction that writes the entry (markers/entry-markers.ts, with the patterns
+ * the engine was opened with), replaced when the entry changes and removed with it (a re-read or forgotten
+ * session). Recall filters on them (SearchFilters.markerTypes) inside the ranking query.
+ */
+export interface MarkerPort {
+  /** Newest first; `words` narrows to markers whose text holds every word. */
+  list(query: MarkerQuery): Promise<StoredMarker[]>;
+  /** How many markers of each type the query's other criteria match (types and limit ignored), by type. */
+  countByType(query: Omit<MarkerQuery, 'limit' | 'types'>): Promise<Record<string, number>>;
+  /**
+   * Derive every entry's markers again, in one transaction, when the stored ones were derived with other patterns
+   * or rules (or before markers existed); nothing when they are current.
+   */
+  sync(): Promise<MarkerSync>;
+}
+
 /** Which long-term memories a list or search returns. Expired entries (expires_at ≤ nowMs) never are. */
 export interface MemoryQuery {
   /** One namespace, or null for every namespace (`--all-namespaces`). */
@@ -278,5 +297,6 @@ export interface StoreEngine {
   readonly digests: DigestPort;
   readonly memories: MemoryPort;
   readonly docs: DocPort;
+  readonly markers: MarkerPort;
   close(): Promise<void>;
 }

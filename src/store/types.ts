@@ -172,6 +172,8 @@ export interface SearchFilters {
   sessionRelative?: SessionRelativeFilter;
   /** Entries never to return (recall contamination). */
   excludeRowids?: number[];
+  /** Only entries carrying an `@/` marker of one of these types (MarkerPort). */
+  markerTypes?: string[];
 }
 
 /**

@@ -32,6 +32,13 @@ export const ANALYSIS_SCAN_CHARS = 64 * 1024;
 /** Characters of an entry compared against recalled text for verbatim quotes (recall contamination). */
 export const QUOTE_SCAN_CHARS = 256 * 1024;
 
+/** Characters of a marker's text kept (`@/decision: …` to the end of its line); a longer line is cut. */
+export const MARKER_CONTENT_CHARS = 1000;
+/** Characters of the context kept on each side of a marker (the lines before it, the lines after it). */
+export const MARKER_CONTEXT_CHARS = 1000;
+/** Markers kept per entry: a tool output listing thousands (a grep for `@/todo`) keeps its first ones. */
+export const MARKERS_PER_ENTRY = 100;
+
 /** Characters of a recall query read; the rest is ignored and the result says so in `notes`. */
 export const MAX_QUERY_CHARS = 2000;
 /** Distinct terms of a recall query searched (per list: query words, --require, --exclude). */

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, test } from 'vitest';
+import type { MarkerConfig } from '../../src/markers/extract.js';
 import type { EngineName, StoreEngine } from '../../src/store/ports.js';
 import { openSqliteEngine } from '../../src/store/sqlite/engine.js';
 import { type TestPostgres, startTestPostgres } from '../helpers/postgres.js';
@@ -23,7 +24,7 @@ export interface OpenedEngine {
    * A second engine over the same data: another process of the same machine (default), or — for an engine that
    * several machines share — another machine. Closed by cleanup.
    */
-  openAnother(options?: { otherMachine?: boolean }): Promise<StoreEngine>;
+  openAnother(options?: { otherMachine?: boolean; markers?: MarkerConfig }): Promise<StoreEngine>;
   /** Close every engine opened here and drop the data. */
   cleanup(): Promise<void>;
 }
@@ -38,7 +39,7 @@ export interface EngineFactory {
 interface PostgresEngineModule {
   openPostgresEngine(
     url: string,
-    options?: { machine?: string; lockTimeoutMs?: number; onWait?: (message: string) => void },
+    options?: { machine?: string; lockTimeoutMs?: number; onWait?: (message: string) => void; markers?: MarkerConfig },
   ): Promise<StoreEngine>;
 }
 
@@ -53,8 +54,8 @@ const sqlite: EngineFactory = {
     const engines: StoreEngine[] = [openSqliteEngine(path)];
     return {
       engine: engines[0]!,
-      async openAnother() {
-        const another = openSqliteEngine(path);
+      async openAnother(options = {}) {
+        const another = openSqliteEngine(path, options.markers ? { markers: options.markers } : {});
         engines.push(another);
         return another;
       },
@@ -116,7 +117,10 @@ const postgres: EngineFactory = {
     return {
       engine: engines[0]!,
       async openAnother(options = {}) {
-        const another = await openPostgresEngine(url, { machine: options.otherMachine ? 'contract-b' : 'contract-a' });
+        const another = await openPostgresEngine(url, {
+          machine: options.otherMachine ? 'contract-b' : 'contract-a',
+          ...(options.markers ? { markers: options.markers } : {}),
+        });
         engines.push(another);
         return another;
       },

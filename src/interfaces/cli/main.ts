@@ -8,6 +8,7 @@ import { registerContinuity } from './commands/continuity-command.js';
 import { registerForget } from './commands/forget-command.js';
 import { registerFixes } from './commands/fixes-command.js';
 import { registerDecisions } from './commands/decisions-command.js';
+import { registerMarkers } from './commands/markers-command.js';
 import { registerDigest } from './commands/digest-command.js';
 import { registerMcp } from './commands/mcp-command.js';
 import { registerGc, registerMemory } from './commands/memory-command.js';
@@ -94,6 +95,7 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
   registerForget(program, context);
   registerFixes(program, context);
   registerDecisions(program, context);
+  registerMarkers(program, context);
   registerMigrate(program, context);
   registerUsage(program, context);
   registerContinuity(program, context);

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { bodyLimit } from 'hono/body-limit';
-import { MAX_ENTRY_IDS, type Moon, MoonError, parseRecallRequest, scopeRecallOptions } from '../../index.js';
+import { MAX_ENTRY_IDS, type Moon, MoonError, parseRecallRequest, scopeRecallOptions, toMarkerRecord, toMarkerScopeRecord } from '../../index.js';
 import { requireToken } from './auth.js';
 import { sendError, sendThrown } from './errors.js';
 import { buildOpenApi } from './openapi.js';
@@ -107,6 +107,22 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
         ...(cwd ? { cwd } : { allNamespaces: true }),
       }),
     );
+  });
+
+  app.get('/v1/markers', async (c) => {
+    const cwd = c.req.query('cwd');
+    const limit = c.req.query('limit');
+    const result = await moon.markers({
+      types: (c.req.queries('type') ?? []).flatMap((value) => value.split(',')).map((value) => value.trim()).filter((value) => value !== ''),
+      text: c.req.query('q') ?? null,
+      session: c.req.query('session_id') ?? null,
+      since: c.req.query('since'),
+      until: c.req.query('until'),
+      limit: limit === undefined ? undefined : readPositive('limit', limit),
+      // Without a cwd the server's own folder is not a caller's project: every project, as with recall.
+      ...(cwd ? { cwd } : { allProjects: true }),
+    });
+    return history({ scope: toMarkerScopeRecord(result.scope), counts: result.counts, markers: result.markers.map(toMarkerRecord) });
   });
 
   app.post('/v1/context', async (c) => {

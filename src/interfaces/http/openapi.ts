@@ -120,6 +120,21 @@ export function buildOpenApi(version: string): Record<string, unknown> {
           responses: { 200: json({ type: 'object' }, 'DecisionsResult'), ...errors },
         },
       },
+      '/v1/markers': {
+        get: {
+          summary: 'the @/ markers (@/decision: …, @/bug: …) written in earlier sessions, newest first, with counts by type',
+          parameters: [
+            query('type', 'marker types (comma-separated or repeated)'),
+            query('q', "words every marker's text must hold"),
+            query('session_id', 'only this session (id or unique prefix)'),
+            query('since', 'ISO date or date-time'),
+            query('until', 'ISO date or date-time'),
+            query('cwd', "the caller's project folder (absent: every project)"),
+            query('limit', 'at most this many (default 50)'),
+          ],
+          responses: { 200: json({ type: 'object' }, '{scope, counts, markers} (docs/formats.md)'), ...errors },
+        },
+      },
       '/v1/entries': {
         get: {
           summary: 'full entries by the message ids recall returns',

@@ -3,7 +3,17 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { LongTermMemory, Moon, ProjectScope, RecallResult } from '../../index.js';
-import { MAX_ENTRY_IDS, MAX_TIMELINE_SPAN, MoonError, RECALL_REQUEST_FIELDS, formatPack, frameHistory, parseRecallRequest, scopeRecallOptions } from '../../index.js';
+import {
+  MAX_ENTRY_IDS,
+  MAX_TIMELINE_SPAN,
+  MoonError,
+  RECALL_REQUEST_FIELDS,
+  formatPack,
+  frameHistory,
+  parseRecallRequest,
+  scopeRecallOptions,
+  toMarkerRecord,
+} from '../../index.js';
 import {
   BUDGET,
   ENTRIES_OUTPUT,
@@ -181,6 +191,35 @@ export const DECISIONS_OUTPUT = {
   ),
 };
 
+export const MARKERS_INPUT = z.strictObject({
+  type: z
+    .union([z.string().min(1), z.array(z.string().min(1))])
+    .describe('Only these marker types (decision, breaking, security, bug, api, pattern, perf, todo, ref, or a configured one); a list or a comma list')
+    .optional(),
+  query: z.string().min(1).max(1000).describe("Words every marker's text must hold").optional(),
+  session_id: SESSION_ID.optional(),
+  since: z.string().min(1).describe('Only at or after this ISO date or date-time').optional(),
+  until: z.string().min(1).describe('Only before this ISO date or date-time').optional(),
+  limit: z.number().int().min(1).max(200).describe('Most markers returned, newest first (default 50)').optional(),
+  all_projects: ALL_PROJECTS,
+});
+
+const MARKER_OUTPUT = z.object({
+  type: z.string(),
+  content: z.string(),
+  importance: z.number(),
+  priority: z.number().int(),
+  session_id: z.string(),
+  entry_id: z.string(),
+  source_field: z.enum(['prompt', 'response']),
+  line: z.number().int(),
+  context: z.object({ before: z.string(), after: z.string() }),
+  timestamp: z.string().nullable(),
+  project: z.string().nullable(),
+});
+
+export const MARKERS_OUTPUT = { counts: z.record(z.string(), z.number().int()), markers: z.array(MARKER_OUTPUT) };
+
 function toMemoryEntry(memory: LongTermMemory): z.infer<typeof MEMORY_ENTRY> {
   return {
     id: memory.id,
@@ -301,6 +340,38 @@ export function registerTools(server: McpServer, context: ToolContext): void {
       }),
   );
 
+
+  server.registerTool(
+    'markers',
+    {
+      title: '@/ markers of earlier sessions',
+      description:
+        "The @/ markers written in the caller's project's sessions — lines like `@/decision: use WAL mode`, `@/bug: …`, `@/todo: …` — newest first, each with its session and message id (open it with timeline or get_entries), the lines around it, and how much its type matters (importance). Counts by type come with them.",
+      inputSchema: MARKERS_INPUT,
+      outputSchema: MARKERS_OUTPUT,
+      annotations: { title: '@/ markers of earlier sessions', ...READ_ONLY },
+    },
+    (args) =>
+      context.guard('markers', async () => {
+        const types = (typeof args.type === 'string' ? [args.type] : (args.type ?? [])).flatMap((value) => value.split(',')).map((value) => value.trim()).filter((value) => value !== '');
+        const result = await context.moon().markers({
+          types,
+          text: args.query ?? null,
+          session: args.session_id ?? null,
+          since: args.since,
+          until: args.until,
+          limit: args.limit,
+          roots: await context.roots(),
+          cwd: context.cwd,
+          allProjects: args.all_projects ?? false,
+        });
+        const output = await context.moon().makeSafe({ counts: result.counts, markers: result.markers.map(toMarkerRecord) });
+        const lines = output.markers.map(
+          (marker) => `- @/${marker.type}: ${marker.content} (${marker.timestamp ?? 'no time'}; session ${marker.session_id}, message ${marker.entry_id})`,
+        );
+        return answer(frameHistory(lines.length > 0 ? lines.join('\n') : '(no markers)'), output);
+      }),
+  );
 
   server.registerTool(
     'context_pack',

@@ -4,14 +4,16 @@ import type { FileCommit, FileState, StoredSession } from '../types.js';
 import type { PgClient } from './client.js';
 import { cleanText, toJsonParam } from './clean.js';
 import { buildTrigramIndex, buildWordIndex } from './lexical.js';
+import type { MarkerConfig } from '../../markers/extract.js';
+import { replaceEntryMarkers } from './markers.js';
 import { ENTRY_COLUMNS, ENTRY_RECORD_TYPE, type EntryRow, entryRecord, namespaceOf, toEntry } from './rows.js';
 
 /**
  * One file's changes, applied on a client inside a transaction: the session row, its entries merged by key (the
- * one rule in model.ts), their index rows and those of their neighbours, anchors, usage, the file state and the
+ * one rule in model.ts), their index rows and those of their neighbours, their `@/` markers, anchors, usage, the file state and the
  * archived pair. A file's entries travel in one statement, not one per row.
  */
-export async function applyFileCommit(client: PgClient, machine: string, change: FileCommit): Promise<void> {
+export async function applyFileCommit(client: PgClient, machine: string, change: FileCommit, markers: MarkerConfig): Promise<void> {
   const session = change.session;
   if (session) {
     const namespace = namespaceOf(session);
@@ -25,6 +27,7 @@ export async function applyFileCommit(client: PgClient, machine: string, change:
       if (document) prepared.set(rowid, document);
     }
     await refreshIndex(client, session.id, changed, { prepared });
+    await replaceEntryMarkers(client, changed, inserted, session.project, markers);
     for (const anchor of change.anchors) {
       await client.query(
         `INSERT INTO moon.anchors (session_id, id, namespace, ts, line, note, origin_id) VALUES ($1, $2, $3, $4, $5, $6, $7)

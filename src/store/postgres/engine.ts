@@ -11,6 +11,9 @@ import { listFixEvents, listFixNamespaces, putFixEvents } from './fixes.js';
 import { listDocFiles, readDocs, replaceDocFiles, searchDocs } from './docs.js';
 import { findForgettable, forgetSessions, isForgotten, listTombstones } from './forget.js';
 import { postgresMemoryPort } from './memories.js';
+import { countMarkersByType, listMarkers, syncMarkers } from './markers.js';
+import { DEFAULT_MARKER_CONFIG, type MarkerConfig } from '../../markers/extract.js';
+import { fingerprintMarkerConfig } from '../../markers/entry-markers.js';
 import { migratePostgres } from './schema.js';
 import { hasLexicalMatch, searchLexical, searchTime, searchTrigram, searchVector } from './search.js';
 import { checkIntegrity, listFailures, putFailure, readStats, recordRun } from './stats.js';
@@ -28,6 +31,8 @@ export interface PostgresEngineOptions {
   lockTimeoutMs?: number;
   /** Told once when this process starts waiting for another writer. */
   onWait?: (message: string) => void;
+  /** The `@/` marker patterns every committed entry is read with (default: seed 004's nine types). */
+  markers?: MarkerConfig;
 }
 
 /** pg_advisory_xact_lock key of ingest transactions: the database's counterpart of SQLite's file write lock. */
@@ -44,6 +49,7 @@ export async function openPostgresEngine(url: string, options: PostgresEngineOpt
   const location = redactUrl(url);
   const machine = options.machine ?? 'default';
   const lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
+  const markers = options.markers ?? DEFAULT_MARKER_CONFIG;
   const pool = await createPool(url);
   const guard = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
@@ -106,7 +112,7 @@ export async function openPostgresEngine(url: string, options: PostgresEngineOpt
             commitFile: async (change: FileCommit) => {
               await client.query('SAVEPOINT moon_file');
               try {
-                await applyFileCommit(client, machine, change);
+                await applyFileCommit(client, machine, change, markers);
                 await client.query('RELEASE SAVEPOINT moon_file');
               } catch (error) {
                 const mapped = toPgError(location, error);
@@ -231,6 +237,12 @@ export async function openPostgresEngine(url: string, options: PostgresEngineOpt
     },
     digests: createPostgresDigests(db),
     memories: postgresMemoryPort(db, (work) => inTransaction(false, work)),
+    markers: {
+      list: (query) => listMarkers(db, query),
+      countByType: (query) => countMarkersByType(db, query),
+      // Under the ingest lock: no file commit writes markers with other patterns meanwhile.
+      sync: () => syncMarkers(db, markers, fingerprintMarkerConfig(markers), (work) => inTransaction(true, work)),
+    },
     docs: {
       listDocFiles: (namespaceId) => listDocFiles(db, namespaceId),
       replaceDocFiles: (namespaceId, files) => inTransaction(false, (client) => replaceDocFiles(client, namespaceId, files)),

@@ -36,6 +36,9 @@ export function renderFilters(filters: SearchFilters, params: Params, terms: { a
   if (filters.excludeRowids && filters.excludeRowids.length > 0) {
     where.push(`NOT (e.rowid = ANY (${params.add(filters.excludeRowids)}::bigint[]))`);
   }
+  if (filters.markerTypes && filters.markerTypes.length > 0) {
+    where.push(`e.rowid IN (SELECT mk.entry_rowid FROM moon.markers mk WHERE mk.type = ANY (${params.add([...filters.markerTypes])}::text[]))`);
+  }
   inList('s.source', filters.sources);
   if (filters.projects && filters.projects.length > 0) {
     // A name matches the project exactly (case-insensitive); a value with a slash matches part of the cwd.

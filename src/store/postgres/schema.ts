@@ -457,6 +457,30 @@ const MIGRATIONS: string[] = [
   );
   CREATE INDEX IF NOT EXISTS docs_body ON moon.docs USING gin (body);
   `,
+  // `@/` semantic markers (seed 004 §2): each entry's markers, derived from its stored text at commit and removed
+  // with it (postgres/markers.ts). Existing entries are read by the first MarkerPort.sync (no fingerprint yet).
+  `
+  CREATE TABLE IF NOT EXISTS moon.markers (
+    entry_rowid bigint NOT NULL REFERENCES moon.entries (rowid) ON DELETE CASCADE,
+    ordinal integer NOT NULL,
+    session_id text NOT NULL,
+    entry_id text NOT NULL,
+    seq bigint NOT NULL,
+    ts bigint,
+    namespace text NOT NULL DEFAULT '',
+    type text NOT NULL,
+    content text NOT NULL,
+    priority integer NOT NULL,
+    source_field text NOT NULL,
+    line integer NOT NULL,
+    context_before text NOT NULL,
+    context_after text NOT NULL,
+    PRIMARY KEY (entry_rowid, ordinal)
+  );
+  CREATE INDEX IF NOT EXISTS markers_type ON moon.markers (type, entry_rowid);
+  CREATE INDEX IF NOT EXISTS markers_session ON moon.markers (session_id);
+  CREATE INDEX IF NOT EXISTS markers_ts ON moon.markers (ts);
+  `,
 ];
 
 /** A fixed key for pg_advisory_xact_lock: migrations of one database run one at a time. */

@@ -118,6 +118,16 @@ export function openSqliteEngine(path: string, options: OpenStoreOptions = {}): 
       return next;
     }),
     memories: sqliteMemoryPort(() => store.planeAccess()),
+    markers: {
+      list: (query) => run(() => store.listMarkers(query)),
+      countByType: (query) => run(() => store.countMarkersByType(query)),
+      // A write: after the engine's queued transactions, never inside one's BEGIN … COMMIT.
+      sync: () => {
+        const next = queue.then(() => store.syncMarkers());
+        queue = next.catch(() => undefined);
+        return next;
+      },
+    },
     docs: {
       listDocFiles: (namespaceId) => run(() => store.listDocFiles(namespaceId)),
       replaceDocFiles: (namespaceId, files) => run(() => store.replaceDocFiles(namespaceId, files)),

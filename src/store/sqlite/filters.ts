@@ -31,6 +31,11 @@ export function renderFilters(filters: SearchFilters, terms: { all?: string[]; n
     where.push(`e.rowid NOT IN (SELECT value FROM json_each(?))`);
     params.push(JSON.stringify(filters.excludeRowids));
   }
+  if (filters.markerTypes && filters.markerTypes.length > 0) {
+    // The markers table's (type, entry_rowid) index answers this without reading a marker row.
+    where.push(`e.rowid IN (SELECT entry_rowid FROM markers WHERE type IN (${filters.markerTypes.map(() => '?').join(', ')}))`);
+    params.push(...filters.markerTypes);
+  }
   inList('s.source', filters.sources);
   if (filters.projects && filters.projects.length > 0) {
     // A name matches the project exactly (case-insensitive); a value with a slash matches part of the cwd.

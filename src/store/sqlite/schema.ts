@@ -279,6 +279,30 @@ const MIGRATIONS: string[] = [
   );
   CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(heading, text, path, tokenize = 'porter unicode61');
   `,
+  // `@/` semantic markers (seed 004 §2): each entry's markers, derived from its stored text at commit and removed
+  // with it (sqlite/markers.ts). Existing entries are read by the first MarkerPort.sync (no fingerprint in meta yet).
+  `
+  CREATE TABLE IF NOT EXISTS markers (
+    entry_rowid INTEGER NOT NULL,
+    ordinal INTEGER NOT NULL,
+    session_id TEXT NOT NULL,
+    entry_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    ts INTEGER,
+    project TEXT,
+    type TEXT NOT NULL,
+    content TEXT NOT NULL,
+    priority INTEGER NOT NULL,
+    source_field TEXT NOT NULL,
+    line INTEGER NOT NULL,
+    context_before TEXT NOT NULL,
+    context_after TEXT NOT NULL,
+    PRIMARY KEY (entry_rowid, ordinal)
+  ) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS markers_type ON markers(type, entry_rowid);
+  CREATE INDEX IF NOT EXISTS markers_session ON markers(session_id);
+  CREATE INDEX IF NOT EXISTS markers_ts ON markers(ts);
+  `,
 ];
 
 /** Data a migration must derive in code, run in the same transaction as the migration's SQL. */

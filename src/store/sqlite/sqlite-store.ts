@@ -53,7 +53,10 @@ import { migrate } from './schema.js';
 import { listFixEvents, listFixNamespaces, putFixEvents } from './fixes.js';
 import type { FixEvent, FixEventFilter } from '../../fixes/types.js';
 import { listDocFiles, readDocs, replaceDocFiles, searchDocs } from './docs.js';
+import { DEFAULT_MARKER_CONFIG, type MarkerConfig } from '../../markers/extract.js';
+import { SqliteMarkers } from './markers.js';
 import type { DocFile, DocHit, DocQuery, DocSection } from '../types.js';
+import type { MarkerQuery, MarkerSync, StoredMarker } from '../../markers/types.js';
 import { runFromColumns } from '../row-mapping.js';
 import { listCopied, listRuns, markCopied, readSessionExtras, writeSessionExtras } from './copy.js';
 import { listSessionSummaries } from './session-list.js';
@@ -65,6 +68,8 @@ export interface OpenStoreOptions {
   lockTimeoutMs?: number;
   /** Told once when this process starts waiting for another writer. */
   onWait?: (message: string) => void;
+  /** The `@/` marker patterns every committed entry is read with (default: seed 004's nine types). */
+  markers?: MarkerConfig;
 }
 
 const DEFAULT_LOCK_TIMEOUT_MS = 5 * 60 * 1000;
@@ -86,7 +91,7 @@ export interface PlaneAccess {
   planeAccess(): PlaneHandle;
 }
 
-export function openSqliteStore(path: string, options: OpenStoreOptions = {}): Store & PlaneAccess {
+export function openSqliteStore(path: string, options: OpenStoreOptions = {}): Store & PlaneAccess & MarkerAccess {
   if (options.readonly && !existsSync(path)) {
     throw new MoonError('not_found', `no index at ${path}`, { hint: 'run `moon index` first' });
   }
@@ -113,20 +118,30 @@ export function openSqliteStore(path: string, options: OpenStoreOptions = {}): S
     if (mapped instanceof MoonError) throw mapped;
     throw new MoonError('store', `cannot open index ${path}: ${(error as Error).message}`, { cause: error });
   }
-  const store = guardStore(new SqliteStore(db, path, lock), path);
+  const store = guardStore(new SqliteStore(db, path, lock, options.markers ?? DEFAULT_MARKER_CONFIG), path);
   if (!options.readonly) store.finishPendingRebuild?.();
   return store;
 }
 
-class SqliteStore implements Store, PlaneAccess {
+/** The markers table's reads and its sync, on the store's connection (errors mapped like every store call). */
+export interface MarkerAccess {
+  listMarkers(query: MarkerQuery): StoredMarker[];
+  countMarkersByType(query: Omit<MarkerQuery, 'limit' | 'types'>): Record<string, number>;
+  syncMarkers(): MarkerSync;
+}
+
+class SqliteStore implements Store, PlaneAccess, MarkerAccess {
   private readonly statements;
   private batching = false;
+  private readonly markers: SqliteMarkers;
 
   constructor(
     private readonly db: Database.Database,
     private readonly path: string,
     private readonly lock: WriteLockOptions,
+    markerConfig: MarkerConfig,
   ) {
+    this.markers = new SqliteMarkers(db, markerConfig);
     this.statements = {
       getFile: db.prepare<[string], FileRow>('SELECT * FROM files WHERE path = ?'),
       listFiles: db.prepare<[], FileRow>('SELECT * FROM files ORDER BY path'),
@@ -222,6 +237,20 @@ class SqliteStore implements Store, PlaneAccess {
     return runWriteTransaction(this.db, work, this.lock);
   }
 
+  /** Markers derived again when the stored ones were derived with other patterns (MarkerPort.sync). */
+  syncMarkers(): MarkerSync {
+    if (this.markers.isCurrent()) return this.markers.sync();
+    return this.write(() => this.markers.sync());
+  }
+
+  listMarkers(query: MarkerQuery): StoredMarker[] {
+    return this.markers.list(query);
+  }
+
+  countMarkersByType(query: Omit<MarkerQuery, 'limit' | 'types'>): Record<string, number> {
+    return this.markers.countByType(query);
+  }
+
   planeAccess(): PlaneHandle {
     return { db: this.db, lock: this.lock, write: (work) => (this.db.inTransaction ? work() : this.write(work)) };
   }
@@ -304,6 +333,7 @@ class SqliteStore implements Store, PlaneAccess {
           if (attached !== null) changed.set(attached.rowid, attached.entry);
         }
         this.refreshIndex(session.id, changed, { fresh, documents: change.documents, ...(wasEmpty ? { rows: changed } : {}) });
+        this.markers.replaceEntries(changed, fresh, session.project);
         for (const anchor of change.anchors) this.statements.putAnchor.run(anchorParams(anchor));
         for (const usage of change.usage) this.statements.putUsage.run(usage);
         this.statements.countEntries.run(session.id, session.id);
@@ -610,6 +640,7 @@ class SqliteStore implements Store, PlaneAccess {
   private deleteSessionContent(sessionId: string): void {
     for (const { rowid } of this.statements.entryRowids.all(sessionId)) this.unindexEntry(rowid);
     this.statements.deleteEntries.run(sessionId);
+    this.markers.deleteSession(sessionId);
     this.statements.deleteAnchors.run(sessionId);
     this.statements.deleteUsage.run(sessionId);
     this.db.prepare('DELETE FROM session_terms WHERE session_id = ?').run(sessionId);

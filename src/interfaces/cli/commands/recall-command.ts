@@ -21,6 +21,7 @@ interface RecallFlags {
   source: string[];
   role: string[];
   tool: string[];
+  marker: string[];
   since?: string;
   until?: string;
   excludeSession: string[];
@@ -48,6 +49,7 @@ export function registerRecall(program: Command, context: CliContext): void {
     .option('--source <name>', 'only claude-code, codex or openclaw (repeatable)', collect, [])
     .option('--role <role>', 'only user, assistant, tool or system (repeatable)', collect, [])
     .option('--tool <name>', 'only this tool (repeatable)', collect, [])
+    .option('--marker <type>', 'only messages carrying an @/ marker of this type, e.g. decision or bug (repeatable, or a comma list)', collect, [])
     .option('--since <iso>', 'only at or after this ISO date/time')
     .option('--until <iso>', 'only before this ISO date/time')
     .option('--exclude-session <id>', 'never return this session (repeatable)', collect, [])
@@ -128,6 +130,7 @@ function toRecallOptions(query: string, flags: RecallFlags): RecallOptions {
       source: flags.source,
       role: flags.role,
       tool: flags.tool,
+      marker: flags.marker,
       since: flags.since,
       until: flags.until,
       exclude_session: flags.excludeSession,

@@ -43,6 +43,7 @@ type Capture =
   | { kind: 'string'; escaped: boolean; started: boolean }
   | { kind: 'scalar' };
 
+const BOM = [0xef, 0xbb, 0xbf];
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OPEN_BRACE = 0x7b;
@@ -66,7 +67,8 @@ export function createJsonSplitter(handlers: JsonSplitHandlers): JsonSplitter {
   /** The root value was read whole: only whitespace may follow. */
   let done = false;
   let offset = 0;
-  let first = true;
+  /** Bytes of a leading byte order mark read so far (3: done looking). */
+  let bomSeen = 0;
   let capture: Capture | null = null;
   /** What the value being captured is: a member's value, or a key (of the top frame). */
   let capturing: 'value' | 'key' = 'value';
@@ -186,10 +188,15 @@ export function createJsonSplitter(handlers: JsonSplitHandlers): JsonSplitter {
 
   const write = (chunk: Uint8Array): void => {
     let index = 0;
-    if (first && chunk.length > 0) {
-      first = false;
-      // A UTF-8 byte order mark is not JSON; editors write one now and then.
-      if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) index = 3;
+    // A UTF-8 byte order mark is not JSON, but editors write one now and then: skipped, even when cut.
+    while (bomSeen < BOM.length && index < chunk.length && offset === 0) {
+      if (chunk[index] !== BOM[bomSeen]) {
+        if (bomSeen > 0) fail('unexpected character', bomSeen);
+        bomSeen = BOM.length;
+        break;
+      }
+      bomSeen += 1;
+      index += 1;
     }
     while (index < chunk.length) {
       if (capture) {

@@ -62,10 +62,15 @@ export function readDocumentCarry(carry: unknown): DocumentCarry | null {
   return carry as unknown as DocumentCarry;
 }
 
-/** The hash of everything a session gives moon before normalizing: equal hashes, nothing to write. */
+/**
+ * The hash of everything a session gives moon before normalizing: equal hashes, nothing to write. Entry by
+ * entry (each JSON object delimits itself), so a long conversation never becomes one string.
+ */
 export function hashDocumentSession(session: DocumentSession): string {
   const { chunk } = session;
-  return createHash('sha256').update(JSON.stringify([chunk.session, chunk.entries, chunk.results, chunk.anchors, chunk.usage, chunk.skipped])).digest('hex');
+  const hash = createHash('sha256').update(JSON.stringify([chunk.session, chunk.results, chunk.anchors, chunk.usage, chunk.skipped]));
+  for (const entry of chunk.entries) hash.update(JSON.stringify(entry));
+  return hash.digest('hex');
 }
 
 /** Malformed entries named per file; the first few name their entries, the rest are counted. */
@@ -74,13 +79,19 @@ const MAX_SKIP_WARNINGS = 20;
 /**
  * Compare a read document with the carry of the last one: sessions whose hash is unchanged are left as they are
  * (not normalized, not written); changed and new ones are normalized, with their index documents and keyword
- * terms when the context prepares them; sessions the document no longer holds are listed for removal.
+ * terms when the context prepares them; sessions the document no longer holds are listed for removal. Takes the
+ * read's sessions over (it is left with none).
  */
 export function compareDocument(context: IngestContext, path: string, read: DocumentRead, carry: DocumentCarry | null): DocumentChanges {
   const before = new Map((carry?.sessions ?? []).map((session) => [session.id, session]));
   const seen = new Set<string>();
   const changes: DocumentChanges = { changed: [], unchanged: [], removed: [], parts: { added: 0, modified: 0, removed: 0 }, warnings: [] };
-  for (const session of read.parsed.sessions) {
+  // Taken over from the read: each session's raw form is let go once it is compared (and normalized).
+  const sessions: (DocumentSession | null)[] = read.parsed.sessions;
+  read.parsed.sessions = [];
+  for (let index = 0; index < sessions.length; index += 1) {
+    const session = sessions[index]!;
+    sessions[index] = null;
     const id = session.chunk.session.id;
     if (seen.has(id)) continue;
     seen.add(id);

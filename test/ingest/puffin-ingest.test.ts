@@ -180,4 +180,25 @@ describe('moon index on a Puffin history', () => {
     expect(report.sessions).not.toContain('puffin-mjgemr768h20qxza1');
     expect(await recallIds('capybara')).toEqual([]);
   });
+
+  test('moon rebuild restores the conversations from the raw copy, and the history takes them back without a duplicate', async () => {
+    await index();
+    const rebuilt = await runMoon(['rebuild'], env());
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    expect(rebuilt.stdout).toContain('8 sessions');
+    const listed = async () => (JSON.parse((await runMoon(['sessions', '--json', '--limit', '100'], env())).stdout) as { sessions: { id: string; project: string; cwd: string }[] }).sessions;
+    expect((await listed()).map((session) => session.project)).toEqual(Array(8).fill('proj'));
+    const again = await index();
+    expect(again.sessions).toEqual(ALL);
+    const after = await listed();
+    expect(after).toHaveLength(8);
+    expect(new Set(after.map((session) => session.cwd))).toEqual(new Set([join(root, 'proj')]));
+    expect((await index()).unchanged).toBe(1);
+  });
+
+  test('moon usage leaves a Puffin history out (it records no context usage) rather than failing on it', async () => {
+    const run = await runMoon(['usage', root, '--json'], env());
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toBe('');
+  });
 });

@@ -1,9 +1,7 @@
-import { rawDocumentArchivePathFor } from '../archive/paths.js';
-import { writeFileAtomic } from '../archive/write.js';
 import type { RankedTerm } from '../normalize/keywords.js';
 import type { IngestTx } from '../store/ports.js';
 import type { SessionWrite, StoredSession } from '../store/types.js';
-import { describeArchive } from './archive-raw.js';
+import { copyDocumentArchive, describeArchive } from './archive-raw.js';
 import { type FileOutcome, type IngestContext, makeOutcome } from './context.js';
 import type { IndexFileOptions, PreparedFile } from './index-file.js';
 import type { CarriedSession, DocumentCarry, PartCounts } from './prepare-document.js';
@@ -54,6 +52,8 @@ export async function commitDocument(
   let archivePath: string | null = null;
   let adoptedFrom: string | null = null;
   let entries = 0;
+  /** Sessions another file holds the same (a copy of the project): by that file. */
+  const heldElsewhere = new Map<string, number>();
   for (const changed of changes.changed) {
     const { chunk } = changed.normalized;
     const id = chunk.session.id;
@@ -73,7 +73,7 @@ export async function commitDocument(
     if (choice.contested) {
       const settled = await settleContest(store, choice.contested, chunk.entries.map((entry) => entry.key));
       if (settled === 'duplicate') {
-        warnings.push(`${path}: session ${id} is indexed from ${choice.contested.path} already; not indexed twice`);
+        heldElsewhere.set(choice.contested.path, (heldElsewhere.get(choice.contested.path) ?? 0) + 1);
         outcome.skipped += 1;
         continue;
       }
@@ -111,6 +111,9 @@ export async function commitDocument(
     entries += renamed.entries.length;
     outcome.written.push({ id: storedId, ranked: changed.ranked ?? null });
   }
+  for (const [holder, count] of heldElsewhere) {
+    warnings.push(`${path}: ${count} conversation${count === 1 ? ' is' : 's are'} indexed from ${holder} already; not indexed twice`);
+  }
   const drops: string[] = [];
   for (const gone of changes.removed) {
     if (gone.stored === null) continue;
@@ -147,8 +150,5 @@ export async function commitDocument(
 
 /** One raw copy of the document for all its sessions (a rebuild reads the copy where it is). */
 function archiveDocument(context: IngestContext, options: IndexFileOptions, source: string, path: string, buffer: Buffer): string {
-  if (options.selfArchived) return path;
-  const archivePath = rawDocumentArchivePathFor(context.paths, source, path);
-  writeFileAtomic(archivePath, buffer);
-  return archivePath;
+  return options.selfArchived ? path : copyDocumentArchive(context, source, path, buffer);
 }

@@ -201,4 +201,25 @@ describe('moon index on a Puffin history', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toBe('');
   });
+
+  test('a copy of the project holds the same conversations: indexed once, the copy named in one warning', async () => {
+    await index();
+    const copy = join(root, 'proj-copy', '.puffin', 'history.json');
+    mkdirSync(join(root, 'proj-copy', '.puffin'), { recursive: true });
+    writeFileSync(copy, FIXTURE);
+    const report = await index();
+    expect(report.sessions).toEqual([]);
+    expect(report.warnings).toEqual([`${copy}: 8 conversations are indexed from ${historyPath} already; not indexed twice`]);
+    expect(await sessionIds()).toEqual(ALL);
+  });
+
+  test('moon snapshot writes one raw copy and a projection per conversation, without the index', async () => {
+    const run = await runMoon(['snapshot', root, '--json'], env());
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout) as { archived: { sessionId: string; archivePath: string; projectionPath: string }[] };
+    expect(report.archived.map((item) => item.sessionId).sort()).toEqual(ALL);
+    expect(new Set(report.archived.map((item) => item.archivePath)).size).toBe(1);
+    expect(report.archived[0]!.archivePath).toMatch(/archives\/raw\/puffin\/[0-9a-f]{16}\/proj\/\.puffin\/history\.json$/);
+    for (const item of report.archived) expect(existsSync(item.projectionPath)).toBe(true);
+  });
 });

@@ -7,6 +7,7 @@ import { docFromChunk, writeProjection } from './project-session.js';
 import { readRegularFile } from './read-file.js';
 import { readTranscript } from './read-transcript.js';
 import { type DocumentRead, readDocumentFile } from './read-document.js';
+import { hashDocumentSession } from './prepare-document.js';
 
 export interface SnapshotReport {
   files: number;
@@ -70,7 +71,9 @@ function snapshotDocument(context: IngestContext, report: SnapshotReport, path: 
     if (context.excludeSessionIds.has(chunk.session.id)) continue;
     archivePath ??= copyDocumentArchive(context, source, path, buffer);
     context.ledger.append(describeArchive(context, archivePath, { source, sessionId: chunk.session.id, buffer, contentHash, filteredNoiseCount: normalized.filtered }));
-    const projectionPath = writeProjection(context, docFromChunk(context, chunk, { filteredNoiseCount: normalized.filtered, archivePath, contentHash }));
+    // A conversation's projection carries its own hash (as the index's does), so an unchanged one keeps it.
+    const sessionHash = hashDocumentSession(session);
+    const projectionPath = writeProjection(context, docFromChunk(context, chunk, { filteredNoiseCount: normalized.filtered, archivePath, contentHash: sessionHash }));
     report.archived.push({ sessionId: chunk.session.id, source, archivePath, projectionPath, contentHash });
   }
 }

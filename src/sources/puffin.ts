@@ -161,6 +161,8 @@ function mapTree(tree: ParsedPrompt[], branch: ParsedBranch, where: { path: stri
           text: `${file.action} ${file.path}`,
           toolName: toolNameOf(file.action),
           toolTarget: file.path,
+          // Puffin lists a file once the response has done with it.
+          status: 'completed',
           parentId: `${prompt.id}:response`,
         }),
       );

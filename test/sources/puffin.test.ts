@@ -125,6 +125,7 @@ describe('the Puffin adapter on a real history subset', () => {
     const file = entries[2]!;
     expect(file.toolTarget).toMatch(/components\.css$/);
     expect(file.text).toBe(`write ${file.toolTarget}`);
+    expect(file.status).toBe('completed');
     expect(file.key).toBe('file:mjgemr768h20qxza1:0');
     expect(entries[1]).toMatchObject({ id: 'mjgemr768h20qxza1:response', key: 'response:mjgemr768h20qxza1', parentId: 'mjgemr768h20qxza1' });
     expect(new Set(entries.map((entry: Entry) => entry.key)).size).toBe(entries.length);

@@ -25,6 +25,7 @@ export type { RecallOptions, RecallGroup } from './search/options.js';
 export { type FatalError, type IndexReport, describeFatal, emptyReport } from './ingest/report.js';
 export type { Explanation } from './search/fusion.js';
 export { validateGroup, validateRole, validateSource, validateStrategy } from './search/options.js';
+export { SOURCE_NAMES } from './sources/index.js';
 export {
   RECALL_REQUEST_FIELDS,
   RECALL_REQUEST_FIELD_NAMES,

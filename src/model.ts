@@ -3,8 +3,11 @@
  * store/ persists it and search/ returns it. Timestamps are epoch milliseconds (UTC) or null when unknown.
  */
 
-export type SourceName = 'claude-code' | 'codex' | 'openclaw';
-export const SOURCE_NAMES: readonly SourceName[] = ['claude-code', 'codex', 'openclaw'];
+/**
+ * The format a session was read from: one of `SOURCE_NAMES`, which the registry (`sources/index.ts`) derives
+ * from its adapters, so a new format needs no change here. Checked where a name comes in (`validateSource`).
+ */
+export type SourceName = string;
 
 export type Role = 'user' | 'assistant' | 'tool' | 'system';
 export const ROLES: readonly Role[] = ['user', 'assistant', 'tool', 'system'];

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
 
 /** Every path under $MOON_HOME, in one place. */
@@ -45,4 +46,18 @@ export function projectionPathFor(paths: MoonPaths, sessionId: string): string {
 
 export function rawArchivePathFor(paths: MoonPaths, source: string, sessionId: string): string {
   return join(paths.raw, source, `${toFileStem(sessionId)}.jsonl`);
+}
+
+/** Path parts a whole-file document's raw copy keeps from the original (`<project>/.puffin/history.json`). */
+const DOCUMENT_TAIL_PARTS = 3;
+
+/**
+ * The raw copy of a whole-file document, which holds many sessions: one per original file, in a folder named by
+ * a hash of the original path, keeping the file's last path parts, so that a rebuild discovers it by the same
+ * name and reads the same project from it (`archives/raw/puffin/<hash>/<project>/.puffin/history.json`).
+ */
+export function rawDocumentArchivePathFor(paths: MoonPaths, source: string, path: string): string {
+  const key = createHash('sha256').update(path).digest('hex').slice(0, 16);
+  const tail = path.split(/[\\/]/).filter((part) => part !== '').slice(-DOCUMENT_TAIL_PARTS).map((part) => (part === '.' || part === '..' ? '_' : part));
+  return join(paths.raw, source, key, ...tail);
 }

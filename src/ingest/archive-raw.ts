@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { rawArchivePathFor } from '../archive/paths.js';
+import { rawArchivePathFor, rawDocumentArchivePathFor } from '../archive/paths.js';
 import { writeFileAtomic } from '../archive/write.js';
 import type { ArchiveRecord } from '../model.js';
 import type { IngestContext } from './context.js';
@@ -45,5 +45,15 @@ export function describeArchive(context: IngestContext, archivePath: string, inp
 export function archiveRaw(context: IngestContext, input: RawArchiveInput): string {
   const { archivePath, record } = copyRawArchive(context, input);
   context.ledger.append(record);
+  return archivePath;
+}
+
+/**
+ * The raw copy of a whole-file document (a Puffin history), one for all its sessions, written whenever one of
+ * them changed; its ledger records are the sessions' (describeArchive). Returns where it is.
+ */
+export function copyDocumentArchive(context: IngestContext, source: string, path: string, buffer: Buffer): string {
+  const archivePath = rawDocumentArchivePathFor(context.paths, source, path);
+  writeFileAtomic(archivePath, buffer);
   return archivePath;
 }

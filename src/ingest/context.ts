@@ -4,6 +4,7 @@ import type { MoonPaths } from '../archive/paths.js';
 import type { ParsedChunk } from '../sources/source.js';
 import type { IngestPool } from './pool.js';
 import type { RankedTerm } from '../normalize/keywords.js';
+import type { DocumentOutcome } from './commit-document.js';
 
 /** What a failure is remembered by: a file that keeps its size and mtime is the same file. */
 export function fingerprintOf(stat: { size: number; mtimeMs: number }): string {
@@ -66,6 +67,8 @@ export interface FileOutcome {
   failedAtMs: number | null;
   /** The session's keyword terms, ranked at the parse, when this file's commit wrote the session from the start. */
   ranked?: RankedTerm[];
+  /** A whole-file document (several sessions): what its commit wrote, kept and removed. */
+  document?: DocumentOutcome;
 }
 
 export function makeOutcome(path: string, status: FileStatus, extra: Partial<FileOutcome> = {}): FileOutcome {

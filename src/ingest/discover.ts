@@ -1,6 +1,7 @@
 import { type Dirent, readdirSync, realpathSync, statSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import { errnoOf } from '../errors.js';
+import { isSourceFileName } from '../sources/index.js';
 
 export interface Discovery {
   /** Paths as shown and remembered (a name that is not UTF-8 is shown with `\xNN` escapes). */
@@ -13,12 +14,13 @@ export interface Discovery {
 type FsPath = string | Buffer;
 
 /**
- * Every `*.jsonl` under the given roots (a root may also be a file), sorted, de-duplicated. `skip` holds
- * folders never to enter — moon's own home, whose raw archives are copies of what we index. Symlinked folders
- * are followed once each (a link back to a folder already walked is reported as a loop). Anything named
- * `.jsonl` that is not a regular file (a FIFO, a socket) is listed anyway, so the run reports it by name.
+ * Every file under the given roots named as some format keeps its files (`*.jsonl`, `.puffin/history.json`: each
+ * adapter's `fileName`, or `isName`), sorted, de-duplicated; a root may also be a file, listed whatever its name.
+ * `skip` holds folders never to enter — moon's own home, whose raw archives are copies of what we index.
+ * Symlinked folders are followed once each (a link back to a folder already walked is reported as a loop).
+ * Anything so named that is not a regular file (a FIFO, a socket) is listed anyway, so the run reports it by name.
  */
-export function discoverFiles(roots: readonly string[], skip: readonly string[] = []): Discovery {
+export function discoverFiles(roots: readonly string[], skip: readonly string[] = [], isName: (path: string) => boolean = isSourceFileName): Discovery {
   const files = new Set<string>();
   const fsPaths = new Map<string, Buffer>();
   const warnings: string[] = [];
@@ -55,8 +57,8 @@ export function discoverFiles(roots: readonly string[], skip: readonly string[] 
       if (dirent.isDirectory()) {
         if (enter(child, childShown)) walk(child, childShown);
       } else if (dirent.isSymbolicLink()) {
-        followLink(child, childShown, name.shown.endsWith('.jsonl'));
-      } else if (name.shown.endsWith('.jsonl')) {
+        followLink(child, childShown, isName(childShown));
+      } else if (isName(childShown)) {
         add(childShown, child);
       }
     }

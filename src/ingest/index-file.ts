@@ -11,6 +11,10 @@ import { type SerializedError, reviveError, serializeError } from './errors-acro
 import { type SourceName, mergeByKey } from '../model.js';
 import { checkRegularFile, readRegularFile } from './read-file.js';
 import { mergeCounts, renameSession } from './session-merge.js';
+import { DUPLICATE, chooseSessionId, settleContest } from './session-choice.js';
+import { readDocumentFile } from './read-document.js';
+import { type DocumentChanges, compareDocument, readDocumentCarry } from './prepare-document.js';
+import { commitDocument } from './commit-document.js';
 import { inSessionOrder } from './project-session.js';
 import { type RankedTerm, rankSessionTerms } from '../normalize/keywords.js';
 
@@ -119,6 +123,8 @@ export type PreparedFile =
       resume: ResumePoint | null;
       transcript: PreparedTranscript;
     }
+  /** A whole-file document (sources/source.ts DocumentSource): its sessions compared with the last read. */
+  | { kind: 'document'; fingerprint: string; mtimeMs: number; buffer: Buffer; contentHash: string; source: SourceName; changes: DocumentChanges }
   | { kind: 'failed'; fingerprint: string | null; error: SerializedError };
 
 /** A TranscriptRead that can cross a thread: the source by name, the raw records left behind. */
@@ -170,6 +176,12 @@ export function prepareFile(context: IngestContext, path: string, previous: File
       }
     }
     const resume = findResumePoint(previous, buffer);
+    // A document is read whole every time it changes (it is rewritten, never appended to); JSON lines go on below.
+    const document = resume === null ? readDocumentFile(path, buffer) : null;
+    if (document) {
+      const changes = compareDocument(context, path, document, readDocumentCarry(previous?.carry));
+      return { kind: 'document', fingerprint, mtimeMs: stat.mtimeMs, buffer, contentHash, source: document.source.name, changes };
+    }
     const transcript = toPrepared(readTranscript(context, path, buffer, resume));
     const { chunk } = transcript.normalized;
     // Entries merged by key once, for the index documents and (a read from the start) the keyword ranking.
@@ -202,6 +214,7 @@ async function commitPrepared(
   prepared: Exclude<PreparedFile, { kind: 'failed' }>,
 ): Promise<FileOutcome> {
   if (prepared.kind === 'done') return prepared.outcome;
+  if (prepared.kind === 'document') return commitDocument(context, store, path, options, prepared);
   if (prepared.kind === 'touched') {
     await store.commitFile({ file: { ...previous!, mtimeMs: prepared.mtimeMs }, session: null, reset: false, entries: [], results: [], anchors: [], usage: [] });
     return prepared.outcome;
@@ -326,56 +339,6 @@ async function commitPrepared(
     // Terms ranked at the parse describe the session only when this commit wrote all of it.
     ...(reset && ranked ? { ranked } : {}),
   });
-}
-
-/** Why a file is recorded but not indexed: another file holding the same transcript is indexed already. */
-const DUPLICATE = 'duplicate';
-
-interface SessionChoice {
-  sessionId: string;
-  /** A rebuilt session's archive path this file takes over. */
-  adopted: string | null;
-  /** Another file (another path, or another machine's file) holds this id: settle by content. */
-  contested: StoredSession | null;
-  /** The id this file takes when its content differs from the holder's. */
-  suffixed: string;
-}
-
-/**
- * The id this file's session is stored under. A session rebuilt from the raw archive is owned by its archive
- * copy only until an original transcript claims it: that file takes it over (same id, re-read whole), so
- * indexing the original transcripts after `moon rebuild` adds no duplicate. When another file holds the id —
- * a copy of the transcript, the same transcript on another machine sharing the database, or a different
- * transcript reusing the id — the contents decide (settleContest). The suffixed id is checked first, so the
- * second of two different files sharing an id takes back its own suffixed session.
- */
-async function chooseSessionId(store: IngestTx, path: string, id: string, options: IndexFileOptions): Promise<SessionChoice> {
-  const suffixed = `${id}~${sha256(path).slice(0, 8)}`;
-  const plain = { sessionId: id, adopted: null, contested: null, suffixed };
-  if (options.sessionId !== undefined) return plain;
-  const isMine = (session: StoredSession): boolean => session.path === path && (session.machine ?? null) === store.machine;
-  const rebuilt = (owner: StoredSession | null): boolean =>
-    owner !== null && options.adoptFrom !== undefined && owner.path !== path && owner.path.startsWith(options.adoptFrom);
-  const mine = await store.getSession(suffixed);
-  if (mine && (isMine(mine) || rebuilt(mine))) return { ...plain, sessionId: suffixed, adopted: isMine(mine) ? null : mine.path };
-  const owner = await store.getSession(id);
-  if (!owner || isMine(owner)) return plain;
-  if (rebuilt(owner)) return { ...plain, adopted: owner.path };
-  return { ...plain, contested: owner };
-}
-
-/**
- * Two files with one session id, by their record keys: nothing new in this one (a copy, or the same transcript
- * indexed on another machine) — record it, index nothing; this one holds all the other has and more (it grew
- * further) — it takes the session over, re-read whole; each has records the other lacks — a different
- * transcript, indexed beside it under a suffixed id.
- */
-async function settleContest(store: IngestTx, holder: StoredSession, keys: readonly string[]): Promise<'duplicate' | 'take-over' | 'different'> {
-  const held = new Set(await store.listEntryKeys(holder.id));
-  const mine = new Set(keys);
-  if ([...mine].every((key) => held.has(key))) return 'duplicate';
-  if ([...held].every((key) => mine.has(key))) return 'take-over';
-  return 'different';
 }
 
 function isBlank(buffer: Buffer): boolean {

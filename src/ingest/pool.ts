@@ -32,7 +32,9 @@ export class IngestPool {
   prepare(path: string, previous: FileState | null, options: Omit<IndexFileOptions, 'adoptFrom' | 'sessionId'>): Promise<PreparedFile> {
     return this.run<PreparedFile>({ kind: 'prepare', input: { path, previous, options } }).then((prepared) =>
       // A Buffer crosses as a Uint8Array: give it back its Buffer methods.
-      prepared.kind === 'read' ? { ...prepared, buffer: Buffer.from(prepared.buffer.buffer, prepared.buffer.byteOffset, prepared.buffer.byteLength) } : prepared,
+      prepared.kind === 'read' || prepared.kind === 'document'
+        ? { ...prepared, buffer: Buffer.from(prepared.buffer.buffer, prepared.buffer.byteOffset, prepared.buffer.byteLength) }
+        : prepared,
     );
   }
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { MoonError } from '../errors.js';
 import { type JsonlRead, parseHead, parseJsonlBuffer } from '../sources/jsonl.js';
-import { DETECT_WINDOW, detectSource, sourceByName } from '../sources/index.js';
+import { DETECT_WINDOW, describeSourceLabels, detectSource, recordSourceByName } from '../sources/index.js';
 import type { Source } from '../sources/source.js';
 import type { IngestContext, NormalizedChunk } from './context.js';
 import { looksBinary, mostlyBinary } from './hash.js';
@@ -36,12 +36,12 @@ export function readTranscript(
 ): TranscriptRead {
   if (!resume && mostlyBinary(buffer)) throw new MoonError('bad_input', `${path}: binary file, not a JSONL transcript`);
   // The first few records decide almost every file; more are parsed only when they fit no format.
-  const source = resume ? sourceByName(resume.source) : (detectSource(parseHead(buffer, DETECT_WINDOW)) ?? detectSource(parseHead(buffer)));
+  const source = resume ? recordSourceByName(resume.source) : (detectSource(parseHead(buffer, DETECT_WINDOW)) ?? detectSource(parseHead(buffer)));
   if (!source) {
     // NUL bytes alone do not make a file binary (a crash can zero one block of a transcript); a file with NULs
     // in which no record is recognisable does.
     if (looksBinary(buffer)) throw new MoonError('bad_input', `${path}: binary file, not a JSONL transcript`);
-    throw new MoonError('bad_input', `${path}: not a Claude Code, Codex or OpenClaw transcript (format not recognised)`);
+    throw notRecognised(path);
   }
   const read = parseJsonlBuffer(buffer, {
     fromOffset: resume?.offset ?? 0,
@@ -59,6 +59,11 @@ export function readTranscript(
   }
   if (sidecar.warning) warnings.push(sidecar.warning);
   return { source, read, normalized, warnings };
+}
+
+/** A file no format of the registry recognises. */
+export function notRecognised(path: string): MoonError {
+  return new MoonError('bad_input', `${path}: not a ${describeSourceLabels()} transcript (format not recognised)`);
 }
 
 /** Claude Code writes a subagent's type and task beside its transcript: `subagents/agent-<id>.meta.json`. */

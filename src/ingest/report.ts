@@ -31,6 +31,11 @@ export interface IndexReport {
   errors: { path: string; reason: string }[];
   knownFailures: { path: string; reason: string; failedAtMs: number }[];
   excludedFiles: { path: string; reason: string }[];
+  /**
+   * Whole-file documents (Puffin histories), session by session: written (changed or new), unchanged (not
+   * re-indexed), removed (gone from their document); and their parts (prompts) added, modified and removed.
+   */
+  documents: { sessionsWritten: number; sessionsUnchanged: number; sessionsRemoved: number; partsAdded: number; partsModified: number; partsRemoved: number };
   durationMs: number;
   fatal: FatalError | null;
 }
@@ -55,6 +60,7 @@ export function emptyReport(): IndexReport {
     errors: [],
     knownFailures: [],
     excludedFiles: [],
+    documents: { sessionsWritten: 0, sessionsUnchanged: 0, sessionsRemoved: 0, partsAdded: 0, partsModified: 0, partsRemoved: 0 },
     durationMs: 0,
     fatal: null,
   };

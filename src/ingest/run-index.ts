@@ -1,6 +1,7 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
+import { projectionPathFor } from '../archive/paths.js';
 import { sep } from 'node:path';
-import { describeError, isMoonError } from '../errors.js';
+import { describeError, isMoonError, toIoError } from '../errors.js';
 import { type FatalError, type IndexReport, describeFatal, emptyReport } from './report.js';
 
 export { type FatalError, type IndexReport, describeFatal, emptyReport };
@@ -118,11 +119,16 @@ async function indexAll(context: IngestContext, store: IngestPort, options: Inde
       await rememberOutcome(context, store, failures, outcome);
       // Projections are written after their batch commits; a crash in between leaves them stale, and the
       // next run (below) finishes them. With workers, a group's projections render side by side.
-      if (outcome.status === 'indexed' && outcome.sessionId) {
-        touched.add(outcome.sessionId);
-        // Two files of one group that wrote the same session: its terms are ranked from the store.
-        ranked.set(outcome.sessionId, ranked.has(outcome.sessionId) ? null : (outcome.ranked ?? null));
+      // A document's sessions each count as a session written (its removed ones lose their projection).
+      const written = outcome.document ? outcome.document.written : outcome.sessionId ? [{ id: outcome.sessionId, ranked: outcome.ranked ?? null }] : [];
+      if (outcome.status === 'indexed') {
+        for (const session of written) {
+          touched.add(session.id);
+          // Two files of one group that wrote the same session: its terms are ranked from the store.
+          ranked.set(session.id, ranked.has(session.id) ? null : session.ranked);
+        }
       }
+      for (const gone of outcome.document?.removed ?? []) removeProjection(gone.projectionPath ?? projectionPathFor(context.paths, gone.id));
       done += 1;
       options.onProgress?.(done, discovery.files.length, outcome.path);
     }
@@ -367,8 +373,27 @@ function fileSizeOf(path: string | Buffer): number {
   }
 }
 
+/** A removed session's projection: it describes a conversation its document no longer holds. */
+function removeProjection(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch (error) {
+    throw toIoError(path, error);
+  }
+}
+
 function tally(report: IndexReport, outcome: FileOutcome): void {
   for (const warning of outcome.warnings) report.warnings.push(warning);
+  const document = outcome.document;
+  if (document) {
+    const counts = report.documents;
+    counts.sessionsWritten += document.written.length;
+    counts.sessionsUnchanged += document.unchanged;
+    counts.sessionsRemoved += document.removed.length;
+    counts.partsAdded += document.parts.added;
+    counts.partsModified += document.parts.modified;
+    counts.partsRemoved += document.parts.removed;
+  }
   switch (outcome.status) {
     case 'indexed':
       report.indexed += 1;

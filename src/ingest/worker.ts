@@ -27,9 +27,10 @@ if (port) {
       if (message.kind === 'prepare') {
         const { path, previous, options } = message.input;
         const prepared = prepareFile(context, path, previous, options);
-        const transfer = prepared.kind === 'read' ? [prepared.buffer.buffer as ArrayBuffer] : [];
+        const holdsBytes = prepared.kind === 'read' || prepared.kind === 'document';
+        const transfer = holdsBytes ? [prepared.buffer.buffer as ArrayBuffer] : [];
         // A small file's bytes may share Node's pooled ArrayBuffer: copy those rather than transfer the pool.
-        if (prepared.kind === 'read' && prepared.buffer.byteLength !== prepared.buffer.buffer.byteLength) {
+        if (holdsBytes && prepared.buffer.byteLength !== prepared.buffer.buffer.byteLength) {
           prepared.buffer = Buffer.from(prepared.buffer);
           transfer[0] = prepared.buffer.buffer as ArrayBuffer;
         }

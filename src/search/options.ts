@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import { MoonError } from '../errors.js';
-import { ROLES, type Role, SOURCE_NAMES, type SourceName } from '../model.js';
+import { ROLES, type Role, type SourceName } from '../model.js';
+import { SOURCE_NAMES } from '../sources/index.js';
 
 export type RecallGroup = 'session' | 'message';
 export type RecallStrategy = 'hybrid' | 'bm25';
@@ -49,7 +50,7 @@ export function validateRole(value: string): Role {
 }
 
 export function validateSource(value: string): SourceName {
-  if ((SOURCE_NAMES as readonly string[]).includes(value)) return value as SourceName;
+  if (SOURCE_NAMES.includes(value)) return value;
   throw new MoonError('bad_usage', `source: "${value}" is not one of ${SOURCE_NAMES.join(', ')}`, { field: 'source' });
 }
 

@@ -1,7 +1,8 @@
 import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { MoonError, describeError } from '../errors.js';
-import { ROLES, SOURCE_NAMES } from '../model.js';
+import { ROLES } from '../model.js';
+import { SOURCE_NAMES } from '../sources/index.js';
 import type { RecallOptions } from './options.js';
 
 /**
@@ -64,7 +65,7 @@ export const RECALL_REQUEST_FIELDS = {
     .describe('Only these projects: a name matches the project exactly (any case), a value with a slash part of the working directory')
     .optional(),
   session: oneOrMany(text('a session id'), 'a string').describe('Only these sessions (ids)').optional(),
-  source: oneOrMany(oneOf(SOURCE_NAMES as unknown as ['claude-code', 'codex', 'openclaw'], 'an agent'), 'a source name')
+  source: oneOrMany(oneOf(SOURCE_NAMES as unknown as [string, ...string[]], 'an agent'), 'a source name')
     .describe(`Only sessions of these agents: ${SOURCE_NAMES.join(', ')}`)
     .optional(),
   role: oneOrMany(oneOf(ROLES as unknown as ['user', 'assistant', 'tool', 'system'], 'a role'), 'a role')

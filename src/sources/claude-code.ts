@@ -76,6 +76,8 @@ type OpenMessage = Pick<Entry, 'key' | 'id' | 'line' | 'seq' | 'ts' | 'parentId'
 
 export const claudeCodeSource: Source = {
   name: 'claude-code',
+  label: 'Claude Code',
+  fileName: /\.jsonl$/,
   detect: detectClaudeCode,
   parse: parseClaudeCode,
 };

@@ -22,6 +22,8 @@ const OUTPUT_TYPES = new Set(['function_call_output', 'custom_tool_call_output',
 
 export const codexSource: Source = {
   name: 'codex',
+  label: 'Codex',
+  fileName: /\.jsonl$/,
   detect: detectCodex,
   parse: parseCodex,
 };

@@ -24,6 +24,8 @@ interface OpenClawCarry extends ChunkCarry {
 
 export const openclawSource: Source = {
   name: 'openclaw',
+  label: 'OpenClaw',
+  fileName: /\.jsonl$/,
   detect: detectOpenClaw,
   parse: parseOpenClaw,
 };

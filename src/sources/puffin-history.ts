@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * Puffin's `.puffin/history.json` (one JSON document, rewritten whole on every save) read into a parsed view:
  * every prompt with its branch, parent, children, response and depth in its conversation tree (seed 004 §1).
@@ -60,7 +62,7 @@ export interface ParsedHistory {
   skipped: SkippedEntry[];
 }
 
-type Json = Record<string, unknown>;
+export type Json = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -194,9 +196,30 @@ export function orderBranches(history: Json): string[] {
   return [...listed, ...ids.filter((id) => !listed.includes(id))];
 }
 
+/** A prompt as read from its branch: the parsed prompt, or the reason it could not be read. */
+export type ReadPrompt = ParsedPrompt | string;
+
 /** A parsed Puffin history document into the parsed view. */
 export function parsePuffinHistory(history: unknown): ParsedHistory {
   if (!isPuffinHistory(history)) throw new Error('not a Puffin history: expected an object with "branches" holding "prompts" arrays');
+  const read = new Map<string, ReadPrompt[]>();
+  for (const branchId of Object.keys(history.branches as Json)) {
+    const raw = (history.branches as Json)[branchId] as Json;
+    read.set(
+      branchId,
+      (raw.prompts as unknown[]).map((value, index) => readPuffinPrompt(value, branchId, index)),
+    );
+  }
+  return assemblePuffinHistory(history, read);
+}
+
+/**
+ * The parsed view from a history's own fields and each branch's prompts, already read one by one (the whole
+ * parse above reads them from the document; the streaming reader as they stream past, never holding the raw
+ * prompts). Both end here, so they give the same view: branches in display order, a repeated id skipped where
+ * it comes second in that order, trees linked per branch.
+ */
+export function assemblePuffinHistory(history: Json, read: ReadonlyMap<string, readonly ReadPrompt[]>): ParsedHistory {
   const skipped: SkippedEntry[] = [];
   const branches: ParsedBranch[] = [];
   const seenIds = new Set<string>();
@@ -205,8 +228,7 @@ export function parsePuffinHistory(history: unknown): ParsedHistory {
   for (const branchId of orderBranches(history)) {
     const raw = (history.branches as Json)[branchId] as Json;
     const prompts: ParsedPrompt[] = [];
-    (raw.prompts as unknown[]).forEach((value, index) => {
-      const prompt = readPuffinPrompt(value, branchId, index);
+    (read.get(branchId) ?? []).forEach((prompt, index) => {
       if (typeof prompt === 'string') {
         skipped.push({ branchId, index, reason: prompt });
         return;
@@ -233,4 +255,24 @@ export function parsePuffinHistory(history: unknown): ParsedHistory {
     activeBranch: typeof history.activeBranch === 'string' ? history.activeBranch : null,
     skipped,
   };
+}
+
+/** Runs of whitespace as one space, ends trimmed: a re-indented or re-wrapped text hashes the same. */
+function normalizeWhitespace(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * Seed 004's prompt hash: SHA-256 (hex) of the prompt's id, its content and its response's content, each with
+ * whitespace normalised (a missing response hashes as an empty one). What changed between two readings of a
+ * history is told by comparing these per prompt id: added, modified, removed.
+ */
+export function hashPuffinPrompt(prompt: Pick<ParsedPrompt, 'id' | 'content' | 'response'>): string {
+  return createHash('sha256')
+    .update(normalizeWhitespace(prompt.id))
+    .update('\u0000')
+    .update(normalizeWhitespace(prompt.content))
+    .update('\u0000')
+    .update(normalizeWhitespace(prompt.response?.content ?? ''))
+    .digest('hex');
 }

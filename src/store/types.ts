@@ -38,11 +38,9 @@ export interface StoredSession extends Session {
   projectionStale: boolean;
 }
 
-/** One file's changes, applied in one transaction: a crash never leaves half a file. */
-export interface FileCommit {
-  file: FileState;
-  /** Null when the file holds no session (excluded before parsing). */
-  session: StoredSession | null;
+/** One session's part of a file's commit: its row, its entries merged by key, and the raw copy it stands on. */
+export interface SessionWrite {
+  session: StoredSession;
   /** Drop what this session had before (the file was rewritten, or a full re-index). */
   reset: boolean;
   entries: Entry[];
@@ -54,10 +52,27 @@ export interface FileCommit {
    * written once, after the commit, by whichever process committed it first (Store.flushLedger).
    */
   archived?: ArchiveRecord | null;
-  /** Drop this file's state in the same transaction: its session was taken over by `file` (after a rebuild). */
-  forgetFile?: string | null;
   /** The entries' index documents, prepared beside the parse (index-document.ts), by entry key; optional. */
   documents?: ReadonlyMap<string, PreparedDocument>;
+}
+
+/** One file's changes, applied in one transaction: a crash never leaves half a file. */
+export interface FileCommit extends Omit<SessionWrite, 'session'> {
+  file: FileState;
+  /** Null when the file holds no session (excluded before parsing), or holds several (`sessions`). */
+  session: StoredSession | null;
+  /** Drop this file's state in the same transaction: its session was taken over by `file` (after a rebuild). */
+  forgetFile?: string | null;
+  /**
+   * The sessions of a file that holds several (a whole-file document: one per Puffin conversation), each
+   * written as `session` is; only those that changed.
+   */
+  sessions?: readonly SessionWrite[];
+  /**
+   * Sessions the file no longer holds (a conversation deleted from the document): removed with their entries,
+   * index rows, vectors, anchors, usage, terms and fix facts — not tombstoned, so the file may bring them back.
+   */
+  dropSessions?: readonly string[];
 }
 
 /** A session's candidate keyword terms (what its projection ranks its keywords from). */

@@ -2,7 +2,7 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { describeError, errnoOf, isMoonError } from '../errors.js';
 import { discoverFiles } from '../ingest/discover.js';
 import type { SessionUsageSnapshot, SourceName } from '../model.js';
-import { DETECT_WINDOW, detectSource } from '../sources/index.js';
+import { DETECT_WINDOW, describeSourceLabels, detectSource, recordSourceByName, SOURCES } from '../sources/index.js';
 import { parseHead, readHead } from '../sources/jsonl.js';
 import { type UsageLevel, type UsageThresholds, classifyUsage } from './classify.js';
 import { HEAD_BYTES, readTranscriptUsage } from './read-session-usage.js';
@@ -37,14 +37,15 @@ export interface ListUsageInput {
 
 /** The usage of every transcript under the roots, in path order, each classified against the thresholds. */
 export function listSessionUsage(input: ListUsageInput): UsageReport {
-  const discovery = discoverFiles(input.roots, input.skip);
+  // Only the files of formats that record context usage (JSON lines); a Puffin history states none.
+  const discovery = discoverFiles(input.roots, input.skip, isUsageFileName);
   const report: UsageReport = { sessions: [], errors: [], warnings: [...discovery.warnings] };
   for (const path of discovery.files) {
     try {
       if (input.modifiedSinceMs !== null && statSync(path).mtimeMs < input.modifiedSinceMs) continue;
       const source = detectFileSource(path);
       if (source === null) {
-        report.errors.push({ path, reason: `${path}: not a Claude Code, Codex or OpenClaw transcript (format not recognised)` });
+        report.errors.push({ path, reason: `${path}: not a ${describeSourceLabels()} transcript (format not recognised)` });
         continue;
       }
       const { sessionId, snapshot } = readTranscriptUsage(path, source, input.nowMs);
@@ -55,6 +56,10 @@ export function listSessionUsage(input: ListUsageInput): UsageReport {
     }
   }
   return report;
+}
+
+function isUsageFileName(path: string): boolean {
+  return SOURCES.some((source) => recordSourceByName(source.name)?.fileName.test(path) === true);
 }
 
 /** The format of a transcript, judged by its first records as indexing judges it; null when none fits. */

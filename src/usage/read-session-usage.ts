@@ -42,6 +42,8 @@ export function readTranscriptUsage(
   try {
     const facts = readSessionFacts(source, path, readHeadRecords(path));
     const collector = createCollector(source);
+    // A format that records no usage (a Puffin history) has no snapshot to read.
+    if (collector === null) return { sessionId: facts.sessionId, snapshot: null };
     const scan = scanRecordsBackward(path, (record) => collector.visit(record), () => collector.wantsMore(), {
       ...options,
       mustContain: collector.mustContain,
@@ -50,7 +52,7 @@ export function readTranscriptUsage(
     let reading = collector.result();
     if (source === 'openclaw') reading = mergeOpenClawEntry(reading, findOpenClawSessionEntry(readSessionStore(path), facts.sessionId));
     const snapshot = reading
-      ? composeSnapshot(facts.sessionId, { ...reading, model: reading.model ?? facts.model, provider: reading.provider ?? facts.provider }, nowMs, DEFAULT_PROVIDERS[source])
+      ? composeSnapshot(facts.sessionId, { ...reading, model: reading.model ?? facts.model, provider: reading.provider ?? facts.provider }, nowMs, DEFAULT_PROVIDERS[source] ?? 'unknown')
       : null;
     return { sessionId: facts.sessionId, snapshot };
   } catch (error) {
@@ -59,7 +61,8 @@ export function readTranscriptUsage(
   }
 }
 
-function createCollector(source: SourceName): UsageCollector {
+/** The usage reader of each format whose transcripts state their context usage; null for the others. */
+function createCollector(source: SourceName): UsageCollector | null {
   switch (source) {
     case 'claude-code':
       return createClaudeCodeCollector();
@@ -67,6 +70,8 @@ function createCollector(source: SourceName): UsageCollector {
       return createCodexCollector();
     case 'openclaw':
       return createOpenClawCollector();
+    default:
+      return null;
   }
 }
 

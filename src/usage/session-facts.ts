@@ -1,5 +1,5 @@
 import type { SourceName } from '../model.js';
-import { sourceByName } from '../sources/index.js';
+import { recordSourceByName } from '../sources/index.js';
 import { isObject, str } from '../sources/json-value.js';
 import type { RawRecord } from '../sources/source.js';
 
@@ -11,8 +11,8 @@ export interface SessionFacts {
   model: string | null;
 }
 
-/** The provider a format's sessions talk to when the transcript does not say. */
-export const DEFAULT_PROVIDERS: Record<SourceName, string> = {
+/** The provider a format's sessions talk to when the transcript does not say (`unknown` for formats not listed). */
+export const DEFAULT_PROVIDERS: Readonly<Record<SourceName, string>> = {
   'claude-code': 'anthropic',
   codex: 'openai',
   openclaw: 'unknown',
@@ -25,7 +25,7 @@ export const DEFAULT_PROVIDERS: Record<SourceName, string> = {
  * `modelId` or a `model_change`) from the head of a transcript.
  */
 export function readSessionFacts(source: SourceName, path: string, head: readonly RawRecord[]): SessionFacts {
-  const parser = sourceByName(source);
+  const parser = recordSourceByName(source);
   const sessionId = parser ? parser.parse(head, { path, carry: null }).session.id : path;
   let provider: string | null = null;
   let model: string | null = null;

@@ -1,5 +1,6 @@
 import type { FSWatcher } from 'chokidar';
 import { describeError } from '../errors.js';
+import { isSourceFileName } from '../sources/index.js';
 import { type CycleDeps, runCycle } from './cycle.js';
 import { acquireDaemonLock } from './daemon-lock.js';
 import type { CycleSummary, WatchState } from './state.js';
@@ -51,7 +52,7 @@ export async function runWatchLoop(deps: WatchLoopDeps): Promise<{ cycles: numbe
   deps.stopSignal?.addEventListener('abort', () => stop('abort'));
 
   const onFile = (path: string): void => {
-    if (!/\.jsonl?$/i.test(path)) return;
+    if (!isSourceFileName(path)) return;
     changed.add(path);
     if (!urgent && deps.checkUsage?.(path, state)) {
       urgent = true;
@@ -69,8 +70,8 @@ export async function runWatchLoop(deps: WatchLoopDeps): Promise<{ cycles: numbe
     watcher = watch(deps.roots, {
       ignoreInitial: true,
       persistent: true,
-      // Transcripts only; folders are walked so new session folders are seen.
-      ignored: (path, stats) => Boolean(stats?.isFile() && !/\.jsonl?$/i.test(path)),
+      // The files discovery lists (the registry's file names) only; folders are walked so new ones are seen.
+      ignored: (path, stats) => Boolean(stats?.isFile() && !isSourceFileName(path)),
     });
     watcher.on('add', onFile).on('change', onFile).on('error', (error) => deps.log('warn', 'file watch error', { reason: describeError(error) }));
     // Until its first scan is done a write may go unseen: wait for it (bounded — a huge tree must not hold the start).

@@ -126,7 +126,7 @@ describe('moon index', () => {
     expect(run.code).toBe(1);
     expect(run.report).toMatchObject({ files: 4, indexed: 1, failed: 3 });
     expect(run.stderr).toContain('binary.jsonl: binary file');
-    expect(run.stderr).toContain('other.jsonl: not a Claude Code, Codex or OpenClaw transcript');
+    expect(run.stderr).toContain('other.jsonl: not a Claude Code, Codex, OpenClaw or Puffin transcript');
     expect(run.stderr).toContain('dangling.jsonl');
     expect(dbCounts().entries).toBe(2);
   });

@@ -467,6 +467,63 @@ describeEachEngine('IngestPort', (factory) => {
     });
   });
 
+  describe('a file holding several sessions (a whole-file document)', () => {
+    const DOC = '/home/dev/shop/.puffin/history.json';
+    const docState = (carry: unknown): FileState => ({ ...fileState({ id: 'x', source: 'puffin', path: DOC }), sessionId: null, offset: 0, line: 0, carry });
+    const write = (fixture: { session: typeof CHECKOUT.session; entries: Entry[] }, archived: ArchiveRecord | null = null) => ({
+      session: { ...fixture.session, path: DOC, source: 'puffin' },
+      reset: true,
+      entries: fixture.entries,
+      results: [],
+      anchors: [],
+      usage: [],
+      archived,
+    });
+    const empty = { session: null, reset: false, entries: [], results: [], anchors: [], usage: [] };
+
+    test('writes each session, its entries and index rows, the archived pairs and the carry, in one commit', async () => {
+      await ingest().transaction(async (tx) =>
+        tx.commitFile({ ...empty, file: docState({ sessions: ['a', 'b'] }), sessions: [write(CHECKOUT, archiveRecord('shop-checkout', 'd1')), write(FEED, archiveRecord('blog-feed', 'd1'))] }),
+      );
+      expect((await ingest().listSessions()).map((session) => [session.id, session.path, session.source]).sort()).toEqual([
+        ['blog-feed', DOC, 'puffin'],
+        ['shop-checkout', DOC, 'puffin'],
+      ]);
+      expect(await entryIdsOf('shop-checkout')).toEqual(CHECKOUT.entries.map((entry) => entry.id));
+      expect((await ingest().getSession('blog-feed'))?.entryCount).toBe(FEED.entries.length);
+      expect(idSet(await ctx.engine.search.searchLexical(lexical(['payment'])))).toContain(CHECKOUT.entries.find((entry) => /payment/i.test(entry.text))!.id);
+      expect(await ingest().getFile(DOC)).toMatchObject({ sessionId: null, carry: { sessions: ['a', 'b'] } });
+      const pairs: string[] = [];
+      await ingest().flushLedger((record) => pairs.push(`${record.session_id}:${record.content_hash}`));
+      expect(pairs.sort()).toEqual(['blog-feed:d1', 'shop-checkout:d1']);
+    });
+
+    test('a later commit rewrites one session and drops another, leaving the rest as it was', async () => {
+      await ingest().transaction(async (tx) => tx.commitFile({ ...empty, file: docState(null), sessions: [write(CHECKOUT), write(FEED), write(IMAGES)] }));
+      const imagesBefore = await ingest().listEntries('blog-images');
+      const edited = { session: FEED.session, entries: FEED.entries.slice(0, 2) };
+      await ingest().transaction(async (tx) => tx.commitFile({ ...empty, file: docState({ v: 2 }), sessions: [write(edited)], dropSessions: ['shop-checkout'] }));
+      expect(await ingest().getSession('shop-checkout')).toBeNull();
+      expect(await ingest().listEntries('shop-checkout')).toEqual([]);
+      expect(await ctx.engine.search.searchLexical(lexical(['payment']))).toEqual([]);
+      expect(await entryIdsOf('blog-feed')).toEqual(FEED.entries.slice(0, 2).map((entry) => entry.id));
+      expect(await ingest().listEntries('blog-images')).toEqual(imagesBefore);
+      expect((await ingest().getFile(DOC))?.carry).toEqual({ v: 2 });
+    });
+
+    test('a transaction that throws after the commit leaves none of its sessions', async () => {
+      await expect(
+        ingest().transaction(async (tx) => {
+          await tx.commitFile({ ...empty, file: docState(null), sessions: [write(CHECKOUT), write(FEED)] });
+          throw new Error('the next file failed');
+        }),
+      ).rejects.toThrow('the next file failed');
+      expect(await ingest().listSessions()).toEqual([]);
+      expect(await ingest().getFile(DOC)).toBeNull();
+      expect(await ctx.engine.search.searchLexical(lexical(['payment']))).toEqual([]);
+    });
+  });
+
   test('failures: put (replacing by key), list, clear', async () => {
     const file: FailureRecord = { key: '/home/dev/.claude/projects/bad.jsonl', kind: 'file', path: '/home/dev/.claude/projects/bad.jsonl', fingerprint: '812:1772442600123.5', reason: 'not a transcript: line 1 is not JSON', failedAtMs: at(9, 1) };
     const projection: FailureRecord = { key: 'projection:shop-release', kind: 'projection', path: '/home/dev/.moon/archives/mlib/shop-release.md', fingerprint: 'sha256:shop-release', reason: 'EACCES: permission denied', failedAtMs: at(9, 2) };

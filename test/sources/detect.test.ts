@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { SOURCES, detectSource, sourceByName } from '../../src/sources/index.js';
+import { SOURCES, SOURCE_NAMES, detectDocumentSource, detectSource, isSourceFileName, sourceByName } from '../../src/sources/index.js';
 import { readHead } from '../../src/sources/jsonl.js';
 import { fixturePath } from './parse-helpers.js';
 
@@ -56,8 +56,25 @@ describe('detection matrix', () => {
 
 describe('registry', () => {
   test('every source is found by its name', () => {
-    expect(SOURCES.map((source) => source.name)).toEqual(['claude-code', 'codex', 'openclaw']);
+    expect(SOURCES.map((source) => source.name)).toEqual(['claude-code', 'codex', 'openclaw', 'puffin']);
+    expect(SOURCE_NAMES).toEqual(SOURCES.map((source) => source.name));
     for (const source of SOURCES) expect(sourceByName(source.name)).toBe(source);
-    expect(sourceByName('puffin')).toBeNull();
+    expect(sourceByName('nope')).toBeNull();
+  });
+
+  test('a whole-file history is a document source, never a JSON-lines one', () => {
+    const history = { branches: { main: { id: 'main', name: 'Main', prompts: [] } }, activeBranch: 'main', activePromptId: null };
+    expect(detectSource([history])).toBeNull();
+    expect(detectDocumentSource(history)?.name).toBe('puffin');
+    expect(detectDocumentSource({ branches: 3 })).toBeNull();
+    expect(detectDocumentSource([{ type: 'session' }])).toBeNull();
+  });
+
+  test('discovery names: transcripts and .puffin/history.json, nothing else', () => {
+    expect(isSourceFileName('/a/b.jsonl')).toBe(true);
+    expect(isSourceFileName('/p/.puffin/history.json')).toBe(true);
+    expect(isSourceFileName('C:\\p\\.puffin\\history.json')).toBe(true);
+    expect(isSourceFileName('/p/history.json')).toBe(false);
+    expect(isSourceFileName('/p/package.json')).toBe(false);
   });
 });

@@ -78,7 +78,7 @@ describe('moon usage', () => {
     const mixed = await moon([join(FIXTURES, 'codex', 'synthetic-malformed-trailing-line.jsonl'), junk]);
     expect(mixed.code).toBe(1);
     expect(mixed.stdout).toContain('66666666-6666-4666-8666-666666666666 | codex | no usage recorded | - | - |');
-    expect(mixed.stderr).toContain(`error: ${junk}: not a Claude Code, Codex or OpenClaw transcript`);
+    expect(mixed.stderr).toContain(`error: ${junk}: not a Claude Code, Codex, OpenClaw or Puffin transcript`);
     const only = await moon([junk]);
     expect(only.code).toBe(2);
   });

@@ -1,6 +1,11 @@
 import { abbreviateZone, formatLocalIso } from '../../index.js';
 
 /** `1 match`, `2 matches`: the plural is given when it is not just `s` added. */
+/** `a, b or c`: choices for a help text. */
+export function describeNames(names: readonly string[]): string {
+  return names.length < 2 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
+}
+
 export function plural(count: number, one: string, many = `${one}s`): string {
   return `${count} ${count === 1 ? one : many}`;
 }

@@ -1,3 +1,4 @@
+import { SOURCE_NAMES } from '../../index.js';
 /** `GET /openapi.json`: the API described for clients and people (OpenAPI 3.1). */
 export function buildOpenApi(version: string): Record<string, unknown> {
   const error = { $ref: '#/components/schemas/Error' };
@@ -70,7 +71,7 @@ export function buildOpenApi(version: string): Record<string, unknown> {
       '/v1/sessions': {
         get: {
           summary: 'indexed sessions, newest first',
-          parameters: [query('project', 'project name or part of the cwd (repeatable)'), query('source', 'claude-code, codex, openclaw (repeatable)'), query('since', 'ISO date'), query('until', 'ISO date'), query('limit', 'at most this many'), query('tz', 'IANA zone')],
+          parameters: [query('project', 'project name or part of the cwd (repeatable)'), query('source', `${SOURCE_NAMES.join(', ')} (repeatable)`), query('since', 'ISO date'), query('until', 'ISO date'), query('limit', 'at most this many'), query('tz', 'IANA zone')],
           responses: { 200: json({ type: 'object' }, 'SessionListing'), ...errors },
         },
       },

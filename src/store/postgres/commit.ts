@@ -1,6 +1,6 @@
-import { type Entry, mergeEntryInto, mergeResultInto } from '../../model.js';
+import { type ArchiveRecord, type Entry, mergeEntryInto, mergeResultInto } from '../../model.js';
 import { CONTEXT_RADIUS, type PreparedDocument, buildIndexDocument } from '../index-document.js';
-import type { FileCommit, FileState, StoredSession } from '../types.js';
+import type { FileCommit, FileState, SessionWrite, StoredSession } from '../types.js';
 import type { PgClient } from './client.js';
 import { cleanText, toJsonParam } from './clean.js';
 import { buildTrigramIndex, buildWordIndex } from './lexical.js';
@@ -14,48 +14,65 @@ import { ENTRY_COLUMNS, ENTRY_RECORD_TYPE, type EntryRow, entryRecord, namespace
  * archived pair. A file's entries travel in one statement, not one per row.
  */
 export async function applyFileCommit(client: PgClient, machine: string, change: FileCommit, markers: MarkerConfig): Promise<void> {
-  const session = change.session;
-  if (session) {
-    const namespace = namespaceOf(session);
-    if (change.reset) await deleteSessionContent(client, session.id);
-    await putSession(client, machine, session, namespace);
-    const { changed, inserted } = await upsertEntries(client, session.id, namespace, change);
-    // A row this commit inserted has only this commit's data: the document prepared with it fits.
-    const prepared = new Map<number, PreparedDocument>();
-    for (const rowid of inserted) {
-      const document = change.documents?.get(changed.get(rowid)!.key);
-      if (document) prepared.set(rowid, document);
-    }
-    await refreshIndex(client, session.id, changed, { prepared });
-    await replaceEntryMarkers(client, changed, inserted, session.project, markers);
-    for (const anchor of change.anchors) {
-      await client.query(
-        `INSERT INTO moon.anchors (session_id, id, namespace, ts, line, note, origin_id) VALUES ($1, $2, $3, $4, $5, $6, $7)
-         ON CONFLICT (session_id, id) DO UPDATE SET ts = excluded.ts, line = excluded.line, note = excluded.note, origin_id = excluded.origin_id`,
-        [anchor.sessionId, anchor.id, namespace, anchor.ts, anchor.line, cleanText(anchor.note), anchor.originId],
-      );
-    }
-    for (const usage of change.usage) {
-      await client.query(
-        `INSERT INTO moon.usage (session_id, namespace, captured_s, used_tokens, max_tokens, usage_ratio, provider)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)
-         ON CONFLICT (session_id, captured_s, provider) DO UPDATE SET used_tokens = excluded.used_tokens,
-           max_tokens = excluded.max_tokens, usage_ratio = excluded.usage_ratio`,
-        [usage.session_id, namespace, usage.captured_at_epoch_secs, usage.used_tokens, usage.max_tokens, usage.usage_ratio, usage.provider],
-      );
-    }
-    await client.query('UPDATE moon.sessions SET entry_count = (SELECT count(*) FROM moon.entries WHERE session_id = $1) WHERE id = $1', [session.id]);
+  if (change.session) await applySession(client, machine, { ...change, session: change.session }, markers);
+  for (const write of change.sessions ?? []) {
+    await applySession(client, machine, write, markers);
+    if (write.archived) await putArchived(client, machine, write.archived, namespaceOf(write.session));
   }
+  for (const id of change.dropSessions ?? []) await dropSession(client, id);
   if (change.forgetFile) await client.query('DELETE FROM moon.files WHERE machine = $1 AND path = $2', [machine, change.forgetFile]);
-  await putFile(client, machine, change.file, namespaceOf(session));
-  const archived = change.archived;
-  if (archived) {
+  // A file of several sessions is filed under its first one's namespace (they share the project).
+  const owner = change.session ?? change.sessions?.[0]?.session ?? null;
+  await putFile(client, machine, change.file, namespaceOf(owner));
+  if (change.archived) await putArchived(client, machine, change.archived, namespaceOf(change.session));
+}
+
+async function applySession(client: PgClient, machine: string, write: SessionWrite, markers: MarkerConfig): Promise<void> {
+  const session = write.session;
+  const namespace = namespaceOf(session);
+  if (write.reset) await deleteSessionContent(client, session.id);
+  await putSession(client, machine, session, namespace);
+  const { changed, inserted } = await upsertEntries(client, session.id, namespace, write);
+  // A row this commit inserted has only this commit's data: the document prepared with it fits.
+  const prepared = new Map<number, PreparedDocument>();
+  for (const rowid of inserted) {
+    const document = write.documents?.get(changed.get(rowid)!.key);
+    if (document) prepared.set(rowid, document);
+  }
+  await refreshIndex(client, session.id, changed, { prepared });
+  await replaceEntryMarkers(client, changed, inserted, session.project, markers);
+  for (const anchor of write.anchors) {
     await client.query(
-      `INSERT INTO moon.archived (machine, session_id, content_hash, namespace, record) VALUES ($1, $2, $3, $4, $5::jsonb)
-       ON CONFLICT (machine, session_id, content_hash) DO NOTHING`,
-      [machine, archived.session_id, archived.content_hash, namespaceOf(session), toJsonParam(archived)],
+      `INSERT INTO moon.anchors (session_id, id, namespace, ts, line, note, origin_id) VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (session_id, id) DO UPDATE SET ts = excluded.ts, line = excluded.line, note = excluded.note, origin_id = excluded.origin_id`,
+      [anchor.sessionId, anchor.id, namespace, anchor.ts, anchor.line, cleanText(anchor.note), anchor.originId],
     );
   }
+  for (const usage of write.usage) {
+    await client.query(
+      `INSERT INTO moon.usage (session_id, namespace, captured_s, used_tokens, max_tokens, usage_ratio, provider)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (session_id, captured_s, provider) DO UPDATE SET used_tokens = excluded.used_tokens,
+         max_tokens = excluded.max_tokens, usage_ratio = excluded.usage_ratio`,
+      [usage.session_id, namespace, usage.captured_at_epoch_secs, usage.used_tokens, usage.max_tokens, usage.usage_ratio, usage.provider],
+    );
+  }
+  await client.query('UPDATE moon.sessions SET entry_count = (SELECT count(*) FROM moon.entries WHERE session_id = $1) WHERE id = $1', [session.id]);
+}
+
+async function putArchived(client: PgClient, machine: string, archived: ArchiveRecord, namespace: string): Promise<void> {
+  await client.query(
+    `INSERT INTO moon.archived (machine, session_id, content_hash, namespace, record) VALUES ($1, $2, $3, $4, $5::jsonb)
+     ON CONFLICT (machine, session_id, content_hash) DO NOTHING`,
+    [machine, archived.session_id, archived.content_hash, namespace, toJsonParam(archived)],
+  );
+}
+
+/** A session its file no longer holds: everything it had goes (its archived pairs stay, as the ledger keeps them). */
+async function dropSession(client: PgClient, id: string): Promise<void> {
+  await deleteSessionContent(client, id);
+  await client.query('DELETE FROM moon.fix_events WHERE session_id = $1', [id]);
+  await client.query('DELETE FROM moon.sessions WHERE id = $1', [id]);
 }
 
 async function putSession(client: PgClient, machine: string, session: StoredSession, namespace: string): Promise<void> {
@@ -115,7 +132,7 @@ async function upsertEntries(
   client: PgClient,
   sessionId: string,
   namespace: string,
-  change: FileCommit,
+  change: Pick<SessionWrite, 'entries' | 'results'>,
 ): Promise<{ changed: Map<number, Entry>; inserted: number[] }> {
   const keys = [...new Set([...change.entries.map((entry) => entry.key), ...change.results.map((patch) => patch.key)])];
   const byKey = new Map<string, Pending>();

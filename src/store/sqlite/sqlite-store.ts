@@ -21,6 +21,7 @@ import type {
   SessionExtras,
   SessionListFilter,
   SessionPlace,
+  SessionWrite,
   SessionSummary,
   SessionTerms,
   Store,
@@ -311,38 +312,53 @@ class SqliteStore implements Store, PlaneAccess, MarkerAccess {
   }
 
   private applyFile(change: FileCommit): void {
-    {
-      const session = change.session;
-      if (session) {
-        if (change.reset) this.deleteSessionContent(session.id);
-        // A session with no rows before this commit is indexed from memory, its rows never read back.
-        const wasEmpty = change.reset || this.statements.hasEntries.get(session.id) === undefined;
-        this.statements.putSession.run(sessionParams(session));
-        // Changed rows with their merged entries; rows inserted by this commit have no index rows yet.
-        const changed = new Map<number, Entry>();
-        const fresh = new Set<number>();
-        // In a session that was empty, only keys this commit inserted can exist: no lookup for the others.
-        const insertedKeys = wasEmpty ? new Set<string>() : null;
-        for (const entry of change.entries) {
-          const { rowid, inserted, merged } = this.upsertEntry(entry, insertedKeys);
-          changed.set(rowid, merged);
-          if (inserted) fresh.add(rowid);
-        }
-        for (const patch of change.results) {
-          const attached = this.attachResult(session.id, patch);
-          if (attached !== null) changed.set(attached.rowid, attached.entry);
-        }
-        this.refreshIndex(session.id, changed, { fresh, documents: change.documents, ...(wasEmpty ? { rows: changed } : {}) });
-        this.markers.replaceEntries(changed, fresh, session.project);
-        for (const anchor of change.anchors) this.statements.putAnchor.run(anchorParams(anchor));
-        for (const usage of change.usage) this.statements.putUsage.run(usage);
-        this.statements.countEntries.run(session.id, session.id);
-      }
-      if (change.forgetFile) this.db.prepare('DELETE FROM files WHERE path = ?').run(change.forgetFile);
-      this.statements.putFile.run(fileParams(change.file));
-      const archived = change.archived;
-      if (archived) this.statements.putArchived.run(archived.session_id, archived.content_hash, JSON.stringify(archived));
+    if (change.session) this.applySession({ ...change, session: change.session });
+    for (const write of change.sessions ?? []) {
+      this.applySession(write);
+      if (write.archived) this.putArchived(write.archived);
     }
+    for (const id of change.dropSessions ?? []) this.dropSession(id);
+    if (change.forgetFile) this.db.prepare('DELETE FROM files WHERE path = ?').run(change.forgetFile);
+    this.statements.putFile.run(fileParams(change.file));
+    if (change.archived) this.putArchived(change.archived);
+  }
+
+  private applySession(write: SessionWrite): void {
+    const session = write.session;
+    if (write.reset) this.deleteSessionContent(session.id);
+    // A session with no rows before this commit is indexed from memory, its rows never read back.
+    const wasEmpty = write.reset || this.statements.hasEntries.get(session.id) === undefined;
+    this.statements.putSession.run(sessionParams(session));
+    // Changed rows with their merged entries; rows inserted by this commit have no index rows yet.
+    const changed = new Map<number, Entry>();
+    const fresh = new Set<number>();
+    // In a session that was empty, only keys this commit inserted can exist: no lookup for the others.
+    const insertedKeys = wasEmpty ? new Set<string>() : null;
+    for (const entry of write.entries) {
+      const { rowid, inserted, merged } = this.upsertEntry(entry, insertedKeys);
+      changed.set(rowid, merged);
+      if (inserted) fresh.add(rowid);
+    }
+    for (const patch of write.results) {
+      const attached = this.attachResult(session.id, patch);
+      if (attached !== null) changed.set(attached.rowid, attached.entry);
+    }
+    this.refreshIndex(session.id, changed, { fresh, documents: write.documents, ...(wasEmpty ? { rows: changed } : {}) });
+    this.markers.replaceEntries(changed, fresh, session.project);
+    for (const anchor of write.anchors) this.statements.putAnchor.run(anchorParams(anchor));
+    for (const usage of write.usage) this.statements.putUsage.run(usage);
+    this.statements.countEntries.run(session.id, session.id);
+  }
+
+  private putArchived(archived: ArchiveRecord): void {
+    this.statements.putArchived.run(archived.session_id, archived.content_hash, JSON.stringify(archived));
+  }
+
+  /** A session its file no longer holds: everything it had goes (its archived pairs stay, as the ledger keeps them). */
+  private dropSession(id: string): void {
+    this.deleteSessionContent(id);
+    this.db.prepare('DELETE FROM fix_events WHERE session_id = ?').run(id);
+    this.db.prepare('DELETE FROM sessions WHERE id = ?').run(id);
   }
 
   flushLedger(append: (record: ArchiveRecord) => void): number {

@@ -6,9 +6,9 @@ import type { Explanation, Moon } from '../../../index.js';
 import { type RecallOptions, parseRecallRequest, parseRecallRequestLine, scopeRecallOptions } from '../../../index.js';
 import type { CliContext } from '../context.js';
 import { toFlagError } from '../flag-errors.js';
-import { escapeControl, formatLocalStamp, plural } from '../format.js';
+import { describeNames, escapeControl, formatLocalStamp, plural } from '../format.js';
 import { printJson } from '../output.js';
-import { isValidTimezone } from '../../../index.js';
+import { SOURCE_NAMES, isValidTimezone } from '../../../index.js';
 import { collect } from './index-command.js';
 
 interface RecallFlags {
@@ -46,7 +46,7 @@ export function registerRecall(program: Command, context: CliContext): void {
     .option('--exclude <word>', 'no match may contain this (repeatable)', collect, [])
     .option('--project <name>', 'only this project (name or cwd substring, repeatable)', collect, [])
     .option('--session <id>', 'only this session (repeatable)', collect, [])
-    .option('--source <name>', 'only claude-code, codex or openclaw (repeatable)', collect, [])
+    .option('--source <name>', `only ${describeNames(SOURCE_NAMES)} (repeatable)`, collect, [])
     .option('--role <role>', 'only user, assistant, tool or system (repeatable)', collect, [])
     .option('--tool <name>', 'only this tool (repeatable)', collect, [])
     .option('--marker <type>', 'only messages carrying an @/ marker of this type, e.g. decision or bug (repeatable, or a comma list)', collect, [])

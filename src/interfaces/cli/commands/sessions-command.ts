@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import type { SessionListItem, SessionListing } from '../../../index.js';
-import { validateSource } from '../../../index.js';
+import { SOURCE_NAMES, validateSource } from '../../../index.js';
 import type { CliContext } from '../context.js';
-import { escapeControl, formatLocalRange, plural } from '../format.js';
+import { describeNames, escapeControl, formatLocalRange, plural } from '../format.js';
 import { printJson } from '../output.js';
 import { collect } from './index-command.js';
 import { parsePositive } from './numbers.js';
@@ -25,7 +25,7 @@ export function registerSessions(program: Command, context: CliContext): void {
     .command('sessions')
     .description('list indexed sessions, newest first: time range, project, title, messages, tools')
     .option('--project <name>', 'only this project (name, or part of the cwd with a /; repeatable)', collect, [])
-    .option('--source <name>', 'only claude-code, codex or openclaw (repeatable)', collect, [])
+    .option('--source <name>', `only ${describeNames(SOURCE_NAMES)} (repeatable)`, collect, [])
     .option('--since <iso>', 'only sessions still running at or after this ISO date/time')
     .option('--until <iso>', 'only sessions started before this ISO date/time')
     .option('--limit <n>', 'at most this many sessions')

@@ -13,7 +13,7 @@ import { readHistoryFile, type ReadHistory } from './read-history.js';
 import { DEFAULT_SEGMENTATION, segmentHistory, type PlannedSegment } from './segmenter.js';
 import { readIndex, writeIndex } from './serializer.js';
 import { ProcessingStats } from './stats.js';
-import { cachePathFor, openSummaryCache } from './summary-cache.js';
+import { cachePathFor, openSummaryCache, type SummaryCache } from './summary-cache.js';
 import { summarizeSegmentLocally } from './summary-local.js';
 import { TEMPLATE_VERSION } from './summary-prompt.js';
 import { summarizeSegments, type SummaryJob, type SummaryOutcome } from './summaries.js';
@@ -89,8 +89,30 @@ async function generateLocked(options: GenerateOptions, stats: ProcessingStats, 
   const progress = options.onProgress ?? (() => undefined);
   const segmentation: SegmentationConfig = { ...DEFAULT_SEGMENTATION, ...options.segmentation };
   checkSegmentation(segmentation);
-  // Read (and so validate) whatever is at the output first: an invalid file there is never overwritten.
-  const existing = readIndex(options.outputPath);
+  // Read (and so validate) whatever is at the output first: an invalid file there is never overwritten. The
+  // old index and the history (every prompt's text) live only inside buildIndex: they are garbage by the time the
+  // new index is serialised, so the three are never held at once.
+  const { index, plan, cache } = await buildIndex(options, readIndex(options.outputPath), segmentation, stats, now);
+  progress('write', 0, 1);
+  stats.recordSegmentGenerated(index.segments.length);
+  writeIndex(index, options.outputPath);
+  try {
+    cache.save();
+  } catch (error) {
+    stats.recordError('cache', error);
+  }
+  progress('write', 1, 1);
+  return { index, stats: stats.finalize(), plan };
+}
+
+async function buildIndex(
+  options: GenerateOptions,
+  existing: HistoryIndex | null,
+  segmentation: SegmentationConfig,
+  stats: ProcessingStats,
+  now: () => number,
+): Promise<{ index: HistoryIndex; plan: UpdatePlan | null; cache: SummaryCache }> {
+  const progress = options.onProgress ?? (() => undefined);
   progress('read', 0, 1);
   let history: ParsedHistory;
   if (!existsSync(options.historyPath)) {
@@ -202,17 +224,7 @@ async function generateLocked(options: GenerateOptions, stats: ProcessingStats, 
     onProgress: (done, total) => progress('summarize', done, total),
   });
 
-  progress('write', 0, 1);
-  const index = assembleIndex(options, history, planned, hashes, tokens, markers, outcomes, reuse, generator, stats, now);
-  stats.recordSegmentGenerated(index.segments.length);
-  writeIndex(index, options.outputPath);
-  try {
-    cache.save();
-  } catch (error) {
-    stats.recordError('cache', error);
-  }
-  progress('write', 1, 1);
-  return { index, stats: stats.finalize(), plan };
+  return { index: assembleIndex(options, history, planned, hashes, tokens, markers, outcomes, reuse, generator, stats, now), plan, cache };
 }
 
 /** Token counts per prompt: kept from the old index where the prompt's hash is unchanged, counted otherwise. */

@@ -62,10 +62,13 @@ export function listConversationTrees(branch: ParsedBranch): ConversationTree[] 
       if (visited.has(prompt.id)) continue;
       visited.add(prompt.id);
       out.push(prompt);
-      const children = prompt.children
-        .map((id) => byId.get(id))
-        .filter((child): child is ParsedPrompt => child !== undefined && !visited.has(child.id) && child.rootId === root.rootId)
-        .sort((a, b) => a.position - b.position);
+      if (prompt.children.length === 0) continue;
+      const children: ParsedPrompt[] = [];
+      for (const id of prompt.children) {
+        const child = byId.get(id);
+        if (child !== undefined && !visited.has(child.id) && child.rootId === root.rootId) children.push(child);
+      }
+      if (children.length > 1) children.sort((a, b) => a.position - b.position);
       for (let index = children.length - 1; index >= 0; index -= 1) stack.push(children[index]!);
     }
     return out;

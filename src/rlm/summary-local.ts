@@ -33,7 +33,7 @@ export interface LocalMarker {
 
 const PROMPT_HEAD_CHARS = 1_000;
 const RESPONSE_HEAD_CHARS = 600;
-const SCAN_CHARS = 48_000;
+const SCAN_CHARS = 32_000;
 const SUMMARY_TOKENS = 90;
 /** Topic labels first, then keywords: five tags (seed 004 asks for 3 to 7). */
 const LOCAL_TOPICS = 5;

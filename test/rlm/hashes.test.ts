@@ -13,6 +13,12 @@ describe('hashes', () => {
     expect(hashPrompt({ ...base, content: '  Use WAL   mode for\tthe store.  ' })).toBe(hash);
     expect(hashPrompt({ ...base, response: response('Done: switched.\n') })).toBe(hash);
     expect(normalizeWhitespace(' a \n\t b ')).toBe('a b');
+    // The fast form equals folding every whitespace run, on every kind of space.
+    const spaces = [' ', '  ', '\t', '\n', '\r\n', '\u00a0', '\u2003', '\u3000', ' \n ', '\ufeff', '\u2028'];
+    for (const a of spaces) for (const b of spaces) {
+      const text = `${a}x${b}y z${a}${b}`;
+      expect(normalizeWhitespace(text)).toBe(text.replace(/\s+/gu, ' ').trim());
+    }
   });
 
   it('change with the id, the prompt or the response; a null response differs from an empty one', () => {

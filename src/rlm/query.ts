@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { MoonError } from '../errors.js';
 import { extractTextTerms } from '../normalize/keywords.js';
 import type { ParsedHistory, ParsedPrompt } from '../sources/puffin-history.js';
@@ -106,7 +106,7 @@ export async function queryHistoryIndex(request: HistoryQueryRequest): Promise<H
   if (topic && !Object.hasOwn(index.topicIndex, topic)) notes.push(`the index has no topic "${topic}"`);
 
   const ranked = rankSegments(index, terms, marker, topic);
-  const historyFile = resolve(request.historyPath ?? index.historyFile);
+  const historyFile = locateHistory(indexPath, index, request.historyPath);
   let history: ParsedHistory | null = null;
   if (existsSync(historyFile)) {
     history = await (request.readHistory ?? readHistoryFile)(historyFile);
@@ -333,6 +333,18 @@ function shapeSegment(index: HistoryIndex, segment: IndexSegment, score: number,
     matchedBy,
     markers,
   };
+}
+
+/**
+ * The history to drill into: the one named, else the one the index was built from, else — the project moved —
+ * `history.json` beside the index (where `.puffin/history.index.json` sits next to `.puffin/history.json`).
+ */
+function locateHistory(indexPath: string, index: HistoryIndex, named: string | undefined): string {
+  if (named !== undefined) return resolve(named);
+  const recorded = resolve(index.historyFile);
+  if (existsSync(recorded)) return recorded;
+  const beside = join(dirname(indexPath), 'history.json');
+  return existsSync(beside) ? beside : recorded;
 }
 
 /** Whether the history's content differs from what the index was built from. */

@@ -81,7 +81,12 @@ function collectScanText(prompts: readonly ParsedPrompt[]): string {
   };
   for (const prompt of prompts) if (!add(prompt.title ? `${prompt.title}. ${prompt.content}` : prompt.content, PROMPT_HEAD_CHARS)) break;
   for (const prompt of prompts) if (prompt.response && !add(prompt.response.content, RESPONSE_HEAD_CHARS)) break;
-  return parts.join('\n');
+  return stripMarkdown(parts.join('\n'));
+}
+
+/** Markdown's heading marks, emphasis and quote marks: noise in an extracted sentence. */
+function stripMarkdown(text: string): string {
+  return text.replace(/^[ \t]{0,3}(?:#{1,6}|>+)[ \t]+/gm, '').replace(/\*\*|__/g, '');
 }
 
 /** Terms by weight × how many lines hold them: plain keywords, and the technical ones as entities. */

@@ -111,6 +111,21 @@ describe('queryHistoryIndex', () => {
     expect((await query({ query: 'watcher', historyPath: changed })).notes).toEqual([expect.stringMatching(/the history changed since the index was built .*moon rlm index --incremental/)]);
   });
 
+  it('finds the history beside the index when the project moved', async () => {
+    const { mkdirSync, copyFileSync } = await import('node:fs');
+    const moved = join(dir, 'moved', '.puffin');
+    mkdirSync(moved, { recursive: true });
+    copyFileSync(indexPath, join(moved, 'history.index.json'));
+    copyFileSync(historyPath, join(moved, 'history.json'));
+    const index = JSON.parse((await import('node:fs')).readFileSync(join(moved, 'history.index.json'), 'utf8'));
+    index.historyFile = join(dir, 'gone', 'history.json');
+    writeFileSync(join(moved, 'history.index.json'), JSON.stringify(index));
+    const result = await query({ query: 'watcher', indexPath: join(moved, 'history.index.json') });
+    expect(result.historyFile).toBe(join(moved, 'history.json'));
+    expect(result.prompts.length).toBeGreaterThan(0);
+    expect(result.notes).toEqual([]);
+  });
+
   it('bounds the answer and refuses an empty question or a missing index', async () => {
     expect((await query({ query: 'the', limit: 1 })).segments.length).toBeLessThanOrEqual(1);
     await expect(query({ query: '  ' })).rejects.toThrow('give a query, a marker type or a topic');

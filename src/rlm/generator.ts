@@ -164,45 +164,7 @@ async function buildIndex(
     segmentation,
   };
 
-  let plan: UpdatePlan | null = null;
-  let reuse = new Map<string, IndexSegment>();
-  if (options.incremental) {
-    const oldHashes = new Map((existing?.prompts ?? []).map((prompt) => [prompt.id, prompt.hash]));
-    const changes = detectChanges(oldHashes, hashes);
-    if (existing) {
-      plan = planUpdate(existing, planned, changes, generator, provider?.generative ?? false);
-      const full = shouldFullReindex(plan);
-      if (full) options.onNotice?.(`full reindex: ${describeFullReindex(plan)}`);
-      else {
-        const unchanged = new Set(plan.segmentsUnchanged);
-        reuse = new Map(existing.segments.filter((segment) => unchanged.has(segment.id)).map((segment) => [segment.id, segment]));
-      }
-      stats.setIncrementalStats({
-        segmentsSkipped: full ? 0 : plan.segmentsUnchanged.length,
-        segmentsUpdated: full ? planned.length - plan.segmentsToAdd.length : plan.segmentsToUpdate.length,
-        segmentsAdded: plan.segmentsToAdd.length,
-        segmentsRemoved: plan.segmentsToRemove.length,
-        promptsAdded: changes.added.length,
-        promptsModified: changes.modified.length,
-        promptsRemoved: changes.removed.length,
-        fullReindex: full,
-        fullReindexReason: full ? describeFullReindex(plan) : null,
-      });
-    } else {
-      options.onNotice?.(`no index at ${options.outputPath} yet: building it whole`);
-      stats.setIncrementalStats({
-        segmentsSkipped: 0,
-        segmentsUpdated: 0,
-        segmentsAdded: planned.length,
-        segmentsRemoved: 0,
-        promptsAdded: changes.added.length,
-        promptsModified: 0,
-        promptsRemoved: 0,
-        fullReindex: true,
-        fullReindexReason: 'there was no index to update',
-      });
-    }
-  }
+  const { plan, reuse } = options.incremental ? planIncrementalRun(options, existing, planned, hashes, generator, stats) : { plan: null, reuse: new Map<string, IndexSegment>() };
 
   const cache = openSummaryCache(provider ? (options.cachePath === undefined ? cachePathFor(options.outputPath) : options.cachePath) : null, now, options.onNotice);
   const contentOptions = { overlapTokens: segmentation.segmentOverlap, maxChars: (segmentation.maxTokensPerSegment + segmentation.segmentOverlap) * CHARS_PER_TOKEN };
@@ -225,6 +187,59 @@ async function buildIndex(
   });
 
   return { index: assembleIndex(options, history, planned, hashes, tokens, markers, outcomes, reuse, generator, stats, now), plan, cache };
+}
+
+/**
+ * What an incremental run keeps: with an index to update, the plan (added, updated, removed, unchanged segments)
+ * and the unchanged segments whose summaries carry over — none when a full reindex is due; the statistics say
+ * which it was.
+ */
+function planIncrementalRun(
+  options: GenerateOptions,
+  existing: HistoryIndex | null,
+  planned: readonly PlannedSegment[],
+  hashes: ReadonlyMap<string, string>,
+  generator: IndexGeneratorInfo,
+  stats: ProcessingStats,
+): { plan: UpdatePlan | null; reuse: Map<string, IndexSegment> } {
+  let plan: UpdatePlan | null = null;
+  let reuse = new Map<string, IndexSegment>();
+  const oldHashes = new Map((existing?.prompts ?? []).map((prompt) => [prompt.id, prompt.hash]));
+  const changes = detectChanges(oldHashes, hashes);
+  if (existing) {
+    plan = planUpdate(existing, planned, changes, generator, options.provider?.generative ?? false);
+    const full = shouldFullReindex(plan);
+    if (full) options.onNotice?.(`full reindex: ${describeFullReindex(plan)}`);
+    else {
+      const unchanged = new Set(plan.segmentsUnchanged);
+      reuse = new Map(existing.segments.filter((segment) => unchanged.has(segment.id)).map((segment) => [segment.id, segment]));
+    }
+    stats.setIncrementalStats({
+      segmentsSkipped: full ? 0 : plan.segmentsUnchanged.length,
+      segmentsUpdated: full ? planned.length - plan.segmentsToAdd.length : plan.segmentsToUpdate.length,
+      segmentsAdded: plan.segmentsToAdd.length,
+      segmentsRemoved: plan.segmentsToRemove.length,
+      promptsAdded: changes.added.length,
+      promptsModified: changes.modified.length,
+      promptsRemoved: changes.removed.length,
+      fullReindex: full,
+      fullReindexReason: full ? describeFullReindex(plan) : null,
+    });
+  } else {
+    options.onNotice?.(`no index at ${options.outputPath} yet: building it whole`);
+    stats.setIncrementalStats({
+      segmentsSkipped: 0,
+      segmentsUpdated: 0,
+      segmentsAdded: planned.length,
+      segmentsRemoved: 0,
+      promptsAdded: changes.added.length,
+      promptsModified: 0,
+      promptsRemoved: 0,
+      fullReindex: true,
+      fullReindexReason: 'there was no index to update',
+    });
+  }
+  return { plan, reuse };
 }
 
 /** Token counts per prompt: kept from the old index where the prompt's hash is unchanged, counted otherwise. */

@@ -30,8 +30,11 @@ function checkMarkerRegex(pattern: string, context: z.RefinementCtx): void {
   else if (checked.groups < 1) context.addIssue({ code: z.ZodIssueCode.custom, message: 'needs a capture group for the marker\'s text, e.g. "@\\/risk:\\s*(.+)"' });
 }
 
-/** LLM providers (src/llm/): `local` is extractive and offline, the rest speak a vendor's HTTP API. */
-export const LLM_PROVIDERS = ['local', 'openai', 'anthropic', 'gemini', 'openai-compatible'] as const;
+/**
+ * LLM providers (src/llm/): `local` is extractive and offline, `command` runs an agent CLI (distill.command), the
+ * rest speak a vendor's HTTP API.
+ */
+export const LLM_PROVIDERS = ['local', 'openai', 'anthropic', 'gemini', 'openai-compatible', 'command'] as const;
 export type LlmProviderName = (typeof LLM_PROVIDERS)[number];
 
 const timezone = z.string().refine(isValidTimezone, { message: 'is not an IANA time zone (e.g. "Australia/Sydney")' });
@@ -67,6 +70,11 @@ const schema = z
           .string()
           .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'must be the name of an environment variable, e.g. "OPENAI_API_KEY"' })
           .optional(),
+        /**
+         * `provider = "command"`: the agent CLI to run, reading the prompt on stdin and printing the answer — a
+         * command line (split like a shell would, without one) or its argv, e.g. "claude -p --output-format json".
+         */
+        command: z.union([z.string().trim().min(1), z.array(z.string().min(1)).min(1)], { error: 'must be a command line or a list of its words' }).optional(),
         timeout_ms: z.number().int().positive().default(60_000),
         /** Attempts per request, the first included. */
         max_tries: z.number().int().min(1).max(10).default(3),
@@ -253,6 +261,7 @@ export const ENV_KEYS: Record<string, { key: string; kind: EnvKind }> = {
   MOON_DISTILL_MODEL: { key: 'distill.model', kind: 'string' },
   MOON_DISTILL_BASE_URL: { key: 'distill.base_url', kind: 'string' },
   MOON_DISTILL_API_KEY_ENV: { key: 'distill.api_key_env', kind: 'string' },
+  MOON_DISTILL_COMMAND: { key: 'distill.command', kind: 'string' },
   MOON_DISTILL_TIMEOUT_MS: { key: 'distill.timeout_ms', kind: 'int' },
   MOON_DISTILL_CHUNK_BYTES: { key: 'distill.chunk_bytes', kind: 'int-or-string' },
   MOON_DISTILL_MAX_CHUNKS: { key: 'distill.max_chunks', kind: 'int' },
@@ -364,8 +373,11 @@ function checkEmbedKeys(embed: ConfigFile['embed'], whereOf: (key: string) => st
   }
 }
 
-/** A remote LLM provider needs a model; openai-compatible also needs its server. Keys come from api_key_env. */
-const DISTILL_REQUIRED: Record<string, { key: 'base_url' | 'model'; example: string }[]> = {
+/**
+ * A remote LLM provider needs a model; openai-compatible also needs its server; command needs its command line.
+ * Keys come from api_key_env.
+ */
+const DISTILL_REQUIRED: Record<string, { key: 'base_url' | 'model' | 'command'; example: string }[]> = {
   openai: [{ key: 'model', example: 'e.g. "gpt-4o-mini"' }],
   anthropic: [{ key: 'model', example: 'e.g. "claude-3-5-haiku-latest"' }],
   gemini: [{ key: 'model', example: 'e.g. "gemini-1.5-flash"' }],
@@ -373,6 +385,7 @@ const DISTILL_REQUIRED: Record<string, { key: 'base_url' | 'model'; example: str
     { key: 'base_url', example: 'e.g. "http://127.0.0.1:11434/v1" for Ollama' },
     { key: 'model', example: 'the model name the server expects, e.g. "llama3.1"' },
   ],
+  command: [{ key: 'command', example: 'e.g. "claude -p --output-format json" or "codex exec"' }],
 };
 
 function checkDistillKeys(distill: ConfigFile['distill'], whereOf: (key: string) => string): void {

@@ -52,6 +52,9 @@ import type { ContextPackRequest, PackDeps } from './pack/build.js';
 import type { DocsIndexReport } from './pack/documents.js';
 import type { ContextPack } from './pack/types.js';
 import type { BeadsWriteback } from './pack/beads.js';
+import type { RlmPhase } from './rlm/generator.js';
+import type { HistoryQueryRequest, HistoryQueryResult } from './rlm/query.js';
+import type { ProcessingStatistics } from './rlm/types.js';
 
 export interface IndexRequest {
   /** Files or folders; empty: the configured source roots, else the default locations. */
@@ -240,8 +243,37 @@ export interface Moon {
   planning(cwd?: string): Promise<BeadsWriteback>;
   /** Index a repository's docs (README, docs/, ADRs) as `doc` records of its namespace, incrementally. */
   indexDocs(request?: DocsIndexRequest): Promise<DocsIndexReport>;
+  /**
+   * Build or update the RLM history index of a Puffin history (seed 004): segments, summaries by
+   * distill.provider (the local extractive summariser by default), markers, hashes; written atomically under a
+   * lock on the output. An existing file at the output that is not a valid index is an error, never overwritten.
+   */
+  rlmIndex(request: RlmIndexRequest): Promise<RlmIndexReport>;
+  /** Search a history index: its segments first, then the matching prompts of the history file. */
+  rlmQuery(request: RlmQueryRequest): Promise<HistoryQueryResult>;
   close(): Promise<void>;
 }
+
+export interface RlmIndexRequest {
+  historyPath: string;
+  outputPath: string;
+  incremental?: boolean;
+  /** Default 50,000 tokens (cl100k_base). */
+  maxTokensPerSegment?: number;
+  /** Default 2,000 tokens. */
+  segmentOverlap?: number;
+  onProgress?: (phase: RlmPhase, done: number, total: number) => void;
+}
+
+export interface RlmIndexReport {
+  historyPath: string;
+  outputPath: string;
+  stats: ProcessingStatistics;
+  /** Seed 004's log summary of the run, for stderr. */
+  summary: string;
+}
+
+export type RlmQueryRequest = Omit<HistoryQueryRequest, 'readHistory'>;
 
 export interface DocsIndexRequest {
   /** The folder to index; default the cwd's repository root. Its namespace is resolved from it. */
@@ -798,6 +830,36 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
       const root = request.path ? resolve(request.path) : (namespace.root ?? process.cwd());
       const target = request.namespace ? { ...namespace, namespace_id: request.namespace } : namespace;
       return indexDocs((await openStore(false)).docs, target, root, clock());
+    },
+    async rlmIndex(request) {
+      const [{ generateHistoryIndex }, { formatStatistics }, { loadTokenCounter }] = await Promise.all([
+        import('./rlm/generator.js'),
+        import('./rlm/stats.js'),
+        import('./hooks/tokens.js'),
+      ]);
+      const counter = await loadTokenCounter();
+      const provider = config.distill.provider === 'local' ? null : await getProvider();
+      const segmentation: { maxTokensPerSegment?: number; segmentOverlap?: number } = {};
+      if (request.maxTokensPerSegment !== undefined) segmentation.maxTokensPerSegment = request.maxTokensPerSegment;
+      if (request.segmentOverlap !== undefined) segmentation.segmentOverlap = request.segmentOverlap;
+      const result = await generateHistoryIndex({
+        historyPath: request.historyPath,
+        outputPath: request.outputPath,
+        incremental: request.incremental ?? false,
+        provider,
+        countTokens: (texts) => counter.count(texts),
+        segmentation,
+        // The same patterns the index uses (moon.toml's [markers]), so a history and its transcripts agree.
+        markerConfig,
+        onProgress: request.onProgress,
+        onNotice: hooks.onNotice,
+        now: clock,
+      });
+      return { historyPath: result.index.historyFile, outputPath: request.outputPath, stats: result.stats, summary: formatStatistics(result.stats) };
+    },
+    async rlmQuery(request) {
+      const { queryHistoryIndex } = await import('./rlm/query.js');
+      return queryHistoryIndex(request);
     },
     async captureTranscript(path) {
       return api.index({ roots: [path], workers: 0 });

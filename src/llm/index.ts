@@ -1,6 +1,7 @@
 import type { ConfigFile, LlmProviderName } from '../config.js';
 import { MoonError } from '../errors.js';
 import { AnthropicProvider } from './anthropic.js';
+import { createCommandProvider } from './command.js';
 import { GeminiProvider } from './gemini.js';
 import { createLocalProvider } from './local.js';
 import { createOpenAICompatibleProvider, createOpenAIProvider } from './openai.js';
@@ -29,6 +30,7 @@ export const DEFAULT_API_KEY_ENV: Readonly<Record<LlmProviderName, string | unde
   anthropic: 'ANTHROPIC_API_KEY',
   gemini: 'GEMINI_API_KEY',
   'openai-compatible': undefined,
+  command: undefined,
 };
 
 /**
@@ -44,6 +46,15 @@ export function createProvider(
 ): Provider {
   const provider: LlmProviderName = config.provider;
   if (provider === 'local') return createLocalProvider();
+  if (provider === 'command') {
+    checkPositive('distill.timeout_ms', config.timeout_ms);
+    if (config.command === undefined) {
+      throw new MoonError('bad_config', 'distill.command is required when distill.provider = "command"', {
+        hint: 'set distill.command (MOON_DISTILL_COMMAND) to the agent CLI to run, e.g. "claude -p --output-format json"',
+      });
+    }
+    return createCommandProvider({ command: config.command, model: config.model, timeoutMs: config.timeout_ms, env });
+  }
   if (!config.model) {
     throw new MoonError('bad_config', `distill.model is required when distill.provider = "${provider}"`, {
       hint: 'set distill.model (MOON_DISTILL_MODEL) to the model the provider should ask',
@@ -71,6 +82,7 @@ export function createProvider(
       return new AnthropicProvider(options);
     case 'gemini':
       return new GeminiProvider(options);
+
     default: {
       const never: never = provider;
       throw new MoonError('bad_config', `distill.provider: unknown provider "${String(never)}"`);

@@ -13,6 +13,15 @@ export interface CompleteOptions {
   timeoutMs?: number;
   /** Instructions kept apart from the prompt where the API has a place for them. */
   system?: string;
+  /** Told what the call used, when the provider knows it (the `command` provider reads Claude Code's JSON result). */
+  onUsage?: (usage: ProviderUsage) => void;
+}
+
+/** What one answer cost, as far as the provider reports it. */
+export interface ProviderUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+  costUsd?: number;
 }
 
 export interface Provider {

@@ -33,6 +33,7 @@ describe('createProvider', () => {
       anthropic: 'ANTHROPIC_API_KEY',
       gemini: 'GEMINI_API_KEY',
       'openai-compatible': undefined,
+      command: undefined,
     });
     expect(createProvider({ provider: 'anthropic', model: 'm', api_key_env: 'TEAM_CLAUDE_KEY' }, { TEAM_CLAUDE_KEY: 'k-123456' }).name).toBe('anthropic');
     const error = configError({ provider: 'anthropic', model: 'm', api_key_env: 'TEAM_CLAUDE_KEY' }, { ANTHROPIC_API_KEY: 'k-123456' });

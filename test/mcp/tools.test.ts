@@ -49,7 +49,7 @@ describe('moon mcp', () => {
 
   test('lists nine tools with input and output schemas; all but remember are read-only', async () => {
     const { tools } = await mcp.client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['context_pack', 'decisions', 'fixes', 'get_entries', 'get_session', 'markers', 'memory_search', 'recall', 'remember', 'timeline']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['context_pack', 'decisions', 'fixes', 'get_entries', 'get_session', 'history_index_query', 'markers', 'memory_search', 'recall', 'remember', 'timeline']);
     for (const tool of tools) {
       expect(tool.annotations?.readOnlyHint, tool.name).toBe(tool.name !== 'remember');
       expect(tool.description, tool.name).toBeTruthy();
@@ -253,7 +253,7 @@ describe('moon mcp without an index, or with a broken configuration', () => {
     writeFileSync(join(broken.path, 'moon.toml'), 'recall = [not toml');
     const session = await startMcp({ home: broken.path, cwd: broken.path });
     try {
-      expect((await session.client.listTools()).tools).toHaveLength(10);
+      expect((await session.client.listTools()).tools).toHaveLength(11);
       const result = await session.call('recall', { query: 'x' });
       expect(result.isError).toBe(true);
       expect(textOf(result)).toMatch(/moon\.toml/);

@@ -19,6 +19,7 @@ import { registerInstall } from './commands/install-command.js';
 import { registerDoctor } from './commands/doctor-command.js';
 import { registerRebuild, registerVerify } from './commands/maintain-commands.js';
 import { registerRecall } from './commands/recall-command.js';
+import { registerRlm } from './commands/rlm-command.js';
 import { registerService } from './commands/service-command.js';
 import { registerSessions } from './commands/sessions-command.js';
 import { registerShow } from './commands/show-command.js';
@@ -111,8 +112,11 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
   registerMemory(program, context);
   registerGc(program, context);
   registerContext(program, context);
+  registerRlm(program, context);
   program.hook('preAction', (_program, command) => {
     // Seed 001 DaemonLockPayload rule 3: a command that writes refuses another home's running watcher.
+    // `moon rlm index` writes the file it is given, not the home.
+    if (command.parent?.name() === 'rlm') return;
     const writesMemory = command.parent?.name() === 'memory' && MEMORY_WRITES.has(command.name());
     if (!MUTATING.has(command.name()) && !writesMemory) return;
     return context.moon().checkBoundary(Boolean(global().allowOutOfBounds));

@@ -2,12 +2,14 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import type { LongTermMemory, Moon, ProjectScope, RecallResult } from '../../index.js';
+import { isAbsolute, join, resolve } from 'node:path';
+import type { HistoryQueryResult, LongTermMemory, Moon, ProjectScope, RecallResult } from '../../index.js';
 import {
   MAX_ENTRY_IDS,
   MAX_TIMELINE_SPAN,
   MoonError,
   RECALL_REQUEST_FIELDS,
+  RLM_MAX_QUERY_LIMIT,
   formatPack,
   frameHistory,
   parseRecallRequest,
@@ -220,6 +222,78 @@ const MARKER_OUTPUT = z.object({
 
 export const MARKERS_OUTPUT = { counts: z.record(z.string(), z.number().int()), markers: z.array(MARKER_OUTPUT) };
 
+/** Where `moon rlm index` output is looked for when the caller names no index: beside the Puffin history. */
+export const DEFAULT_HISTORY_INDEX = join('.puffin', 'history.index.json');
+
+export const HISTORY_INDEX_QUERY_INPUT = z.strictObject({
+  query: z.string().max(2000).describe('Words to look for in the history (optional with marker or topic)').optional(),
+  index: z
+    .string()
+    .min(1)
+    .max(4096)
+    .describe(`The history index file (moon rlm index --out); relative to the caller's project. Default ${DEFAULT_HISTORY_INDEX}`)
+    .optional(),
+  marker: z.string().min(1).max(64).describe('Only segments holding @/ markers of this type: decision, breaking, security, bug, api, pattern, perf, todo, ref').optional(),
+  topic: z.string().min(1).max(100).describe('Only segments tagged with this topic').optional(),
+  limit: z.number().int().min(1).max(RLM_MAX_QUERY_LIMIT).describe('Segments at most (default 5)').optional(),
+});
+
+const QUERY_MARKER = z.object({ type: z.string(), content: z.string(), promptId: z.string(), sourceField: z.enum(['prompt', 'response']), importance: z.number(), segmentId: z.string() });
+
+export const HISTORY_INDEX_QUERY_OUTPUT = {
+  query: z.string(),
+  index: z.string(),
+  historyFile: z.string(),
+  filters: z.object({ marker: z.string().nullable(), topic: z.string().nullable() }),
+  segments: z.array(
+    z.object({
+      id: z.string(),
+      branchId: z.string(),
+      score: z.number(),
+      summary: z.string(),
+      topics: z.array(z.string()),
+      keyEntities: z.array(z.string()),
+      importanceScore: z.number(),
+      startTime: z.string(),
+      endTime: z.string(),
+      promptCount: z.number().int(),
+      tokenCount: z.number().int(),
+      matchedBy: z.array(z.string()),
+      markers: z.array(QUERY_MARKER),
+    }),
+  ),
+  prompts: z.array(
+    z.object({
+      id: z.string(),
+      segmentId: z.string(),
+      branchId: z.string(),
+      time: z.string(),
+      title: z.string().nullable(),
+      score: z.number(),
+      excerpts: z.array(z.object({ field: z.enum(['prompt', 'response']), text: z.string() })),
+    }),
+  ),
+  totals: z.object({ segments: z.number().int(), matchedSegments: z.number().int(), promptsSearched: z.number().int() }),
+  notes: z.array(z.string()),
+};
+
+function historyQueryText(result: HistoryQueryResult): string {
+  const lines: string[] = [`${result.segments.length} of ${result.totals.segments} segments (index ${result.index})`];
+  for (const segment of result.segments) {
+    lines.push('');
+    lines.push(`## ${segment.id} — ${segment.branchId}, ${segment.startTime.slice(0, 10)} to ${segment.endTime.slice(0, 10)}, importance ${segment.importanceScore.toFixed(2)}`);
+    lines.push(segment.summary);
+    if (segment.topics.length > 0) lines.push(`topics: ${segment.topics.join(', ')}`);
+    for (const marker of segment.markers) lines.push(`@/${marker.type}: ${marker.content} (prompt ${marker.promptId})`);
+    for (const prompt of result.prompts.filter((item) => item.segmentId === segment.id)) {
+      lines.push(`- prompt ${prompt.id} (${prompt.time})${prompt.title ? ` ${prompt.title}` : ''}`);
+      for (const excerpt of prompt.excerpts) lines.push(`  ${excerpt.field}: ${excerpt.text}`);
+    }
+  }
+  for (const note of result.notes) lines.push(`note: ${note}`);
+  return lines.join('\n');
+}
+
 function toMemoryEntry(memory: LongTermMemory): z.infer<typeof MEMORY_ENTRY> {
   return {
     id: memory.id,
@@ -389,6 +463,32 @@ export function registerTools(server: McpServer, context: ToolContext): void {
         const cwd = roots.map(rootPath).find((path): path is string => path !== null) ?? context.cwd;
         const pack = await context.moon().contextPack({ task: args.task, budget: args.budget, error: args.error ?? null, planning: args.planning ?? null, cwd });
         return answer(formatPack(pack), pack);
+      }),
+  );
+
+  server.registerTool(
+    'history_index_query',
+    {
+      title: 'Search a Puffin history index',
+      description:
+        "Search a Puffin prompt history through its pre-computed RLM index (moon rlm index): segments ranked by topics, key entities, @/ markers (decision, bug, todo, …) and summaries, then excerpts of the matching prompts from the history file — read a few segments instead of the whole history. Filter by marker type or topic.",
+      inputSchema: HISTORY_INDEX_QUERY_INPUT,
+      outputSchema: HISTORY_INDEX_QUERY_OUTPUT,
+      annotations: { title: 'Search a Puffin history index', ...READ_ONLY },
+    },
+    (args) =>
+      context.guard('history_index_query', async () => {
+        const cwd = await callerCwd();
+        const named = args.index ?? DEFAULT_HISTORY_INDEX;
+        const result = await context.moon().rlmQuery({
+          query: args.query ?? '',
+          indexPath: isAbsolute(named) ? named : resolve(cwd, named),
+          marker: args.marker,
+          topic: args.topic,
+          limit: args.limit,
+        });
+        const output = await context.moon().makeSafe(result);
+        return answer(frameHistory(historyQueryText(output)), output);
       }),
   );
 

@@ -1,0 +1,142 @@
+import { readFileSync } from 'node:fs';
+import ajvModule from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv';
+import { errnoOf, MoonError } from '../errors.js';
+import { writeFileAtomically } from './atomic-write.js';
+import { HISTORY_INDEX_VERSION, type HistoryIndex } from './types.js';
+
+/**
+ * The index serializer (seed 004 §7): HistoryIndex ↔ JSON, checked against the JSON Schema shipped with the
+ * package (`schemas/history-index.schema.json`, draft 2020-12) on every write and every read, plus the checks a
+ * schema cannot state (unique ids, every reference pointing at something). Writes go through a temporary file
+ * and a rename. A file that cannot be read or is not a valid index is an error naming it — never overwritten,
+ * never used.
+ */
+export const HISTORY_INDEX_SCHEMA_URL = new URL('../../schemas/history-index.schema.json', import.meta.url);
+
+let validator: ValidateFunction | null = null;
+
+/** The shipped schema, parsed. */
+export function loadHistoryIndexSchema(): Record<string, unknown> {
+  return JSON.parse(readFileSync(HISTORY_INDEX_SCHEMA_URL, 'utf8')) as Record<string, unknown>;
+}
+
+function compileValidator(): ValidateFunction {
+  if (validator) return validator;
+  const Ajv2020 = ajvModule.default;
+  // The schema's patterns are ASCII: plain regular expressions check 200k hashes of a large index faster than
+  // Unicode-mode ones.
+  const ajv = new Ajv2020({ allErrors: true, strict: true, unicodeRegExp: false });
+  // RFC 3339 date-time, the only format the schema uses (no format plugin needed for one).
+  ajv.addFormat('date-time', {
+    type: 'string',
+    validate: (value: string) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/iu.test(value) && !Number.isNaN(Date.parse(value)),
+  });
+  validator = ajv.compile(loadHistoryIndexSchema());
+  return validator;
+}
+
+const MAX_REPORTED = 8;
+
+/** Schema errors, then consistency errors; at most a few of each, each naming where. */
+export function validateIndex(value: unknown): { valid: boolean; errors: string[] } {
+  const validate = compileValidator();
+  if (!validate(value)) {
+    const errors = (validate.errors ?? []).slice(0, MAX_REPORTED).map((error) => `${error.instancePath || '(root)'} ${error.message ?? 'is invalid'}`);
+    return { valid: false, errors };
+  }
+  const errors = checkConsistency(value as HistoryIndex);
+  return { valid: errors.length === 0, errors };
+}
+
+/** What the schema cannot say: ids unique, references resolved, each prompt in one segment, a known major version. */
+export function checkConsistency(index: HistoryIndex): string[] {
+  const errors: string[] = [];
+  const add = (message: string): void => {
+    if (errors.length < MAX_REPORTED) errors.push(message);
+  };
+  const major = index.version.split('.')[0];
+  if (major !== HISTORY_INDEX_VERSION.split('.')[0]) add(`/version ${index.version} is not a ${HISTORY_INDEX_VERSION.split('.')[0]}.x index`);
+  const prompts = new Set<string>();
+  for (const prompt of index.prompts) {
+    if (prompts.has(prompt.id)) add(`/prompts: prompt ${prompt.id} is listed twice`);
+    prompts.add(prompt.id);
+  }
+  const segments = new Set<string>();
+  const owner = new Map<string, string>();
+  for (const segment of index.segments) {
+    if (segments.has(segment.id)) add(`/segments: segment ${segment.id} is listed twice`);
+    segments.add(segment.id);
+    for (const id of segment.promptIds) {
+      if (!prompts.has(id)) add(`/segments: segment ${segment.id} names prompt ${id}, which /prompts does not hold`);
+      const other = owner.get(id);
+      if (other !== undefined) add(`/segments: prompt ${id} is in segments ${other} and ${segment.id}`);
+      owner.set(id, segment.id);
+    }
+  }
+  if (owner.size !== prompts.size) add(`/segments hold ${owner.size} prompts but /prompts lists ${prompts.size}`);
+  for (const marker of index.markers) {
+    if (!segments.has(marker.segmentId)) add(`/markers: a marker names segment ${marker.segmentId}, which /segments does not hold`);
+    if (!prompts.has(marker.promptId)) add(`/markers: a marker names prompt ${marker.promptId}, which /prompts does not hold`);
+  }
+  for (const [topic, ids] of Object.entries(index.topicIndex)) {
+    for (const id of ids) if (!segments.has(id)) add(`/topicIndex/${topic} names segment ${id}, which /segments does not hold`);
+  }
+  for (const branch of index.branches) {
+    for (const id of branch.segmentIds) if (!segments.has(id)) add(`/branches: branch ${branch.id} names segment ${id}, which /segments does not hold`);
+  }
+  const stats = index.statistics;
+  if (stats.totalSegments !== index.segments.length) add(`/statistics/totalSegments is ${stats.totalSegments} but there are ${index.segments.length} segments`);
+  if (stats.totalPrompts !== index.prompts.length) add(`/statistics/totalPrompts is ${stats.totalPrompts} but there are ${index.prompts.length} prompts`);
+  if (stats.totalMarkers !== index.markers.length) add(`/statistics/totalMarkers is ${stats.totalMarkers} but there are ${index.markers.length} markers`);
+  return errors;
+}
+
+/**
+ * The index as JSON: two-space indentation, except the per-prompt rows, one to a line (a 100k-prompt history
+ * would otherwise spend half a million lines on them). Refuses an index that does not validate.
+ */
+export function serializeIndex(index: HistoryIndex): string {
+  const result = validateIndex(index);
+  if (!result.valid) throw new MoonError('internal', `refusing to write an invalid history index: ${result.errors.join('; ')}`);
+  const { prompts, ...rest } = index;
+  const body = JSON.stringify(rest, null, 2);
+  const rows = prompts.map((prompt) => `    ${JSON.stringify(prompt)}`).join(',\n');
+  return `${body.slice(0, -2)},\n  "prompts": [${rows === '' ? '' : `\n${rows}\n  `}]\n}\n`;
+}
+
+/** JSON text → a validated index; `path` names the file in errors. */
+export function deserializeIndex(json: string, path: string): HistoryIndex {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch (error) {
+    throw invalidIndexError(path, `it is not JSON (${(error as Error).message})`);
+  }
+  const result = validateIndex(value);
+  if (!result.valid) throw invalidIndexError(path, result.errors.join('; '));
+  return value as HistoryIndex;
+}
+
+/** Validate, then write atomically. */
+export function writeIndex(index: HistoryIndex, path: string): void {
+  writeFileAtomically(path, serializeIndex(index));
+}
+
+/** The index at `path`; null when there is no file. Anything else that fails is an error naming the file. */
+export function readIndex(path: string): HistoryIndex | null {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if (errnoOf(error) === 'ENOENT') return null;
+    throw new MoonError('unreadable', `cannot read the history index ${path}: ${(error as Error).message}`, { cause: error });
+  }
+  return deserializeIndex(text, path);
+}
+
+function invalidIndexError(path: string, why: string): MoonError {
+  return new MoonError('unreadable', `${path} is not a valid history index: ${why}`, {
+    hint: 'it was left as it is; move it aside (or name another --out) to write a new index',
+  });
+}

@@ -6,7 +6,7 @@
 //
 //   node scripts/demo.mjs [--clean]
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -133,6 +133,25 @@ function distill() {
   for (const line of memory.slice(0, 12)) console.log(`  ${line.length > 150 ? `${line.slice(0, 149)}…` : line}`);
 }
 
+/**
+ * A Puffin history (`<project>/.puffin/history.json`, kept in examples/puffin/ without the `.puffin` folder so that
+ * indexing examples/ leaves it out): copied into a project folder of the demo home, indexed like any transcript —
+ * one session per conversation — with its `@/` markers listed and filtered on, then the RLM history index of seed
+ * 004 built over it and queried.
+ */
+function puffin() {
+  const project = join(home, 'projects', 'shop-planning');
+  const history = join(project, '.puffin', 'history.json');
+  mkdirSync(dirname(history), { recursive: true });
+  copyFileSync(join(examples, 'puffin', 'history.json'), history);
+  moon(['index', project]);
+  moon(['markers', '--all-projects', '--type', 'decision,breaking,bug']);
+  moon(['recall', 'order queue', '--marker', 'decision', '--all-projects']);
+  const index = join(project, '.puffin', 'history.index.json');
+  moon(['rlm', 'index', '--history', history, '--out', index]);
+  moon(['rlm', 'query', 'coupon', '--index', index]);
+}
+
 /** The kept home and what to type next; MOON_HOME set so the commands read this demo's index. */
 function printNextSteps(opened) {
   // From the clone, `npx moon` runs this package's own bin (no global install needed).
@@ -183,6 +202,9 @@ try {
 
   section('7. Memory: one watcher cycle writes the daily files (L1) and MEMORY.md (L2)');
   distill();
+
+  section('8. A Puffin history: its conversations, @/ markers, and the RLM history index');
+  puffin();
 } catch (error) {
   exitCode = 1;
   const message = error instanceof StepFailed ? error.message : (error?.stack ?? String(error));

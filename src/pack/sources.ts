@@ -55,35 +55,28 @@ export function recallHistorySource(deps: RecallHistoryDeps): HistorySource {
     }
     const seen = new Set<string>();
     const out: PackCandidate[] = [];
-    // The error first; the task is searched too unless the error's matches already fill the section's share
-    // (about four characters a token): a second recall is most of a pack's time on a large index.
-    let chars = 0;
-    for (const [query, matched] of [
-      [request.error, 'error'],
-      [request.task, 'task'],
-    ] as const) {
-      if (!query || (matched === 'task' && chars / 4 >= budget)) continue;
-      const result = await deps.recall({ query, limit: 5, messagesPerSession: 2, ...(session ? { session } : {}) });
-      for (const match of result.matches) {
-        const key = `${match.metadata.session_id}\u0000${match.metadata.message_ids.join(',')}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        chars += match.snippet.length;
-        const when = match.metadata.timestamps.find((stamp) => stamp !== null) ?? match.metadata.session_end ?? null;
-        out.push({
-          text: match.snippet,
-          source: `session ${match.metadata.session_id}`,
-          record_kind: 'session',
-          trust_class: 'raw',
-          provenance: {
-            session_id: match.metadata.session_id,
-            message_ids: match.metadata.message_ids,
-            archive_path: match.archive_path,
-            matched,
-          },
-          recency: when,
-        });
-      }
+    // One recall: the error and the task together, so a session that hit this error on this task ranks first and
+    // one that only hit the error still ranks (a second recall per pack was most of a pack's time on a large index).
+    const query = request.error ? `${request.error}\n${request.task}` : request.task;
+    const result = await deps.recall({ query, limit: 5, messagesPerSession: 2, ...(session ? { session } : {}) });
+    for (const match of result.matches) {
+      const key = `${match.metadata.session_id}\u0000${match.metadata.message_ids.join(',')}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const when = match.metadata.timestamps.find((stamp) => stamp !== null) ?? match.metadata.session_end ?? null;
+      out.push({
+        text: match.snippet,
+        source: `session ${match.metadata.session_id}`,
+        record_kind: 'session',
+        trust_class: 'raw',
+        provenance: {
+          session_id: match.metadata.session_id,
+          message_ids: match.metadata.message_ids,
+          archive_path: match.archive_path,
+          matched: request.error ? 'error_and_task' : 'task',
+        },
+        recency: when,
+      });
     }
     return out;
   };

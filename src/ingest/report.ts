@@ -36,6 +36,8 @@ export interface IndexReport {
    * re-indexed), removed (gone from their document); and their parts (prompts) added, modified and removed.
    */
   documents: { sessionsWritten: number; sessionsUnchanged: number; sessionsRemoved: number; partsAdded: number; partsModified: number; partsRemoved: number };
+  /** Sessions this run removed because their document no longer holds them (their run digests go too). */
+  removedSessions: string[];
   durationMs: number;
   fatal: FatalError | null;
 }
@@ -61,6 +63,7 @@ export function emptyReport(): IndexReport {
     knownFailures: [],
     excludedFiles: [],
     documents: { sessionsWritten: 0, sessionsUnchanged: 0, sessionsRemoved: 0, partsAdded: 0, partsModified: 0, partsRemoved: 0 },
+    removedSessions: [],
     durationMs: 0,
     fatal: null,
   };

@@ -33,7 +33,7 @@ export interface IndexOptions {
 
 export async function runIndex(
   context: IngestContext,
-  engine: Pick<StoreEngine, 'ingest' | 'stats'> & Partial<Pick<StoreEngine, 'fixes' | 'markers'>>,
+  engine: Pick<StoreEngine, 'ingest' | 'stats'> & Partial<Pick<StoreEngine, 'fixes' | 'markers' | 'digests'>>,
   options: IndexOptions,
 ): Promise<IndexReport> {
   const startedAtMs = context.now();
@@ -60,6 +60,14 @@ export async function runIndex(
       await indexSessionFixes({ ingest: engine.ingest, fixes: engine.fixes }, report.sessions);
     } catch (error) {
       report.warnings.push(`fix patterns not updated: ${(error as Error).message}`);
+    }
+  }
+  // A conversation its history no longer holds is gone from the index: its run digest goes with it.
+  if (engine.digests && report.removedSessions.length > 0) {
+    try {
+      await engine.digests.remove({ sessionIds: report.removedSessions });
+    } catch (error) {
+      report.warnings.push(`run digests of removed sessions not removed: ${(error as Error).message}`);
     }
   }
   report.durationMs = context.now() - startedAtMs;
@@ -390,6 +398,7 @@ function tally(report: IndexReport, outcome: FileOutcome): void {
     counts.sessionsWritten += document.written.length;
     counts.sessionsUnchanged += document.unchanged;
     counts.sessionsRemoved += document.removed.length;
+    for (const gone of document.removed) report.removedSessions.push(gone.id);
     counts.partsAdded += document.parts.added;
     counts.partsModified += document.parts.modified;
     counts.partsRemoved += document.parts.removed;

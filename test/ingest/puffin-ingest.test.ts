@@ -122,8 +122,15 @@ describe('moon index on a Puffin history', () => {
     expect((await index()).documents.sessionsUnchanged).toBe(0);
   });
 
-  test('a reply added to a thread re-indexes that thread; a deleted thread is removed with its projection', async () => {
+  test('a reply added to a thread re-indexes that thread; a deleted thread is removed with its projection and digest', async () => {
     await index();
+    expect((await runMoon(['digest', '--all'], env())).code).toBe(0);
+    const digested = async (): Promise<string[]> => {
+      const run = await runMoon(['digest', '--list', '--all-namespaces', '--limit', '100', '--json'], env());
+      expect(run.code, run.stderr).toBe(0);
+      return (JSON.parse(run.stdout) as { digests: { session_id: string }[] }).digests.map((digest) => digest.session_id);
+    };
+    expect(await digested()).toContain(EDITED);
     const history = load();
     const parent = promptOf(history, 'mjhiejc9sl109fl94');
     parent.children = ['reply-1'];
@@ -135,6 +142,8 @@ describe('moon index on a Puffin history', () => {
     expect(report.documents).toEqual({ sessionsWritten: 1, sessionsUnchanged: 6, sessionsRemoved: 1, partsAdded: 1, partsModified: 0, partsRemoved: 2 });
     expect(await sessionIds()).toEqual(ALL.filter((id) => id !== EDITED));
     expect(existsSync(projection(EDITED))).toBe(false);
+    expect(report.removedSessions).toEqual([EDITED]);
+    expect(await digested()).not.toContain(EDITED);
     expect(await recallIds('narwhal')).toEqual(['puffin-mjhiejc9sl109fl94']);
     expect(readFileSync(projection('puffin-mjhiejc9sl109fl94'), 'utf8')).toContain('narwhal exporter');
   });

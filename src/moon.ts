@@ -832,29 +832,37 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
       return indexDocs((await openStore(false)).docs, target, root, clock());
     },
     async rlmIndex(request) {
-      const [{ generateHistoryIndex }, { formatStatistics }, { loadTokenCounter }] = await Promise.all([
+      const [{ generateHistoryIndex }, { formatStatistics }, { openTokenCounter }] = await Promise.all([
         import('./rlm/generator.js'),
         import('./rlm/stats.js'),
         import('./hooks/tokens.js'),
       ]);
-      const counter = await loadTokenCounter();
+      // A counter of the run's own (a worker in the built package): its tokenizer is let go once the first pass
+      // has counted every prompt, which the run's peak memory feels (docs/benchmarks.md).
+      const counter = openTokenCounter();
       const provider = config.distill.provider === 'local' ? null : await getProvider();
       const segmentation: { maxTokensPerSegment?: number; segmentOverlap?: number } = {};
       if (request.maxTokensPerSegment !== undefined) segmentation.maxTokensPerSegment = request.maxTokensPerSegment;
       if (request.segmentOverlap !== undefined) segmentation.segmentOverlap = request.segmentOverlap;
-      const result = await generateHistoryIndex({
-        historyPath: request.historyPath,
-        outputPath: request.outputPath,
-        incremental: request.incremental ?? false,
-        provider,
-        countTokens: (texts) => counter.count(texts),
-        segmentation,
-        // The same patterns the index uses (moon.toml's [markers]), so a history and its transcripts agree.
-        markerConfig,
-        onProgress: request.onProgress,
-        onNotice: hooks.onNotice,
-        now: clock,
-      });
+      let result;
+      try {
+        result = await generateHistoryIndex({
+          historyPath: request.historyPath,
+          outputPath: request.outputPath,
+          incremental: request.incremental ?? false,
+          provider,
+          countTokens: (texts) => counter.count(texts),
+          releaseTokenCounter: () => counter.close(),
+          segmentation,
+          // The same patterns the index uses (moon.toml's [markers]), so a history and its transcripts agree.
+          markerConfig,
+          onProgress: request.onProgress,
+          onNotice: hooks.onNotice,
+          now: clock,
+        });
+      } finally {
+        await counter.close();
+      }
       return { historyPath: result.index.historyFile, outputPath: request.outputPath, stats: result.stats, summary: formatStatistics(result.stats) };
     },
     async rlmQuery(request) {

@@ -59,6 +59,20 @@ export async function closeTokenCounter(): Promise<void> {
   await open?.close?.();
 }
 
+/**
+ * A counter of the caller's own, apart from the shared one: on a worker in the built package (the tokenizer's
+ * tables then live, and are let go, with the worker: `close` stops it), else in-process. For a long run that
+ * counts a lot and then no more — `moon rlm index` counts every prompt of a history in its first pass.
+ */
+export function openTokenCounter(): TokenCounter & { close(): Promise<void> } {
+  const opened = createCounter() as TokenCounter & { close?: () => Promise<void> };
+  let closed: Promise<void> | null = null;
+  return {
+    count: (texts) => opened.count(texts),
+    close: () => (closed ??= opened.close?.() ?? Promise.resolve()),
+  };
+}
+
 function createCounter(): TokenCounter {
   if (!import.meta.url.endsWith('.js')) return inProcessCounter();
   try {

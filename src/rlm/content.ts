@@ -1,4 +1,4 @@
-import type { ParsedPrompt } from '../sources/puffin-history.js';
+import type { PromptText } from './prompt-text.js';
 import { sliceHead, sliceTail } from '../text/limits.js';
 
 /**
@@ -6,7 +6,7 @@ import { sliceHead, sliceTail } from '../text/limits.js';
  * taken over exactly this text, and a segment's content — what a summariser reads — is its turns in order,
  * after the context turns of an overlap.
  */
-export function renderTurn(prompt: ParsedPrompt): string {
+export function renderTurn(prompt: PromptText): string {
   const title = prompt.title ? ` · ${oneLine(prompt.title)}` : '';
   const response = prompt.response === null ? '[no response]' : `[response]\n${prompt.response.content}`;
   return `[prompt ${prompt.id} · ${formatTime(prompt.timestamp)}${title}]\n${prompt.content}\n${response}\n`;
@@ -26,12 +26,12 @@ export interface SegmentText {
  */
 export function renderSegmentContent(
   segment: SegmentText,
-  promptsById: ReadonlyMap<string, ParsedPrompt>,
+  promptsById: ReadonlyMap<string, PromptText>,
   options: { overlapTokens: number; maxChars: number },
 ): string {
   const parts: string[] = [];
   if (segment.overlapPromptIds.length > 0 && options.overlapTokens > 0) {
-    const context = segment.overlapPromptIds.map((id) => promptsById.get(id)).filter((prompt): prompt is ParsedPrompt => prompt !== undefined).map(renderTurn).join('\n');
+    const context = segment.overlapPromptIds.map((id) => promptsById.get(id)).filter((prompt): prompt is PromptText => prompt !== undefined).map(renderTurn).join('\n');
     const budget = options.overlapTokens * CHARS_PER_TOKEN;
     const cut = context.length > budget ? `…${sliceTail(context, budget)}` : context;
     parts.push(`[context: the turns before this segment, in the same conversation]\n${cut}\n[end of context]\n`);

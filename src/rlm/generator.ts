@@ -4,35 +4,39 @@ import { MoonError } from '../errors.js';
 import type { Provider } from '../llm/provider.js';
 import { acquireLockWaiting } from '../lock/wait-lock.js';
 import { DEFAULT_MARKER_CONFIG, type MarkerConfig } from '../markers/extract.js';
-import type { ParsedHistory, ParsedPrompt } from '../sources/puffin-history.js';
-import { CHARS_PER_TOKEN, renderSegmentContent, renderTurn } from './content.js';
-import { detectChanges, hashBranch, hashHistory, hashPrompt } from './hashes.js';
-import { carrySummary, describeFullReindex, planUpdate, shouldFullReindex, type UpdatePlan } from './incremental.js';
-import { collectHistoryMarkers } from './markers.js';
-import { readHistoryFile, type ReadHistory } from './read-history.js';
-import { DEFAULT_SEGMENTATION, segmentHistory, type PlannedSegment } from './segmenter.js';
-import { readIndex, writeIndex } from './serializer.js';
+import { assembleIndex } from './assemble.js';
+import { CHARS_PER_TOKEN, renderSegmentContent } from './content.js';
+import type { PromptChanges } from './hashes.js';
+import { openHistoryFile, type HistoryFile } from './history-file.js';
+import type { SegmentSummaryFields, UpdatePlan } from './incremental.js';
+import { planIncrementalRun } from './incremental-run.js';
+import { planIndex, type IndexPlan } from './index-plan.js';
+import { createEmptyOutline, outlineHistory, type HistoryOutline } from './outline.js';
+import { createPromptLocator, readPromptsBack, type PromptLocator } from './prompt-text.js';
+import { countPromptsBack, matchOldPrompts } from './token-counts.js';
+import { DEFAULT_SEGMENTATION } from './segmenter.js';
+import { startReadingOldIndex, type OldIndex, type OldIndexReading } from './old-index.js';
+import { writeIndex } from './serializer.js';
 import { ProcessingStats } from './stats.js';
 import { cachePathFor, openSummaryCache, type SummaryCache } from './summary-cache.js';
-import { summarizeSegmentLocally } from './summary-local.js';
+import { collectSummaryInput, summarizeInputLocally } from './summary-local.js';
 import { TEMPLATE_VERSION } from './summary-prompt.js';
-import { summarizeSegments, type SummaryJob, type SummaryOutcome } from './summaries.js';
-import {
-  HISTORY_INDEX_VERSION,
-  type HistoryIndex,
-  type IndexBranch,
-  type IndexGeneratorInfo,
-  type IndexMarker,
-  type IndexSegment,
-  type ProcessingStatistics,
-  type SegmentationConfig,
-} from './types.js';
+import { summarizeSegments, type SummaryJob } from './summaries.js';
+import type { HistoryIndex, IndexGeneratorInfo, IndexMarker, ProcessingStatistics, SegmentationConfig } from './types.js';
 
 /**
  * The index generator (seed 004, main entry point): history → hashes → token counts → segments → markers →
  * summaries → one validated index written atomically, under a lock on the output path (waited for up to 30 s).
  * An incremental run keeps every unchanged segment's summary and asks only for the affected ones — or
  * regenerates everything when more than half are affected (seed 004 §6), saying so in the statistics.
+ *
+ * The history is read in two passes, so that its text is never held whole: the outline (outline.ts) streams the
+ * file once and keeps, per prompt, its tree links, hash, token count, markers and byte range; the segments are
+ * planned from that; then each segment to summarise has its prompts read back from the file (prompt-text.ts) —
+ * every segment on a full run, one at a time; only the affected ones on an incremental run.
+ *
+ * Phases as reported: `read` (bytes of the file; hashing, markers and token counts are taken as it is read),
+ * then `hash` and `tokens` once, when the reading is done, then `segment`, `summarize`, `write`.
  */
 export type RlmPhase = 'read' | 'hash' | 'tokens' | 'segment' | 'summarize' | 'write';
 
@@ -44,9 +48,13 @@ export interface GenerateOptions {
   provider: Provider | null;
   /** Token counts (cl100k_base, the hooks' tokenizer), in order. */
   countTokens(texts: string[]): Promise<number[]>;
+  /**
+   * Called once countTokens will be asked no more — after the first pass, when the local summariser makes the
+   * summaries (a model's calls are counted too): a counter holding a tokenizer may let it go.
+   */
+  releaseTokenCounter?: () => Promise<void> | void;
   segmentation?: Partial<SegmentationConfig>;
   markerConfig?: MarkerConfig;
-  readHistory?: ReadHistory;
   /** Where model answers are cached; default `<outputPath>.cache.json`, null for none. */
   cachePath?: string | null;
   lockTimeoutMs?: number;
@@ -65,7 +73,6 @@ export interface GenerateResult {
 }
 
 export const RLM_LOCK_TIMEOUT_MS = 30_000;
-const TOKEN_BATCH = 2_000;
 
 export async function generateHistoryIndex(options: GenerateOptions): Promise<GenerateResult> {
   const now = options.now ?? Date.now;
@@ -89,10 +96,11 @@ async function generateLocked(options: GenerateOptions, stats: ProcessingStats, 
   const progress = options.onProgress ?? (() => undefined);
   const segmentation: SegmentationConfig = { ...DEFAULT_SEGMENTATION, ...options.segmentation };
   checkSegmentation(segmentation);
-  // Read (and so validate) whatever is at the output first: an invalid file there is never overwritten. The
-  // old index and the history (every prompt's text) live only inside buildIndex: they are garbage by the time the
-  // new index is serialised, so the three are never held at once.
-  const { index, plan, cache } = await buildIndex(options, readIndex(options.outputPath), segmentation, stats, now);
+  // Whatever is at the output is read (and so validated: an invalid file there is never overwritten, nor used)
+  // while the history's first pass runs — on a worker in the built package. Only an incremental run keeps a
+  // digest of it.
+  const reading = startReadingOldIndex({ path: options.outputPath, digest: options.incremental });
+  const { index, plan, cache } = await buildIndex(options, reading, segmentation, stats, now);
   progress('write', 0, 1);
   stats.recordSegmentGenerated(index.segments.length);
   writeIndex(index, options.outputPath);
@@ -105,57 +113,116 @@ async function generateLocked(options: GenerateOptions, stats: ProcessingStats, 
   return { index, stats: stats.finalize(), plan };
 }
 
+interface BuiltIndex {
+  index: HistoryIndex;
+  plan: UpdatePlan | null;
+  cache: SummaryCache;
+}
+
 async function buildIndex(
   options: GenerateOptions,
-  existing: HistoryIndex | null,
+  reading: Promise<OldIndexReading>,
   segmentation: SegmentationConfig,
   stats: ProcessingStats,
   now: () => number,
-): Promise<{ index: HistoryIndex; plan: UpdatePlan | null; cache: SummaryCache }> {
+): Promise<BuiltIndex> {
   const progress = options.onProgress ?? (() => undefined);
   progress('read', 0, 1);
-  let history: ParsedHistory;
   if (!existsSync(options.historyPath)) {
-    if (existing) {
+    const old = await reading;
+    if (old.exists) {
       throw new MoonError('not_found', `no history file at ${options.historyPath}; the index ${options.outputPath} was left as it is`);
     }
     options.onNotice?.(`no history file at ${options.historyPath}: writing an empty index`);
     stats.recordError('read', `no history file at ${options.historyPath}`);
-    history = { branches: [], totalPrompts: 0, dateRange: null, updatedAt: null, activeBranch: null, skipped: [] };
-  } else {
-    history = await (options.readHistory ?? readHistoryFile)(options.historyPath);
+    const outline = createEmptyOutline();
+    const planned = planOutline(options, outline, createPromptLocator(outline), 0, segmentation, stats, { old: old.digest, changes: { added: [], modified: [], removed: [] } });
+    return summarizePlan(options, null, planned, segmentation, stats, now);
   }
+  const file = openHistoryFile(options.historyPath);
+  try {
+    const planned = await readAndPlan(options, file, reading, segmentation, stats);
+    const built = await summarizePlan(options, file, planned, segmentation, stats, now);
+    // Every read is done: the history must still be the one the outline read.
+    file.checkUnchanged();
+    return built;
+  } finally {
+    file.close();
+  }
+}
+
+interface PlannedRun {
+  plan: IndexPlan;
+  locator: PromptLocator;
+  /** An incremental run's digest of the old index, and what changed since. */
+  old: OldIndex | null;
+  changes: PromptChanges | null;
+}
+
+/**
+ * The first pass and the plan made from it. The outline lives only in here: what the summaries need of it (the
+ * plan, and where each prompt lies in the file) is a fraction of its size.
+ */
+async function readAndPlan(options: GenerateOptions, file: HistoryFile, reading: Promise<OldIndexReading>, segmentation: SegmentationConfig, stats: ProcessingStats): Promise<PlannedRun> {
+  const progress = options.onProgress ?? (() => undefined);
+  // An incremental run over an index takes most token counts from it: the pass counts none, and the prompts the
+  // index does not know are counted once it is read.
+  const { outline, counted } = await outlineHistory(file, {
+    countTokens: options.countTokens,
+    deferCounts: options.incremental && existsSync(options.outputPath),
+    markerConfig: options.markerConfig ?? DEFAULT_MARKER_CONFIG,
+    onProgress: (done, total) => progress('read', done, total),
+  });
+  const { digest } = await reading;
+  const locator = createPromptLocator(outline);
+  let changes: PromptChanges | null = null;
+  let recounted = 0;
+  if (options.incremental) {
+    const match = matchOldPrompts(outline, digest, locator.rowOf);
+    await countPromptsBack(file, locator, match.uncounted, options.countTokens);
+    changes = match.changes;
+    recounted = match.uncounted.length;
+  }
+  // Every prompt is counted; with the local summariser nothing more will be.
+  if (options.provider === null) await options.releaseTokenCounter?.();
+  return planOutline(options, outline, locator, counted + recounted, segmentation, stats, { old: digest, changes });
+}
+
+function planOutline(
+  options: GenerateOptions,
+  outline: HistoryOutline,
+  locator: PromptLocator,
+  counted: number,
+  segmentation: SegmentationConfig,
+  stats: ProcessingStats,
+  previous: Pick<PlannedRun, 'old' | 'changes'>,
+): PlannedRun {
+  const progress = options.onProgress ?? (() => undefined);
   progress('read', 1, 1);
-  for (const skipped of history.skipped) {
+  for (const skipped of outline.skipped) {
     const where = skipped.branchId === null ? 'history' : `branch ${skipped.branchId}${skipped.index === null ? '' : ` entry ${skipped.index}`}`;
     stats.recordError('parse', `${where}: ${skipped.reason}`);
   }
-  stats.recordPromptProcessed(history.totalPrompts);
-
-  const prompts: ParsedPrompt[] = [];
-  for (const branch of history.branches) for (const prompt of branch.prompts) prompts.push(prompt);
-  const byId = new Map(prompts.map((prompt) => [prompt.id, prompt]));
-  progress('hash', 0, prompts.length);
-  const hashes = new Map(prompts.map((prompt) => [prompt.id, hashPrompt(prompt)]));
-  progress('hash', prompts.length, prompts.length);
-
-  const useExisting = options.incremental && existing !== null;
-  const tokens = await countPromptTokens(prompts, hashes, useExisting ? existing : null, options.countTokens, progress);
+  stats.recordPromptProcessed(outline.totalPrompts);
+  progress('hash', outline.totalPrompts, outline.totalPrompts);
+  progress('tokens', counted, counted);
   progress('segment', 0, 1);
-  const planned = segmentHistory(history, { tokensOf: (id) => tokens.get(id) ?? 0, hashOf: (id) => hashes.get(id)! }, segmentation);
-  const segmentOf = new Map<string, string>();
-  for (const segment of planned) for (const id of segment.promptIds) segmentOf.set(id, segment.id);
+  const plan = planIndex(outline, locator.rowOf, segmentation);
   progress('segment', 1, 1);
+  for (const marker of plan.markers) stats.recordMarkerExtracted(marker.type);
+  return { plan, locator, ...previous };
+}
 
-  const markers = collectHistoryMarkers(history, segmentOf, options.markerConfig ?? DEFAULT_MARKER_CONFIG);
-  for (const marker of markers) stats.recordMarkerExtracted(marker.type);
-  const markersOf = new Map<string, IndexMarker[]>();
-  for (const marker of markers) {
-    const list = markersOf.get(marker.segmentId) ?? [];
-    list.push(marker);
-    markersOf.set(marker.segmentId, list);
-  }
-
+/** The summaries of the segments to (re)generate, then the index. */
+async function summarizePlan(
+  options: GenerateOptions,
+  file: HistoryFile | null,
+  { plan: planned, locator, old, changes }: PlannedRun,
+  segmentation: SegmentationConfig,
+  stats: ProcessingStats,
+  now: () => number,
+): Promise<BuiltIndex> {
+  const progress = options.onProgress ?? (() => undefined);
   const provider = options.provider;
   const generator: IndexGeneratorInfo = {
     summarizer: provider ? provider.name : 'local',
@@ -163,18 +230,30 @@ async function buildIndex(
     template: TEMPLATE_VERSION,
     segmentation,
   };
+  const { plan, reuse } = options.incremental
+    ? planIncrementalRun(old, planned, changes!, generator, { generative: provider?.generative ?? false, outputPath: options.outputPath, stats, onNotice: options.onNotice })
+    : { plan: null, reuse: new Map<string, SegmentSummaryFields>() };
 
-  const { plan, reuse } = options.incremental ? planIncrementalRun(options, existing, planned, hashes, generator, stats) : { plan: null, reuse: new Map<string, IndexSegment>() };
-
+  const markersOf = new Map<string, IndexMarker[]>();
+  for (const marker of planned.markers) {
+    const list = markersOf.get(marker.segmentId) ?? [];
+    list.push(marker);
+    markersOf.set(marker.segmentId, list);
+  }
   const cache = openSummaryCache(provider ? (options.cachePath === undefined ? cachePathFor(options.outputPath) : options.cachePath) : null, now, options.onNotice);
   const contentOptions = { overlapTokens: segmentation.segmentOverlap, maxChars: (segmentation.maxTokensPerSegment + segmentation.segmentOverlap) * CHARS_PER_TOKEN };
-  const jobs: SummaryJob[] = planned
+  // A segment's text is read back from the file when its summary is made. For the local summariser it is cut
+  // down to what the summariser reads before the work starts, in a call of its own (its frame, and so every
+  // prompt read, is gone when summarising allocates).
+  const readBack = (ids: readonly string[]) => readPromptsBack(file!, locator, ids);
+  const readSummaryInput = (ids: readonly string[]) => collectSummaryInput(readBack(ids));
+  const jobs: SummaryJob[] = planned.segments
     .filter((segment) => !reuse.has(segment.id))
     .map((segment) => ({
       segmentId: segment.id,
       segmentHash: segment.hash,
-      content: () => renderSegmentContent(segment, byId, contentOptions),
-      local: () => summarizeSegmentLocally(segment.promptIds.map((id) => byId.get(id)!), markersOf.get(segment.id) ?? []),
+      content: () => renderSegmentContent(segment, new Map(readBack([...segment.overlapPromptIds, ...segment.promptIds]).map((prompt) => [prompt.id, prompt])), contentOptions),
+      local: () => summarizeInputLocally(readSummaryInput(segment.promptIds), markersOf.get(segment.id) ?? []),
     }));
   progress('summarize', 0, jobs.length);
   const outcomes = await summarizeSegments(jobs, {
@@ -185,147 +264,14 @@ async function buildIndex(
     ...options.summaries,
     onProgress: (done, total) => progress('summarize', done, total),
   });
-
-  return { index: assembleIndex(options, history, planned, hashes, tokens, markers, outcomes, reuse, generator, stats, now), plan, cache };
-}
-
-/**
- * What an incremental run keeps: with an index to update, the plan (added, updated, removed, unchanged segments)
- * and the unchanged segments whose summaries carry over — none when a full reindex is due; the statistics say
- * which it was.
- */
-function planIncrementalRun(
-  options: GenerateOptions,
-  existing: HistoryIndex | null,
-  planned: readonly PlannedSegment[],
-  hashes: ReadonlyMap<string, string>,
-  generator: IndexGeneratorInfo,
-  stats: ProcessingStats,
-): { plan: UpdatePlan | null; reuse: Map<string, IndexSegment> } {
-  let plan: UpdatePlan | null = null;
-  let reuse = new Map<string, IndexSegment>();
-  const oldHashes = new Map((existing?.prompts ?? []).map((prompt) => [prompt.id, prompt.hash]));
-  const changes = detectChanges(oldHashes, hashes);
-  if (existing) {
-    plan = planUpdate(existing, planned, changes, generator, options.provider?.generative ?? false);
-    const full = shouldFullReindex(plan);
-    if (full) options.onNotice?.(`full reindex: ${describeFullReindex(plan)}`);
-    else {
-      const unchanged = new Set(plan.segmentsUnchanged);
-      reuse = new Map(existing.segments.filter((segment) => unchanged.has(segment.id)).map((segment) => [segment.id, segment]));
-    }
-    stats.setIncrementalStats({
-      segmentsSkipped: full ? 0 : plan.segmentsUnchanged.length,
-      segmentsUpdated: full ? planned.length - plan.segmentsToAdd.length : plan.segmentsToUpdate.length,
-      segmentsAdded: plan.segmentsToAdd.length,
-      segmentsRemoved: plan.segmentsToRemove.length,
-      promptsAdded: changes.added.length,
-      promptsModified: changes.modified.length,
-      promptsRemoved: changes.removed.length,
-      fullReindex: full,
-      fullReindexReason: full ? describeFullReindex(plan) : null,
-    });
-  } else {
-    options.onNotice?.(`no index at ${options.outputPath} yet: building it whole`);
-    stats.setIncrementalStats({
-      segmentsSkipped: 0,
-      segmentsUpdated: 0,
-      segmentsAdded: planned.length,
-      segmentsRemoved: 0,
-      promptsAdded: changes.added.length,
-      promptsModified: 0,
-      promptsRemoved: 0,
-      fullReindex: true,
-      fullReindexReason: 'there was no index to update',
-    });
-  }
-  return { plan, reuse };
-}
-
-/** Token counts per prompt: kept from the old index where the prompt's hash is unchanged, counted otherwise. */
-async function countPromptTokens(
-  prompts: readonly ParsedPrompt[],
-  hashes: ReadonlyMap<string, string>,
-  existing: HistoryIndex | null,
-  countTokens: (texts: string[]) => Promise<number[]>,
-  progress: (phase: RlmPhase, done: number, total: number) => void,
-): Promise<Map<string, number>> {
-  const tokens = new Map<string, number>();
-  if (existing) {
-    // A title or timestamp edit alone keeps the hash (seed 004 hashes id, prompt and response): its count is kept.
-    for (const prompt of existing.prompts) if (hashes.get(prompt.id) === prompt.hash) tokens.set(prompt.id, prompt.tokens);
-  }
-  const missing = prompts.filter((prompt) => !tokens.has(prompt.id));
-  progress('tokens', 0, missing.length);
-  for (let start = 0; start < missing.length; start += TOKEN_BATCH) {
-    const batch = missing.slice(start, start + TOKEN_BATCH);
-    const counts = await countTokens(batch.map(renderTurn));
-    batch.forEach((prompt, index) => tokens.set(prompt.id, counts[index] ?? 0));
-    progress('tokens', Math.min(missing.length, start + TOKEN_BATCH), missing.length);
-  }
-  return tokens;
-}
-
-function assembleIndex(
-  options: GenerateOptions,
-  history: ParsedHistory,
-  planned: readonly PlannedSegment[],
-  hashes: ReadonlyMap<string, string>,
-  tokens: ReadonlyMap<string, number>,
-  markers: IndexMarker[],
-  outcomes: ReadonlyMap<string, SummaryOutcome>,
-  reuse: ReadonlyMap<string, IndexSegment>,
-  generator: IndexGeneratorInfo,
-  stats: ProcessingStats,
-  now: () => number,
-): HistoryIndex {
-  const segments: IndexSegment[] = planned.map((segment) => {
-    const kept = reuse.get(segment.id);
-    if (kept) return { ...segment, ...carrySummary(kept) };
-    const outcome = outcomes.get(segment.id)!;
-    return { ...segment, ...outcome.summary, summarySource: outcome.source };
-  });
-  const topicIndex: Record<string, string[]> = {};
-  for (const segment of segments) {
-    for (const topic of segment.topics) {
-      // Own keys only: a topic named `constructor` or `__proto__` must not reach the prototype.
-      if (!Object.hasOwn(topicIndex, topic)) Object.defineProperty(topicIndex, topic, { value: [], enumerable: true, writable: true, configurable: true });
-      topicIndex[topic]!.push(segment.id);
-    }
-  }
-  const segmentsOfBranch = new Map<string, string[]>();
-  for (const segment of segments) {
-    const list = segmentsOfBranch.get(segment.branchId) ?? [];
-    list.push(segment.id);
-    segmentsOfBranch.set(segment.branchId, list);
-  }
-  const branches: IndexBranch[] = history.branches.map((branch) => ({
-    id: branch.id,
-    name: branch.name,
-    hash: hashBranch(branch.id, branch.prompts.map((prompt) => hashes.get(prompt.id)!)),
-    promptCount: branch.prompts.length,
-    segmentIds: segmentsOfBranch.get(branch.id) ?? [],
-  }));
-  const prompts = history.branches.flatMap((branch) => branch.prompts.map((prompt) => ({ id: prompt.id, hash: hashes.get(prompt.id)!, tokens: tokens.get(prompt.id) ?? 0 })));
-  return {
-    version: HISTORY_INDEX_VERSION,
-    generatedAt: new Date(now()).toISOString(),
+  const index = assembleIndex(planned, outcomes, reuse, {
     historyFile: options.historyPath,
-    contentHash: hashHistory(branches.map((branch) => branch.hash)),
     generator,
-    segments,
-    markers,
-    topicIndex,
-    branches,
-    prompts,
-    statistics: {
-      totalPrompts: prompts.length,
-      totalSegments: segments.length,
-      totalMarkers: markers.length,
-      processingTimeMs: Math.max(0, Math.round(now() - stats.startedAt)),
-      llmCallCount: stats.llmCallCount,
-    },
-  };
+    generatedAt: now(),
+    processingTimeMs: Math.max(0, Math.round(now() - stats.startedAt)),
+    llmCallCount: stats.llmCallCount,
+  });
+  return { index, plan, cache };
 }
 
 function checkSegmentation(config: SegmentationConfig): void {

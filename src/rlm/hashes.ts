@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, hash as digestOnce } from 'node:crypto';
 import type { ParsedPrompt } from '../sources/puffin-history.js';
 
 /**
@@ -15,33 +15,29 @@ const SEPARATOR = '\u0000';
  * times faster than replacing every run on a 100k-prompt history).
  */
 export function normalizeWhitespace(text: string): string {
+  // Most texts need no replacing at all: two quick scans say so before the replacing one.
+  if (!text.includes('  ') && !OTHER_SPACE.test(text)) return text.trim();
   return text.replace(/\s{2,}|[^\S ]/g, ' ').trim();
 }
+
+/** Whitespace other than a plain space. */
+const OTHER_SPACE = /[^\S ]/;
 
 export function hashText(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
 export function hashPrompt(prompt: Pick<ParsedPrompt, 'id' | 'content' | 'response'>): string {
-  const hash = createHash('sha256');
-  hash.update(prompt.id, 'utf8');
-  hash.update(SEPARATOR);
-  hash.update(normalizeWhitespace(prompt.content), 'utf8');
-  hash.update(SEPARATOR);
   // A null response and an empty one differ: the first is still awaited.
-  hash.update(prompt.response === null ? '\u0001' : normalizeWhitespace(prompt.response.content), 'utf8');
-  return hash.digest('hex');
+  const response = prompt.response === null ? '\u0001' : normalizeWhitespace(prompt.response.content);
+  // One digest of the three joined: the same bytes as three updates, without a Hash object per prompt (100k of
+  // them cost a third of the hashing time and garbage collection besides).
+  return digestOnce('sha256', `${prompt.id}${SEPARATOR}${normalizeWhitespace(prompt.content)}${SEPARATOR}${response}`, 'hex');
 }
 
-/** A list of hashes under a label (a branch id, a segment's branch), in order. */
+/** A list of hashes under a label (a branch id, a segment's branch), in order: one digest of them joined. */
 export function hashList(label: string, hashes: readonly string[]): string {
-  const hash = createHash('sha256');
-  hash.update(label, 'utf8');
-  for (const item of hashes) {
-    hash.update(SEPARATOR);
-    hash.update(item, 'utf8');
-  }
-  return hash.digest('hex');
+  return digestOnce('sha256', hashes.length === 0 ? label : `${label}${SEPARATOR}${hashes.join(SEPARATOR)}`, 'hex');
 }
 
 /** A segment: its branch, then the hashes of its overlap (context) prompts, then of its own prompts. */

@@ -1,6 +1,6 @@
 import type { PromptChanges } from './hashes.js';
 import type { PlannedSegment } from './segmenter.js';
-import type { HistoryIndex, IndexGeneratorInfo, IndexSegment } from './types.js';
+import type { IndexGeneratorInfo, IndexSegment } from './types.js';
 
 /**
  * The incremental updater (seed 004 §6). The current history is segmented afresh (cheap: token counts of
@@ -26,8 +26,14 @@ export interface UpdatePlan {
 
 export const FULL_REINDEX_RATIO = 0.5;
 
+/** What the plan needs of the old index: its settings and its segments' ids, hashes and summary sources. */
+export interface PlannedAgainst {
+  generator: IndexGeneratorInfo;
+  segments: ReadonlyArray<Pick<IndexSegment, 'id' | 'hash' | 'summarySource'>>;
+}
+
 export function planUpdate(
-  existing: HistoryIndex,
+  existing: PlannedAgainst,
   segments: readonly PlannedSegment[],
   promptChanges: PromptChanges,
   generator: IndexGeneratorInfo,
@@ -83,8 +89,10 @@ function compareSettings(before: IndexGeneratorInfo, now: IndexGeneratorInfo): s
   return null;
 }
 
+export type SegmentSummaryFields = Pick<IndexSegment, 'summary' | 'topics' | 'keyEntities' | 'importanceScore' | 'summarySource'>;
+
 /** An unchanged segment's summary fields, carried over. */
-export function carrySummary(segment: IndexSegment): Pick<IndexSegment, 'summary' | 'topics' | 'keyEntities' | 'importanceScore' | 'summarySource'> {
+export function carrySummary(segment: SegmentSummaryFields): SegmentSummaryFields {
   return {
     summary: segment.summary,
     topics: segment.topics,

@@ -1,29 +1,28 @@
-import { DEFAULT_MARKER_CONFIG, extractMarkers, type MarkerConfig } from '../markers/extract.js';
-import type { ParsedHistory } from '../sources/puffin-history.js';
+import type { HistoryOutline } from './outline.js';
 import type { IndexMarker } from './types.js';
 
-/** Every `@/` marker of a history's prompts and responses, in history order, each with the segment holding it. */
-export function collectHistoryMarkers(history: ParsedHistory, segmentOf: ReadonlyMap<string, string>, config: MarkerConfig = DEFAULT_MARKER_CONFIG): IndexMarker[] {
+/**
+ * Every `@/` marker of a history's prompts and responses (found when the history was outlined), in history order
+ * — branch by branch in display order, a prompt's before its response's — each with the segment holding it.
+ */
+export function collectHistoryMarkers(history: HistoryOutline, segmentOf: ReadonlyMap<string, string>): IndexMarker[] {
   const markers: IndexMarker[] = [];
   for (const branch of history.branches) {
     for (const prompt of branch.prompts) {
+      if (prompt.markers === null) continue;
       const segmentId = segmentOf.get(prompt.id);
       if (segmentId === undefined) continue;
-      const fields: Array<['prompt' | 'response', string]> = [['prompt', prompt.content]];
-      if (prompt.response) fields.push(['response', prompt.response.content]);
-      for (const [sourceField, text] of fields) {
-        for (const marker of extractMarkers(text, config)) {
-          markers.push({
-            type: marker.type,
-            content: marker.content,
-            promptId: prompt.id,
-            sourceField,
-            importance: marker.importance,
-            segmentId,
-            lineNumber: marker.lineNumber,
-            context: marker.context,
-          });
-        }
+      for (const marker of prompt.markers) {
+        markers.push({
+          type: marker.type,
+          content: marker.content,
+          promptId: prompt.id,
+          sourceField: marker.sourceField,
+          importance: marker.importance,
+          segmentId,
+          lineNumber: marker.lineNumber,
+          context: marker.context,
+        });
       }
     }
   }

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import type { ParsedBranch, ParsedHistory, ParsedPrompt } from '../sources/puffin-history.js';
+import { hash } from 'node:crypto';
+import type { LinkablePrompt } from '../sources/puffin-history.js';
 import { hashSegment } from './hashes.js';
 import type { SegmentationConfig } from './types.js';
 
@@ -40,9 +40,15 @@ export interface SegmentInputs {
 }
 
 /** A conversation tree: its root and every prompt reachable from it, parents before children (depth first). */
-export interface ConversationTree {
+export interface ConversationTree<P extends LinkablePrompt = LinkablePrompt> {
   rootId: string;
-  prompts: ParsedPrompt[];
+  prompts: P[];
+}
+
+/** What is segmented: branches of prompts, parsed or only outlined (the segmenter needs no text). */
+export interface SegmentableBranch<P extends LinkablePrompt = LinkablePrompt> {
+  id: string;
+  prompts: readonly P[];
 }
 
 /**
@@ -50,20 +56,20 @@ export interface ConversationTree {
  * the order they were written, so each thread of a fork stays together. A prompt no walk reaches (a cycle the
  * parser broke oddly) still gets its own tree.
  */
-export function listConversationTrees(branch: ParsedBranch): ConversationTree[] {
+export function listConversationTrees<P extends LinkablePrompt>(branch: SegmentableBranch<P>): Array<ConversationTree<P>> {
   const byId = new Map(branch.prompts.map((prompt) => [prompt.id, prompt]));
   const visited = new Set<string>();
-  const trees: ConversationTree[] = [];
-  const walk = (root: ParsedPrompt): ParsedPrompt[] => {
-    const out: ParsedPrompt[] = [];
-    const stack: ParsedPrompt[] = [root];
+  const trees: Array<ConversationTree<P>> = [];
+  const walk = (root: P): P[] => {
+    const out: P[] = [];
+    const stack: P[] = [root];
     while (stack.length > 0) {
       const prompt = stack.pop()!;
       if (visited.has(prompt.id)) continue;
       visited.add(prompt.id);
       out.push(prompt);
       if (prompt.children.length === 0) continue;
-      const children: ParsedPrompt[] = [];
+      const children: P[] = [];
       for (const id of prompt.children) {
         const child = byId.get(id);
         if (child !== undefined && !visited.has(child.id) && child.rootId === root.rootId) children.push(child);
@@ -85,11 +91,11 @@ export function listConversationTrees(branch: ParsedBranch): ConversationTree[] 
 
 /** Whether a tree may end a segment early (see the module comment). */
 export function isAnchorTree(rootId: string): boolean {
-  return createHash('sha256').update(rootId, 'utf8').digest()[0]! % 4 === 0;
+  return hash('sha256', rootId, 'buffer')[0]! % 4 === 0;
 }
 
 /** Segments of the whole history, branch by branch in display order. */
-export function segmentHistory(history: ParsedHistory, inputs: SegmentInputs, config: SegmentationConfig = DEFAULT_SEGMENTATION): PlannedSegment[] {
+export function segmentHistory(history: { branches: readonly SegmentableBranch[] }, inputs: SegmentInputs, config: SegmentationConfig = DEFAULT_SEGMENTATION): PlannedSegment[] {
   const segments: PlannedSegment[] = [];
   for (const branch of history.branches) {
     for (const segment of segmentBranch(branch, inputs, config)) segments.push(segment);
@@ -97,18 +103,18 @@ export function segmentHistory(history: ParsedHistory, inputs: SegmentInputs, co
   return segments;
 }
 
-export function segmentBranch(branch: ParsedBranch, inputs: SegmentInputs, config: SegmentationConfig): PlannedSegment[] {
+export function segmentBranch(branch: SegmentableBranch, inputs: SegmentInputs, config: SegmentationConfig): PlannedSegment[] {
   const max = Math.max(1, config.maxTokensPerSegment);
   const byId = new Map(branch.prompts.map((prompt) => [prompt.id, prompt]));
   const trees = listConversationTrees(branch);
   const out: PlannedSegment[] = [];
-  const close = (prompts: ParsedPrompt[]): void => {
+  const close = (prompts: LinkablePrompt[]): void => {
     if (prompts.length === 0) return;
     out.push(buildSegment(branch.id, prompts, findOverlap(prompts[0]!, byId, inputs, config.segmentOverlap), inputs));
   };
   if (!config.preferNaturalBoundaries) {
     // One run of turns, trees in order: cut wherever the budget is full.
-    let current: ParsedPrompt[] = [];
+    let current: LinkablePrompt[] = [];
     let tokens = 0;
     for (const tree of trees) {
       for (const prompt of tree.prompts) {
@@ -125,7 +131,7 @@ export function segmentBranch(branch: ParsedBranch, inputs: SegmentInputs, confi
     close(current);
     return out;
   }
-  let current: ParsedPrompt[] = [];
+  let current: LinkablePrompt[] = [];
   let tokens = 0;
   for (const tree of trees) {
     let treeTokens = 0;
@@ -155,9 +161,9 @@ export function segmentBranch(branch: ParsedBranch, inputs: SegmentInputs, confi
 }
 
 /** A tree over the budget, cut between turns; a single prompt over the budget is a piece of its own. */
-function splitTree(prompts: readonly ParsedPrompt[], inputs: SegmentInputs, max: number): ParsedPrompt[][] {
-  const pieces: ParsedPrompt[][] = [];
-  let current: ParsedPrompt[] = [];
+function splitTree(prompts: readonly LinkablePrompt[], inputs: SegmentInputs, max: number): LinkablePrompt[][] {
+  const pieces: LinkablePrompt[][] = [];
+  let current: LinkablePrompt[] = [];
   let tokens = 0;
   for (const prompt of prompts) {
     const size = inputs.tokensOf(prompt.id);
@@ -177,7 +183,7 @@ function splitTree(prompts: readonly ParsedPrompt[], inputs: SegmentInputs, max:
  * The context given before a segment that starts inside a conversation: its first prompt's ancestors, nearest
  * first, while they fit `budget` tokens (the nearest is always taken, cut when rendered). None for a root.
  */
-export function findOverlap(first: ParsedPrompt, byId: ReadonlyMap<string, ParsedPrompt>, inputs: SegmentInputs, budget: number): string[] {
+export function findOverlap(first: LinkablePrompt, byId: ReadonlyMap<string, LinkablePrompt>, inputs: SegmentInputs, budget: number): string[] {
   if (budget <= 0 || first.parentId === null || first.parentMissing) return [];
   const ids: string[] = [];
   let used = 0;
@@ -196,7 +202,7 @@ export function findOverlap(first: ParsedPrompt, byId: ReadonlyMap<string, Parse
   return ids.reverse();
 }
 
-function buildSegment(branchId: string, prompts: readonly ParsedPrompt[], overlapPromptIds: string[], inputs: SegmentInputs): PlannedSegment {
+function buildSegment(branchId: string, prompts: readonly LinkablePrompt[], overlapPromptIds: string[], inputs: SegmentInputs): PlannedSegment {
   let tokens = 0;
   let start = Infinity;
   let end = -Infinity;

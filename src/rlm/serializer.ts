@@ -3,6 +3,7 @@ import ajvModule from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import { errnoOf, MoonError } from '../errors.js';
 import { writeFileAtomically } from './atomic-write.js';
+import { formatJsonInParts } from './json-parts.js';
 import { HISTORY_INDEX_VERSION, type HistoryIndex } from './types.js';
 
 /**
@@ -57,27 +58,34 @@ export function checkConsistency(index: HistoryIndex): string[] {
   };
   const major = index.version.split('.')[0];
   if (major !== HISTORY_INDEX_VERSION.split('.')[0]) add(`/version ${index.version} is not a ${HISTORY_INDEX_VERSION.split('.')[0]}.x index`);
-  const prompts = new Set<string>();
-  for (const prompt of index.prompts) {
-    if (prompts.has(prompt.id)) add(`/prompts: prompt ${prompt.id} is listed twice`);
-    prompts.add(prompt.id);
-  }
-  const segments = new Set<string>();
+  // One map for the 100k prompts of a large index (a set of ids and a map of owners would be two): id → the
+  // segment holding it, '' while none does; ids /prompts does not list are kept apart.
   const owner = new Map<string, string>();
+  for (const prompt of index.prompts) {
+    if (owner.has(prompt.id)) add(`/prompts: prompt ${prompt.id} is listed twice`);
+    owner.set(prompt.id, '');
+  }
+  const listed = owner.size;
+  const unlisted = new Set<string>();
+  let owned = 0;
+  const segments = new Set<string>();
   for (const segment of index.segments) {
     if (segments.has(segment.id)) add(`/segments: segment ${segment.id} is listed twice`);
     segments.add(segment.id);
     for (const id of segment.promptIds) {
-      if (!prompts.has(id)) add(`/segments: segment ${segment.id} names prompt ${id}, which /prompts does not hold`);
       const other = owner.get(id);
-      if (other !== undefined) add(`/segments: prompt ${id} is in segments ${other} and ${segment.id}`);
+      if (other === undefined) unlisted.add(id);
+      if (unlisted.has(id)) add(`/segments: segment ${segment.id} names prompt ${id}, which /prompts does not hold`);
+      if (other) add(`/segments: prompt ${id} is in segments ${other} and ${segment.id}`);
+      else owned += 1;
       owner.set(id, segment.id);
     }
   }
-  if (owner.size !== prompts.size) add(`/segments hold ${owner.size} prompts but /prompts lists ${prompts.size}`);
+  if (owned !== listed) add(`/segments hold ${owned} prompts but /prompts lists ${listed}`);
+  const isListed = (id: string): boolean => owner.has(id) && !unlisted.has(id);
   for (const marker of index.markers) {
     if (!segments.has(marker.segmentId)) add(`/markers: a marker names segment ${marker.segmentId}, which /segments does not hold`);
-    if (!prompts.has(marker.promptId)) add(`/markers: a marker names prompt ${marker.promptId}, which /prompts does not hold`);
+    if (!isListed(marker.promptId)) add(`/markers: a marker names prompt ${marker.promptId}, which /prompts does not hold`);
   }
   for (const [topic, ids] of Object.entries(index.topicIndex)) {
     for (const id of ids) if (!segments.has(id)) add(`/topicIndex/${topic} names segment ${id}, which /segments does not hold`);
@@ -97,12 +105,37 @@ export function checkConsistency(index: HistoryIndex): string[] {
  * would otherwise spend half a million lines on them). Refuses an index that does not validate.
  */
 export function serializeIndex(index: HistoryIndex): string {
+  return [...serializeIndexInParts(index)].join('');
+}
+
+/** Rows of `prompts` per part (a few tens of kilobytes). */
+const ROWS_PER_PART = 256;
+
+/**
+ * serializeIndex's text in parts of a few tens of kilobytes, in order: what writeIndex writes, so a large index is
+ * never one string (nor its rows one array of strings) on its way to the file. Validates first.
+ */
+export function serializeIndexInParts(index: HistoryIndex): Iterable<string> {
   const result = validateIndex(index);
   if (!result.valid) throw new MoonError('internal', `refusing to write an invalid history index: ${result.errors.join('; ')}`);
+  return writeParts(index);
+}
+
+function* writeParts(index: HistoryIndex): Generator<string> {
   const { prompts, ...rest } = index;
-  const body = JSON.stringify(rest, null, 2);
-  const rows = prompts.map((prompt) => `    ${JSON.stringify(prompt)}`).join(',\n');
-  return `${body.slice(0, -2)},\n  "prompts": [${rows === '' ? '' : `\n${rows}\n  `}]\n}\n`;
+  // The body without its closing `\n}`: the prompts come before it.
+  let last: string | null = null;
+  for (const part of formatJsonInParts(rest)) {
+    if (last !== null) yield last;
+    last = part;
+  }
+  yield `${last!.slice(0, -2)},\n  "prompts": [`;
+  for (let start = 0; start < prompts.length; start += ROWS_PER_PART) {
+    const rows: string[] = [];
+    for (let at = start; at < Math.min(prompts.length, start + ROWS_PER_PART); at += 1) rows.push(`    ${JSON.stringify(prompts[at])}`);
+    yield `${start === 0 ? '\n' : ',\n'}${rows.join(',\n')}`;
+  }
+  yield `${prompts.length === 0 ? '' : '\n  '}]\n}\n`;
 }
 
 /** JSON text → a validated index; `path` names the file in errors. */
@@ -120,7 +153,7 @@ export function deserializeIndex(json: string, path: string): HistoryIndex {
 
 /** Validate, then write atomically. */
 export function writeIndex(index: HistoryIndex, path: string): void {
-  writeFileAtomically(path, serializeIndex(index));
+  writeFileAtomically(path, serializeIndexInParts(index));
 }
 
 /** The index at `path`; null when there is no file. Anything else that fails is an error naming the file. */

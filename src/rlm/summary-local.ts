@@ -1,7 +1,7 @@
 import { summarizeExtractively } from '../llm/local.js';
 import { extractTextTerms, KIND_WEIGHT, type TermKind } from '../normalize/keywords.js';
 import { inferTopics } from '../normalize/topics.js';
-import type { ParsedPrompt } from '../sources/puffin-history.js';
+import type { PromptText } from './prompt-text.js';
 import { sliceHead } from '../text/limits.js';
 import { MAX_SUMMARY_CHARS, normalizeEntities, normalizeTopics, shortenSummary } from './summary-shape.js';
 
@@ -47,15 +47,34 @@ const GENERIC_WORDS: ReadonlySet<string> = new Set([
   'things', 'way', 'let', 'now', 'new', 'add', 'added', 'use', 'using', 'used', 'make', 'sure', 'see', 'look',
 ]);
 
-export function summarizeSegmentLocally(prompts: readonly ParsedPrompt[], markers: readonly LocalMarker[]): SegmentSummary {
-  const text = collectScanText(prompts);
+/**
+ * What the local summariser reads of a segment: the head of its text (see collectScanText), the files its
+ * responses modified and how many prompts it has. A few tens of kilobytes, whatever the segment's size.
+ */
+export interface SummaryInput {
+  text: string;
+  files: string[];
+  promptCount: number;
+}
+
+export function summarizeSegmentLocally(prompts: readonly PromptText[], markers: readonly LocalMarker[]): SegmentSummary {
+  return summarizeInputLocally(collectSummaryInput(prompts), markers);
+}
+
+/** A segment's prompts reduced to what the local summariser reads: the prompts may be let go after. */
+export function collectSummaryInput(prompts: readonly PromptText[]): SummaryInput {
+  const files: string[] = [];
+  for (const prompt of prompts) for (const file of prompt.response?.filesModified ?? []) files.push(file.path);
+  return { text: collectScanText(prompts), files, promptCount: prompts.length };
+}
+
+export function summarizeInputLocally(input: SummaryInput, markers: readonly LocalMarker[]): SegmentSummary {
+  const { text, files } = input;
   const extract = summarizeExtractively(`INPUT:\n${text}`, { maxTokens: SUMMARY_TOKENS }).replace(/\s*\n\s*/gu, ' ').trim();
   const top = [...markers].sort((a, b) => b.importance - a.importance)[0];
   const marked = top ? `@/${top.type}: ${top.content}` : '';
-  const summary = shortenSummary([extract, marked].filter((part) => part !== '').join(' — ') || describeEmpty(prompts), MAX_SUMMARY_CHARS);
+  const summary = shortenSummary([extract, marked].filter((part) => part !== '').join(' — ') || describeEmpty(input.promptCount), MAX_SUMMARY_CHARS);
   const { keywords, entities } = rankTerms(text);
-  const files: string[] = [];
-  for (const prompt of prompts) for (const file of prompt.response?.filesModified ?? []) files.push(file.path);
   const labels = inferTopics([], keywords);
   const topics = normalizeTopics([...labels, ...keywords]).slice(0, LOCAL_TOPICS);
   const markerImportance = markers.reduce((best, marker) => Math.max(best, marker.importance), 0);
@@ -68,7 +87,7 @@ export function summarizeSegmentLocally(prompts: readonly ParsedPrompt[], marker
 }
 
 /** Prompt heads, then response heads, within SCAN_CHARS. */
-function collectScanText(prompts: readonly ParsedPrompt[]): string {
+function collectScanText(prompts: readonly PromptText[]): string {
   const parts: string[] = [];
   let used = 0;
   const add = (text: string, max: number): boolean => {
@@ -113,6 +132,6 @@ function rankTerms(text: string): { keywords: string[]; entities: string[] } {
   };
 }
 
-function describeEmpty(prompts: readonly ParsedPrompt[]): string {
-  return `${prompts.length} prompt${prompts.length === 1 ? '' : 's'} without text to summarise.`;
+function describeEmpty(count: number): string {
+  return `${count} prompt${count === 1 ? '' : 's'} without text to summarise.`;
 }

@@ -1,9 +1,10 @@
 /**
  * A JSON document cut into values as its bytes stream past, without parsing it whole: the containers a reader
  * asks to enter are walked, and every other value is handed over as its own JSON text, which the reader parses
- * alone (with JSON.parse, so every value means exactly what it means in a whole parse). Memory is what the
- * reader keeps plus the value being cut, never the document. Structural characters are ASCII, which no byte of a
- * multi-byte UTF-8 character is, so the document is cut on bytes and each value decoded on its own.
+ * alone (with JSON.parse, so every value means exactly what it means in a whole parse), with where its bytes lie
+ * in the document. Memory is what the reader keeps plus the value being cut, never the document. Structural
+ * characters are ASCII, which no byte of a multi-byte UTF-8 character is, so the document is cut on bytes and
+ * each value decoded on its own.
  */
 
 /** Where a value sits: object keys and array indexes from the root. */
@@ -16,8 +17,11 @@ export interface JsonSplitHandlers {
   descend(path: JsonPath, kind: ContainerKind): boolean;
   /** A container the splitter walks into starts here (a later duplicate key starts it again). */
   enter?(path: JsonPath, kind: ContainerKind): void;
-  /** A value not walked into, as its JSON text. */
-  value(path: JsonPath, text: string): void;
+  /**
+   * A value not walked into, as its JSON text, and its bytes' place in the document: `start` (inclusive) to `end`
+   * (exclusive), counted from the document's first byte (a byte order mark included).
+   */
+  value(path: JsonPath, text: string, start: number, end: number): void;
 }
 
 /** Both throw a SyntaxError (as JSON.parse does) naming the byte where the document stops being JSON. */
@@ -38,9 +42,14 @@ interface Frame {
   index: number;
 }
 
+/** Inside a string: whether the next byte is escaped (a chunk ended on the backslash before it). */
+interface StringState {
+  escaped: boolean;
+}
+
 type Capture =
-  | { kind: 'container'; depth: number; inString: boolean; escaped: boolean }
-  | { kind: 'string'; escaped: boolean; started: boolean }
+  | ({ kind: 'container'; depth: number; inString: boolean } & StringState)
+  | ({ kind: 'string'; started: boolean } & StringState)
   | { kind: 'scalar' };
 
 const BOM = [0xef, 0xbb, 0xbf];
@@ -52,6 +61,50 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const COMMA = 0x2c;
 const COLON = 0x3a;
+
+/** Bytes a string is scanned byte by byte before the scan jumps from quote to quote (keys and ids are short). */
+const SHORT_STRING = 32;
+
+/**
+ * The index after the closing quote of a string whose body goes on at `from`, or -1 when the chunk ends first
+ * (`state.escaped` then says whether the chunk ended inside an escape). Long bodies are crossed with indexOf, a
+ * quote counting as the end when an even number of backslashes precede it: every run of backslashes in a JSON
+ * string starts where an escape may start, so its length alone says whether the quote after it is escaped.
+ */
+function findStringEnd(chunk: Buffer, from: number, state: StringState): number {
+  const length = chunk.length;
+  let index = from;
+  if (state.escaped) {
+    if (index >= length) return -1;
+    state.escaped = false;
+    index += 1;
+  }
+  const near = Math.min(length, index + SHORT_STRING);
+  while (index < near) {
+    const byte = chunk[index]!;
+    if (byte === QUOTE) return index + 1;
+    index += byte === BACKSLASH ? 2 : 1;
+  }
+  if (index > length) {
+    // The chunk ends on a backslash: the first byte of the next one is escaped.
+    state.escaped = true;
+    return -1;
+  }
+  // `index` is where an escape may start: backslash runs are counted from here.
+  const start = index;
+  for (;;) {
+    const quote = chunk.indexOf(QUOTE, index);
+    const stop = quote === -1 ? length : quote;
+    let run = 0;
+    while (stop - run - 1 >= start && chunk[stop - run - 1] === BACKSLASH) run += 1;
+    if (quote === -1) {
+      state.escaped = run % 2 === 1;
+      return -1;
+    }
+    if (run % 2 === 0) return quote + 1;
+    index = quote + 1;
+  }
+}
 
 function isWhitespace(byte: number): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
@@ -73,6 +126,8 @@ export function createJsonSplitter(handlers: JsonSplitHandlers): JsonSplitter {
   /** What the value being captured is: a member's value, or a key (of the top frame). */
   let capturing: 'value' | 'key' = 'value';
   let capturePath: JsonPath = [];
+  /** Where the value being captured starts in the document. */
+  let captureStart = 0;
   const parts: Buffer[] = [];
 
   // A SyntaxError, as JSON.parse throws for the same document.
@@ -112,7 +167,7 @@ export function createJsonSplitter(handlers: JsonSplitHandlers): JsonSplitter {
       frame.state = 'colon';
       return;
     }
-    handlers.value(capturePath, text);
+    handlers.value(capturePath, text, captureStart, offset);
     completeValue();
   };
 
@@ -136,36 +191,35 @@ export function createJsonSplitter(handlers: JsonSplitHandlers): JsonSplitter {
     }
     capturing = 'value';
     capturePath = path;
+    captureStart = at;
   };
 
   /** Feed `chunk[from..]` to the capture; returns the index after the captured value, or -1 when it goes on. */
-  const continueCapture = (chunk: Uint8Array, from: number): number => {
+  const continueCapture = (chunk: Buffer, from: number): number => {
     const current = capture!;
+    const length = chunk.length;
     let index = from;
     if (current.kind === 'scalar') {
-      while (index < chunk.length && !endsScalar(chunk[index]!)) index += 1;
-      return index < chunk.length ? index : -1;
+      while (index < length && !endsScalar(chunk[index]!)) index += 1;
+      return index < length ? index : -1;
     }
     if (current.kind === 'string') {
       if (!current.started) {
         current.started = true;
         index += 1;
       }
-      for (; index < chunk.length; index += 1) {
-        const byte = chunk[index]!;
-        if (current.escaped) current.escaped = false;
-        else if (byte === BACKSLASH) current.escaped = true;
-        else if (byte === QUOTE) return index + 1;
-      }
-      return -1;
+      return findStringEnd(chunk, index, current);
     }
-    for (; index < chunk.length; index += 1) {
-      const byte = chunk[index]!;
+    while (index < length) {
       if (current.inString) {
-        if (current.escaped) current.escaped = false;
-        else if (byte === BACKSLASH) current.escaped = true;
-        else if (byte === QUOTE) current.inString = false;
-      } else if (byte === QUOTE) {
+        const end = findStringEnd(chunk, index, current);
+        if (end === -1) return -1;
+        current.inString = false;
+        index = end;
+        continue;
+      }
+      const byte = chunk[index]!;
+      if (byte === QUOTE) {
         current.inString = true;
       } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
         current.depth += 1;
@@ -173,12 +227,13 @@ export function createJsonSplitter(handlers: JsonSplitHandlers): JsonSplitter {
         current.depth -= 1;
         if (current.depth === 0) return index + 1;
       }
+      index += 1;
     }
     return -1;
   };
 
-  const takeCaptured = (chunk: Uint8Array, start: number, end: number): string => {
-    const tail = Buffer.from(chunk.buffer, chunk.byteOffset + start, end - start);
+  const takeCaptured = (chunk: Buffer, start: number, end: number): string => {
+    const tail = chunk.subarray(start, end);
     if (parts.length === 0) return tail.toString('utf8');
     parts.push(tail);
     const text = Buffer.concat(parts).toString('utf8');
@@ -186,10 +241,12 @@ export function createJsonSplitter(handlers: JsonSplitHandlers): JsonSplitter {
     return text;
   };
 
-  const write = (chunk: Uint8Array): void => {
+  const write = (bytes: Uint8Array): void => {
+    const chunk = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     let index = 0;
-    // A UTF-8 byte order mark is not JSON, but editors write one now and then: skipped, even when cut.
-    while (bomSeen < BOM.length && index < chunk.length && offset === 0) {
+    // A UTF-8 byte order mark is not JSON, but editors write one now and then: skipped (its bytes counted in
+    // offsets), even when cut. Until it is settled, every byte read was one of its bytes.
+    while (bomSeen < BOM.length && index < chunk.length) {
       if (chunk[index] !== BOM[bomSeen]) {
         if (bomSeen > 0) fail('unexpected character', bomSeen);
         bomSeen = BOM.length;
@@ -197,6 +254,7 @@ export function createJsonSplitter(handlers: JsonSplitHandlers): JsonSplitter {
       }
       bomSeen += 1;
       index += 1;
+      offset += 1;
     }
     while (index < chunk.length) {
       if (capture) {

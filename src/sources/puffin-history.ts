@@ -39,12 +39,32 @@ export interface ParsedPrompt {
   position: number;
 }
 
-export interface ParsedBranch {
+/**
+ * What linking a branch into conversation trees (and segmenting it) needs of a prompt: everything but its text.
+ * A ParsedPrompt is one; a reader that keeps less than the text (the RLM index's outline) gives its own.
+ */
+export interface LinkablePrompt {
+  id: string;
+  branchId: string;
+  parentId: string | null;
+  parentMissing: boolean;
+  children: string[];
+  depth: number;
+  rootId: string;
+  timestamp: number;
+  position: number;
+  response: { timestamp: number | null } | null;
+}
+
+/** A branch of prompts read one way or another: parsed (ParsedPrompt) or outlined. */
+export interface PuffinBranchOf<P> {
   id: string;
   name: string;
-  prompts: ParsedPrompt[];
+  prompts: P[];
   handoffSummary: string | null;
 }
+
+export type ParsedBranch = PuffinBranchOf<ParsedPrompt>;
 
 export interface SkippedEntry {
   branchId: string | null;
@@ -52,15 +72,17 @@ export interface SkippedEntry {
   reason: string;
 }
 
-export interface ParsedHistory {
+export interface PuffinHistoryOf<P> {
   /** Branches in display order: `branchOrder` first, then branches it leaves out, in file order. */
-  branches: ParsedBranch[];
+  branches: Array<PuffinBranchOf<P>>;
   totalPrompts: number;
   dateRange: { earliest: number; latest: number } | null;
   updatedAt: string | null;
   activeBranch: string | null;
   skipped: SkippedEntry[];
 }
+
+export type ParsedHistory = PuffinHistoryOf<ParsedPrompt>;
 
 export type Json = Record<string, unknown>;
 
@@ -130,7 +152,7 @@ export function readPuffinPrompt(value: unknown, branchId: string, position: num
  * children come from `children` when written and from parent links otherwise, and depth counts from the root.
  * Cycles (never written by Puffin, but possible in a hand-edited file) are broken at the prompt that closes them.
  */
-export function linkBranch(prompts: ParsedPrompt[]): void {
+export function linkBranch<P extends LinkablePrompt>(prompts: P[]): void {
   const byId = new Map(prompts.map((prompt) => [prompt.id, prompt]));
   const linked = new Map<string, Set<string>>();
   for (const prompt of prompts) {
@@ -147,10 +169,10 @@ export function linkBranch(prompts: ParsedPrompt[]): void {
     prompt.children = [...(fromParents ?? prompt.children)].filter((child) => byId.has(child));
   }
   const resolved = new Map<string, { depth: number; root: string }>();
-  const resolve = (start: ParsedPrompt): { depth: number; root: string } => {
-    const chain: ParsedPrompt[] = [];
+  const resolve = (start: P): { depth: number; root: string } => {
+    const chain: P[] = [];
     const seen = new Set<string>();
-    let current: ParsedPrompt | undefined = start;
+    let current: P | undefined = start;
     let base: { depth: number; root: string } | null = null;
     while (current) {
       const known = resolved.get(current.id);
@@ -219,15 +241,15 @@ export function parsePuffinHistory(history: unknown): ParsedHistory {
  * prompts). Both end here, so they give the same view: branches in display order, a repeated id skipped where
  * it comes second in that order, trees linked per branch.
  */
-export function assemblePuffinHistory(history: Json, read: ReadonlyMap<string, readonly ReadPrompt[]>): ParsedHistory {
+export function assemblePuffinHistory<P extends LinkablePrompt>(history: Json, read: ReadonlyMap<string, ReadonlyArray<P | string>>): PuffinHistoryOf<P> {
   const skipped: SkippedEntry[] = [];
-  const branches: ParsedBranch[] = [];
+  const branches: Array<PuffinBranchOf<P>> = [];
   const seenIds = new Set<string>();
   let earliest = Infinity;
   let latest = -Infinity;
   for (const branchId of orderBranches(history)) {
     const raw = (history.branches as Json)[branchId] as Json;
-    const prompts: ParsedPrompt[] = [];
+    const prompts: P[] = [];
     (read.get(branchId) ?? []).forEach((prompt, index) => {
       if (typeof prompt === 'string') {
         skipped.push({ branchId, index, reason: prompt });

@@ -16,13 +16,13 @@ export async function readPuffinHistoryFile(path: string): Promise<ParsedHistory
     const { size } = await stat(path);
     if (size < DOCUMENT_STREAM_BYTES) {
       const value = parseJsonDocument(await readFile(path));
-      if (!isPuffinHistory(value)) throw notPuffin(path);
+      if (!isPuffinHistory(value)) throw createNotPuffinError(path);
       return parsePuffinHistory(value);
     }
     const reader = createPuffinStreamReader();
     for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) reader.write(chunk as Buffer);
     const parsed = reader.end();
-    if (!parsed) throw notPuffin(path);
+    if (!parsed) throw createNotPuffinError(path);
     return parsed;
   } catch (error) {
     if (error instanceof MoonError) throw error;
@@ -33,6 +33,7 @@ export async function readPuffinHistoryFile(path: string): Promise<ParsedHistory
   }
 }
 
-function notPuffin(path: string): MoonError {
+/** The error for a file that is JSON but no Puffin history, naming it. */
+export function createNotPuffinError(path: string): MoonError {
   return new MoonError('bad_input', `${path}: not a Puffin history (expected an object with "branches" holding "prompts" arrays)`);
 }

@@ -1,23 +1,39 @@
 import { type JsonPath, createJsonSplitter } from './json-split.js';
-import { type Json, type ParsedHistory, type ReadPrompt, assemblePuffinHistory, isPuffinHistory, readPuffinPrompt } from './puffin-history.js';
+import {
+  type Json,
+  type LinkablePrompt,
+  type ParsedHistory,
+  type ParsedPrompt,
+  type PuffinHistoryOf,
+  assemblePuffinHistory,
+  isPuffinHistory,
+  readPuffinPrompt,
+} from './puffin-history.js';
 
 /**
  * A Puffin history read as its bytes stream past (seed 004: files over 50 MB): the document is walked down to
  * `branches.<id>.prompts`, each prompt is parsed alone and read into its parsed form at once, and the raw prompt
  * is let go. Every other value is parsed alone too and kept as the whole parse keeps it. The end is the same
  * assembly the whole parse uses (`assemblePuffinHistory`), so both give the same view.
+ *
+ * What is kept of a prompt is the caller's choice: by default the ParsedPrompt (text included); a caller that
+ * needs less (the RLM index keeps hashes and byte ranges, not text) passes its own `readPrompt`, which is given
+ * the parsed prompt value and where its bytes lie in the file.
  */
-export interface PuffinStreamReader {
+export interface PuffinStreamReader<P = ParsedPrompt> {
   write(chunk: Uint8Array): void;
   /** The parsed view, or null when the document is well-formed JSON but no Puffin history. Throws on bad JSON. */
-  end(): ParsedHistory | null;
+  end(): PuffinHistoryOf<P> | null;
 }
 
-interface BranchDraft {
+/** A prompt's parsed JSON value into what the reader keeps of it, or the reason it cannot be read. */
+export type ReadPromptValue<P> = (value: unknown, branchId: string, position: number, bytes: { start: number; end: number }) => P | string;
+
+interface BranchDraft<P> {
   /** The branch object's own members (`prompts` stands for an array when the branch has one), or what stands
    * in the branch's place when it is no object. */
   fields: Json;
-  prompts: ReadPrompt[];
+  prompts: Array<P | string>;
 }
 
 /** Set a member as JSON.parse would: an own property even for `__proto__`, a repeated key keeping its place. */
@@ -27,10 +43,13 @@ function setOwn(target: Json, key: string, value: unknown): void {
 
 const isPromptsPath = (path: JsonPath): boolean => path.length === 3 && path[0] === 'branches' && path[2] === 'prompts';
 
-export function createPuffinStreamReader(): PuffinStreamReader {
+export function createPuffinStreamReader(): PuffinStreamReader;
+export function createPuffinStreamReader<P extends LinkablePrompt>(readPrompt: ReadPromptValue<P>): PuffinStreamReader<P>;
+export function createPuffinStreamReader<P extends LinkablePrompt>(readPrompt?: ReadPromptValue<P>): PuffinStreamReader<P> {
+  const read = readPrompt ?? (readPuffinPrompt as unknown as ReadPromptValue<P>);
   const top: Json = {};
   let rootIsObject = false;
-  let branches: Map<string, BranchDraft> | null = null;
+  let branches: Map<string, BranchDraft<P>> | null = null;
 
   const splitter = createJsonSplitter({
     descend(path, kind) {
@@ -54,12 +73,12 @@ export function createPuffinStreamReader(): PuffinStreamReader {
         setOwn(branch.fields, 'prompts', []);
       }
     },
-    value(path, text) {
+    value(path, text, start, end) {
       // Every value is parsed, kept or not: a malformed one fails the stream as it fails a whole parse.
       const value = JSON.parse(text) as unknown;
       if (path.length === 4) {
         const branchId = path[1] as string;
-        branches!.get(branchId)!.prompts.push(readPuffinPrompt(value, branchId, path[3] as number));
+        branches!.get(branchId)!.prompts.push(read(value, branchId, path[3] as number, { start, end }));
       } else if (path.length === 2) {
         // A branch that is no object: kept as it is, so the history is judged as a whole parse judges it.
         branches!.set(path[1] as string, { fields: value as Json, prompts: [] });
@@ -77,18 +96,18 @@ export function createPuffinStreamReader(): PuffinStreamReader {
     end() {
       splitter.end();
       if (!rootIsObject) return null;
-      const read = new Map<string, ReadPrompt[]>();
+      const prompts = new Map<string, Array<P | string>>();
       if (branches !== null) {
         const skeleton: Json = {};
-        for (const [id, branch] of branches as Map<string, BranchDraft>) {
+        for (const [id, branch] of branches as Map<string, BranchDraft<P>>) {
           setOwn(skeleton, id, branch.fields);
           const fields = branch.fields as unknown;
-          if (typeof fields === 'object' && fields !== null && Array.isArray(branch.fields.prompts)) read.set(id, branch.prompts);
+          if (typeof fields === 'object' && fields !== null && Array.isArray(branch.fields.prompts)) prompts.set(id, branch.prompts);
         }
         setOwn(top, 'branches', skeleton);
       }
       if (!isPuffinHistory(top)) return null;
-      return assemblePuffinHistory(top, read);
+      return assemblePuffinHistory(top, prompts);
     },
   };
 }

@@ -178,7 +178,7 @@ async function readAndPlan(options: GenerateOptions, file: HistoryFile, reading:
   let changes: PromptChanges | null = null;
   let recounted = 0;
   if (options.incremental) {
-    const match = matchOldPrompts(outline, digest, locator.rowOf);
+    const match = matchOldPrompts(outline, digest);
     await countPromptsBack(file, locator, match.uncounted, options.countTokens);
     changes = match.changes;
     recounted = match.uncounted.length;

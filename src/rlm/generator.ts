@@ -3,26 +3,18 @@ import { resolve } from 'node:path';
 import { MoonError } from '../errors.js';
 import type { Provider } from '../llm/provider.js';
 import { acquireLockWaiting } from '../lock/wait-lock.js';
-import { DEFAULT_MARKER_CONFIG, type MarkerConfig } from '../markers/extract.js';
-import { assembleIndex } from './assemble.js';
-import { CHARS_PER_TOKEN, renderSegmentContent } from './content.js';
-import type { PromptChanges } from './hashes.js';
-import { openHistoryFile, type HistoryFile } from './history-file.js';
-import type { SegmentSummaryFields, UpdatePlan } from './incremental.js';
-import { planIncrementalRun } from './incremental-run.js';
-import { planIndex, type IndexPlan } from './index-plan.js';
-import { createEmptyOutline, outlineHistory, type HistoryOutline } from './outline.js';
-import { createPromptLocator, readPromptsBack, type PromptLocator } from './prompt-text.js';
-import { countPromptsBack, matchOldPrompts } from './token-counts.js';
+import type { MarkerConfig } from '../markers/extract.js';
+import { planOutline, readAndPlan } from './first-pass.js';
+import { openHistoryFile } from './history-file.js';
+import type { UpdatePlan } from './incremental.js';
+import { startReadingOldIndex, type OldIndexReading } from './old-index.js';
+import { createEmptyOutline } from './outline.js';
+import { createPromptLocator } from './prompt-text.js';
+import { summarizePlan, type BuiltIndex } from './second-pass.js';
 import { DEFAULT_SEGMENTATION } from './segmenter.js';
-import { startReadingOldIndex, type OldIndex, type OldIndexReading } from './old-index.js';
 import { writeIndex } from './serializer.js';
 import { ProcessingStats } from './stats.js';
-import { cachePathFor, openSummaryCache, type SummaryCache } from './summary-cache.js';
-import { collectSummaryInput, summarizeInputLocally } from './summary-local.js';
-import { TEMPLATE_VERSION } from './summary-prompt.js';
-import { summarizeSegments, type SummaryJob } from './summaries.js';
-import type { HistoryIndex, IndexGeneratorInfo, IndexMarker, ProcessingStatistics, SegmentationConfig } from './types.js';
+import type { HistoryIndex, ProcessingStatistics, SegmentationConfig } from './types.js';
 
 /**
  * The index generator (seed 004, main entry point): history → hashes → token counts → segments → markers →
@@ -30,10 +22,11 @@ import type { HistoryIndex, IndexGeneratorInfo, IndexMarker, ProcessingStatistic
  * An incremental run keeps every unchanged segment's summary and asks only for the affected ones — or
  * regenerates everything when more than half are affected (seed 004 §6), saying so in the statistics.
  *
- * The history is read in two passes, so that its text is never held whole: the outline (outline.ts) streams the
- * file once and keeps, per prompt, its tree links, hash, token count, markers and byte range; the segments are
- * planned from that; then each segment to summarise has its prompts read back from the file (prompt-text.ts) —
- * every segment on a full run, one at a time; only the affected ones on an incremental run.
+ * The history is read in two passes, so that its text is never held whole (first-pass.ts, second-pass.ts): the
+ * outline (outline.ts) streams the file once and keeps, per prompt, its tree links, hash, token count, markers
+ * and byte range; the segments are planned from that; then each segment to summarise has its prompts read back
+ * from the file (prompt-text.ts) — every segment on a full run, one at a time; only the affected ones on an
+ * incremental run. The index already at the output is read, and validated, meanwhile (old-index.ts).
  *
  * Phases as reported: `read` (bytes of the file; hashing, markers and token counts are taken as it is read),
  * then `hash` and `tokens` once, when the reading is done, then `segment`, `summarize`, `write`.
@@ -113,12 +106,6 @@ async function generateLocked(options: GenerateOptions, stats: ProcessingStats, 
   return { index, stats: stats.finalize(), plan };
 }
 
-interface BuiltIndex {
-  index: HistoryIndex;
-  plan: UpdatePlan | null;
-  cache: SummaryCache;
-}
-
 async function buildIndex(
   options: GenerateOptions,
   reading: Promise<OldIndexReading>,
@@ -149,129 +136,6 @@ async function buildIndex(
   } finally {
     file.close();
   }
-}
-
-interface PlannedRun {
-  plan: IndexPlan;
-  locator: PromptLocator;
-  /** An incremental run's digest of the old index, and what changed since. */
-  old: OldIndex | null;
-  changes: PromptChanges | null;
-}
-
-/**
- * The first pass and the plan made from it. The outline lives only in here: what the summaries need of it (the
- * plan, and where each prompt lies in the file) is a fraction of its size.
- */
-async function readAndPlan(options: GenerateOptions, file: HistoryFile, reading: Promise<OldIndexReading>, segmentation: SegmentationConfig, stats: ProcessingStats): Promise<PlannedRun> {
-  const progress = options.onProgress ?? (() => undefined);
-  // An incremental run over an index takes most token counts from it: the pass counts none, and the prompts the
-  // index does not know are counted once it is read.
-  const { outline, counted } = await outlineHistory(file, {
-    countTokens: options.countTokens,
-    deferCounts: options.incremental && existsSync(options.outputPath),
-    markerConfig: options.markerConfig ?? DEFAULT_MARKER_CONFIG,
-    onProgress: (done, total) => progress('read', done, total),
-  });
-  const { digest } = await reading;
-  const locator = createPromptLocator(outline);
-  let changes: PromptChanges | null = null;
-  let recounted = 0;
-  if (options.incremental) {
-    const match = matchOldPrompts(outline, digest, locator.rowOf);
-    await countPromptsBack(file, locator, match.uncounted, options.countTokens);
-    changes = match.changes;
-    recounted = match.uncounted.length;
-  }
-  // Every prompt is counted; with the local summariser nothing more will be.
-  if (options.provider === null) await options.releaseTokenCounter?.();
-  return planOutline(options, outline, locator, counted + recounted, segmentation, stats, { old: digest, changes });
-}
-
-function planOutline(
-  options: GenerateOptions,
-  outline: HistoryOutline,
-  locator: PromptLocator,
-  counted: number,
-  segmentation: SegmentationConfig,
-  stats: ProcessingStats,
-  previous: Pick<PlannedRun, 'old' | 'changes'>,
-): PlannedRun {
-  const progress = options.onProgress ?? (() => undefined);
-  progress('read', 1, 1);
-  for (const skipped of outline.skipped) {
-    const where = skipped.branchId === null ? 'history' : `branch ${skipped.branchId}${skipped.index === null ? '' : ` entry ${skipped.index}`}`;
-    stats.recordError('parse', `${where}: ${skipped.reason}`);
-  }
-  stats.recordPromptProcessed(outline.totalPrompts);
-  progress('hash', outline.totalPrompts, outline.totalPrompts);
-  progress('tokens', counted, counted);
-  progress('segment', 0, 1);
-  const plan = planIndex(outline, locator.rowOf, segmentation);
-  progress('segment', 1, 1);
-  for (const marker of plan.markers) stats.recordMarkerExtracted(marker.type);
-  return { plan, locator, ...previous };
-}
-
-/** The summaries of the segments to (re)generate, then the index. */
-async function summarizePlan(
-  options: GenerateOptions,
-  file: HistoryFile | null,
-  { plan: planned, locator, old, changes }: PlannedRun,
-  segmentation: SegmentationConfig,
-  stats: ProcessingStats,
-  now: () => number,
-): Promise<BuiltIndex> {
-  const progress = options.onProgress ?? (() => undefined);
-  const provider = options.provider;
-  const generator: IndexGeneratorInfo = {
-    summarizer: provider ? provider.name : 'local',
-    model: provider ? provider.model : 'extractive',
-    template: TEMPLATE_VERSION,
-    segmentation,
-  };
-  const { plan, reuse } = options.incremental
-    ? planIncrementalRun(old, planned, changes!, generator, { generative: provider?.generative ?? false, outputPath: options.outputPath, stats, onNotice: options.onNotice })
-    : { plan: null, reuse: new Map<string, SegmentSummaryFields>() };
-
-  const markersOf = new Map<string, IndexMarker[]>();
-  for (const marker of planned.markers) {
-    const list = markersOf.get(marker.segmentId) ?? [];
-    list.push(marker);
-    markersOf.set(marker.segmentId, list);
-  }
-  const cache = openSummaryCache(provider ? (options.cachePath === undefined ? cachePathFor(options.outputPath) : options.cachePath) : null, now, options.onNotice);
-  const contentOptions = { overlapTokens: segmentation.segmentOverlap, maxChars: (segmentation.maxTokensPerSegment + segmentation.segmentOverlap) * CHARS_PER_TOKEN };
-  // A segment's text is read back from the file when its summary is made. For the local summariser it is cut
-  // down to what the summariser reads before the work starts, in a call of its own (its frame, and so every
-  // prompt read, is gone when summarising allocates).
-  const readBack = (ids: readonly string[]) => readPromptsBack(file!, locator, ids);
-  const readSummaryInput = (ids: readonly string[]) => collectSummaryInput(readBack(ids));
-  const jobs: SummaryJob[] = planned.segments
-    .filter((segment) => !reuse.has(segment.id))
-    .map((segment) => ({
-      segmentId: segment.id,
-      segmentHash: segment.hash,
-      content: () => renderSegmentContent(segment, new Map(readBack([...segment.overlapPromptIds, ...segment.promptIds]).map((prompt) => [prompt.id, prompt])), contentOptions),
-      local: () => summarizeInputLocally(readSummaryInput(segment.promptIds), markersOf.get(segment.id) ?? []),
-    }));
-  progress('summarize', 0, jobs.length);
-  const outcomes = await summarizeSegments(jobs, {
-    provider,
-    cache,
-    stats,
-    countTokens: options.countTokens,
-    ...options.summaries,
-    onProgress: (done, total) => progress('summarize', done, total),
-  });
-  const index = assembleIndex(planned, outcomes, reuse, {
-    historyFile: options.historyPath,
-    generator,
-    generatedAt: now(),
-    processingTimeMs: Math.max(0, Math.round(now() - stats.startedAt)),
-    llmCallCount: stats.llmCallCount,
-  });
-  return { index, plan, cache };
 }
 
 function checkSegmentation(config: SegmentationConfig): void {

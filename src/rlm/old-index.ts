@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { MoonError, type MoonErrorCode } from '../errors.js';
 import { readIndex } from './serializer.js';
@@ -16,11 +17,24 @@ export interface OldIndex {
   generator: IndexGeneratorInfo;
   /** Segments without their prompt lists: what an incremental plan compares and carries over. */
   segments: OldSegment[];
-  /** The prompts' rows, in the index's order, as three columns. */
-  promptIds: string[];
-  promptHashes: string[];
-  promptTokens: number[];
+  prompts: OldPromptRows;
 }
+
+/**
+ * The prompts' rows, in the index's order, packed: every id in one string, every hash in another, the counts in a
+ * typed array — three values to hand between threads instead of 300k, and none of them a string per prompt.
+ */
+export interface OldPromptRows {
+  count: number;
+  /** The ids joined; row r's is `ids.slice(idStarts[r], idStarts[r + 1])`. */
+  ids: string;
+  idStarts: Uint32Array;
+  /** The hashes joined: row r's is the 64 characters from `r * 64` (the schema checked they are 64 hex digits). */
+  hashes: string;
+  tokens: Float64Array;
+}
+
+export const HASH_CHARS = 64;
 
 /** What was at the output: nothing, an index (its digest, when asked for), or an error. */
 export interface OldIndexReading {
@@ -47,7 +61,9 @@ export function readOldIndex(request: OldIndexRequest): OldIndexReading {
 
 /** The reading, on a worker when the package is built; the promise rejects as readOldIndex throws. */
 export function startReadingOldIndex(request: OldIndexRequest): Promise<OldIndexReading> {
-  const reading = import.meta.url.endsWith('.js') ? readOnWorker(request) : Promise.resolve().then(() => readOldIndex(request));
+  // No thread for no file (a first run): readIndex says so at once.
+  const onWorker = import.meta.url.endsWith('.js') && existsSync(request.path);
+  const reading = onWorker ? readOnWorker(request) : Promise.resolve().then(() => readOldIndex(request));
   // Awaited later; never an unhandled rejection meanwhile.
   reading.catch(() => undefined);
   return reading;
@@ -85,11 +101,25 @@ export function answerOldIndexRequest(request: OldIndexRequest): WorkerAnswer {
 }
 
 function digestIndex(index: HistoryIndex): OldIndex {
+  const count = index.prompts.length;
+  const idStarts = new Uint32Array(count + 1);
+  const tokens = new Float64Array(count);
+  let at = 0;
+  index.prompts.forEach((prompt, row) => {
+    idStarts[row] = at;
+    at += prompt.id.length;
+    tokens[row] = prompt.tokens;
+  });
+  idStarts[count] = at;
   return {
     generator: index.generator,
     segments: index.segments.map(({ promptIds: _promptIds, overlapPromptIds: _overlap, ...segment }) => segment),
-    promptIds: index.prompts.map((prompt) => prompt.id),
-    promptHashes: index.prompts.map((prompt) => prompt.hash),
-    promptTokens: index.prompts.map((prompt) => prompt.tokens),
+    prompts: {
+      count,
+      ids: index.prompts.map((prompt) => prompt.id).join(''),
+      idStarts,
+      hashes: index.prompts.map((prompt) => prompt.hash).join(''),
+      tokens,
+    },
   };
 }

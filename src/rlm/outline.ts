@@ -38,8 +38,8 @@ export interface OutlineOptions {
   /** Token counts (cl100k_base), in order. */
   countTokens(texts: string[]): Promise<number[]>;
   /**
-   * Count no token now: every prompt's count is left NaN, to be taken from an old index or counted afterwards
-   * (countDeferredTokens) — for an incremental run, whose old index is read while this pass runs.
+   * Count no token now: every prompt's count is left NaN, to be taken from the old index or counted afterwards
+   * (token-counts.ts) — for an incremental run, whose old index is read while this pass runs.
    */
   deferCounts?: boolean;
   markerConfig: MarkerConfig;
@@ -49,7 +49,7 @@ export interface OutlineOptions {
 
 export interface OutlineResult {
   outline: HistoryOutline;
-  /** Prompts whose tokens were counted (the others' counts were known). */
+  /** Prompts whose tokens were counted (none when counts were left for later). */
   counted: number;
 }
 

@@ -2,8 +2,9 @@ import type { ParsedHistory } from '../sources/puffin-history.js';
 import { readPuffinHistoryFile } from '../sources/puffin-read.js';
 
 /**
- * How the generator and the query read a history file: one function, replaceable by a caller (tests pass their own).
- * The default is the source's reader: parsed whole below 50 MB, streamed above; errors name the file.
+ * How the query reads a history file: one function, replaceable by a caller (tests pass their own). The default
+ * is the source's reader: parsed whole below 50 MB, streamed above; errors name the file. (The generator reads a
+ * history in two passes of its own, never holding its text whole: outline.ts, prompt-text.ts.)
  */
 export type ReadHistory = (path: string) => Promise<ParsedHistory>;
 

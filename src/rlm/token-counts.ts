@@ -1,7 +1,7 @@
 import { renderTurn } from './content.js';
 import type { PromptChanges } from './hashes.js';
 import type { HistoryFile } from './history-file.js';
-import type { OldIndex } from './old-index.js';
+import { HASH_CHARS, type OldIndex, type OldPromptRows } from './old-index.js';
 import type { HistoryOutline, OutlinedPrompt } from './outline.js';
 import { readPromptsBack, type PromptLocator } from './prompt-text.js';
 
@@ -16,26 +16,49 @@ export interface OldPromptMatch {
   uncounted: OutlinedPrompt[];
 }
 
-export function matchOldPrompts(outline: HistoryOutline, old: OldIndex | null, rowOf: ReadonlyMap<string, number>): OldPromptMatch {
-  const oldRows = new Map((old?.promptIds ?? []).map((id, row) => [id, row]));
+export function matchOldPrompts(outline: HistoryOutline, old: OldIndex | null): OldPromptMatch {
   const changes: PromptChanges = { added: [], modified: [], removed: [] };
   const uncounted: OutlinedPrompt[] = [];
-  let matched = 0;
+  const rows = old?.prompts ?? null;
+  const matched = new Uint8Array(rows?.count ?? 0);
+  const findRow = createRowFinder(rows);
+  let expected = 0;
   for (const branch of outline.branches) {
     for (const prompt of branch.prompts) {
-      const row = oldRows.get(prompt.id);
-      const same = row !== undefined && old!.promptHashes[row] === prompt.hash;
+      const row = findRow(prompt.id, expected);
+      if (row !== undefined) {
+        matched[row] = 1;
+        expected = row + 1;
+      }
+      const same = row !== undefined && rows!.hashes.startsWith(prompt.hash, row * HASH_CHARS);
       if (row === undefined) changes.added.push(prompt.id);
       else if (!same) changes.modified.push(prompt.id);
-      if (row !== undefined) matched += 1;
       if (!Number.isNaN(prompt.tokens)) continue;
-      if (same) prompt.tokens = old!.promptTokens[row]!;
+      if (same) prompt.tokens = rows!.tokens[row]!;
       else uncounted.push(prompt);
     }
   }
-  // Ids are unique on both sides: an old prompt is gone exactly when fewer were matched than the old index holds.
-  if (old && matched < old.promptIds.length) for (const id of old.promptIds) if (!rowOf.has(id)) changes.removed.push(id);
+  for (let row = 0; row < matched.length; row += 1) if (matched[row] === 0) changes.removed.push(readId(rows!, row));
   return { changes, uncounted };
+}
+
+/**
+ * The old row of a prompt id: the row after the last one found, when it holds that id — prompts keep their order
+ * from one run to the next, so nearly every look-up is one comparison — else a map of every old id, made the
+ * first time it is needed (after an added or moved prompt).
+ */
+function createRowFinder(rows: OldPromptRows | null): (id: string, expected: number) => number | undefined {
+  let byId: Map<string, number> | null = null;
+  return (id, expected) => {
+    if (!rows) return undefined;
+    if (expected < rows.count && rows.idStarts[expected + 1]! - rows.idStarts[expected]! === id.length && rows.ids.startsWith(id, rows.idStarts[expected])) return expected;
+    byId ??= new Map(Array.from({ length: rows.count }, (_, row) => [readId(rows, row), row]));
+    return byId.get(id);
+  };
+}
+
+function readId(rows: OldPromptRows, row: number): string {
+  return rows.ids.slice(rows.idStarts[row], rows.idStarts[row + 1]);
 }
 
 const BATCH = 256;

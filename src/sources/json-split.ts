@@ -106,6 +106,18 @@ function findStringEnd(chunk: Buffer, from: number, state: StringState): number 
   }
 }
 
+/** What a byte is to a container being passed over outside its strings: 0 nothing, else a quote or a bracket. */
+const NOTHING = 0;
+const QUOTE_BYTE = 1;
+const OPENS = 2;
+const CLOSES = 3;
+const CONTAINER_BYTES = new Uint8Array(256);
+CONTAINER_BYTES[QUOTE] = QUOTE_BYTE;
+CONTAINER_BYTES[OPEN_BRACE] = OPENS;
+CONTAINER_BYTES[OPEN_BRACKET] = OPENS;
+CONTAINER_BYTES[CLOSE_BRACE] = CLOSES;
+CONTAINER_BYTES[CLOSE_BRACKET] = CLOSES;
+
 function isWhitespace(byte: number): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 }
@@ -218,12 +230,15 @@ export function createJsonSplitter(handlers: JsonSplitHandlers): JsonSplitter {
         index = end;
         continue;
       }
-      const byte = chunk[index]!;
-      if (byte === QUOTE) {
+      // Indentation, colons, commas, numbers: passed over a byte at a time with one look-up each.
+      let kind = CONTAINER_BYTES[chunk[index]!]!;
+      while (kind === NOTHING && ++index < length) kind = CONTAINER_BYTES[chunk[index]!]!;
+      if (index === length) break;
+      if (kind === QUOTE_BYTE) {
         current.inString = true;
-      } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+      } else if (kind === OPENS) {
         current.depth += 1;
-      } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+      } else {
         current.depth -= 1;
         if (current.depth === 0) return index + 1;
       }

@@ -53,6 +53,18 @@ describe('the JSON splitter', () => {
     }
   });
 
+  it('finds the end of long strings with escaped quotes and runs of backslashes, at every cut', () => {
+    // Bodies past the byte-by-byte stretch are crossed quote to quote: each quote's preceding backslashes decide.
+    const long = 'x'.repeat(40);
+    const bodies = [`${long}\\"`, `${long}\\\\`, `${long}\\\\\\"${long}`, `${long}\\u0022é${long}`, `${long}\\\\"`.slice(0, -1), `€${long}\\n\\"\\\\`];
+    const values = bodies.map((body) => JSON.parse(`"${body}"`) as string);
+    const text = JSON.stringify({ a: values, b: { c: values.map((value) => ({ value })) } });
+    for (const size of [1, 2, 3, 7, 41, 43, 44, 45, 1000]) {
+      const found = split(text, (path) => path.length === 0 || (path.length === 1 && path[0] === 'a'), size);
+      expect(found.map(([, part]) => JSON.parse(part) as unknown)).toEqual([...values, { c: values.map((value) => ({ value })) }]);
+    }
+  });
+
   it('takes a scalar root and a byte order mark', () => {
     expect(split('42', () => false)).toEqual([['', '42']]);
     expect(split('\uFEFF{"a":1}', (path) => path.length === 0)).toEqual([['a', '1']]);

@@ -844,9 +844,8 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
       const segmentation: { maxTokensPerSegment?: number; segmentOverlap?: number } = {};
       if (request.maxTokensPerSegment !== undefined) segmentation.maxTokensPerSegment = request.maxTokensPerSegment;
       if (request.segmentOverlap !== undefined) segmentation.segmentOverlap = request.segmentOverlap;
-      let result;
       try {
-        result = await generateHistoryIndex({
+        const result = await generateHistoryIndex({
           historyPath: request.historyPath,
           outputPath: request.outputPath,
           incremental: request.incremental ?? false,
@@ -860,10 +859,10 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
           onNotice: hooks.onNotice,
           now: clock,
         });
+        return { historyPath: result.index.historyFile, outputPath: request.outputPath, stats: result.stats, summary: formatStatistics(result.stats) };
       } finally {
         await counter.close();
       }
-      return { historyPath: result.index.historyFile, outputPath: request.outputPath, stats: result.stats, summary: formatStatistics(result.stats) };
     },
     async rlmQuery(request) {
       const { queryHistoryIndex } = await import('./rlm/query.js');

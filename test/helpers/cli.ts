@@ -34,10 +34,11 @@ export async function runMoon(args: string[], env: Record<string, string | undef
   return { code, stdout, stderr };
 }
 
-/** Run the built CLI (bin/moon.js → dist/) as a real child process. */
-export function spawnMoon(args: string[], env: Record<string, string | undefined> = {}): Promise<CliRun> {
+/** Run the built CLI (bin/moon.js → dist/) as a real child process, in `options.cwd` when given. */
+export function spawnMoon(args: string[], env: Record<string, string | undefined> = {}, options: { cwd?: string } = {}): Promise<CliRun> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
+      ...(options.cwd ? { cwd: options.cwd } : {}),
       env: { PATH: process.env.PATH, MOON_RESIDENTIAL_TIMEZONE: 'UTC', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

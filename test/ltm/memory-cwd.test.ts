@@ -1,24 +1,11 @@
-import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { BIN, type CliRun, makeTempDir } from '../helpers/cli.js';
+import { type CliRun, makeTempDir, spawnMoon } from '../helpers/cli.js';
 
 /** The built CLI (npm run build) run in `cwd`: the namespace comes from the working directory. */
 function moonIn(cwd: string, home: string, args: string[]): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, '--home', home, ...args], {
-      cwd,
-      env: { PATH: process.env.PATH, HOME: home, MOON_RESIDENTIAL_TIMEZONE: 'UTC' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+  return spawnMoon(['--home', home, ...args], { HOME: home }, { cwd });
 }
 
 function repo(root: string, remote: string | null): string {

@@ -4,8 +4,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createHttpApp } from '../../src/interfaces/http/app.js';
 import { type Moon, createMoon } from '../../src/moon.js';
-import { spawn } from 'node:child_process';
-import { BIN, type CliRun, makeTempDir, runMoon } from '../helpers/cli.js';
+import { type CliRun, makeTempDir, runMoon, spawnMoon } from '../helpers/cli.js';
 import { findUnsafe } from '../helpers/injection.js';
 import { claudeSession } from '../helpers/transcripts.js';
 import { type McpSession, startMcp, stringsIn } from '../mcp/client.js';
@@ -120,16 +119,5 @@ test('moon markers run inside a project lists its markers only and says so; --al
 }, 60_000);
 
 function markersIn(cwd: string, args: string[]): Promise<CliRun> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, 'markers', ...args], {
-      cwd,
-      env: { PATH: process.env.PATH, MOON_HOME: home, MOON_RESIDENTIAL_TIMEZONE: 'UTC' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+  return spawnMoon(['markers', ...args], { MOON_HOME: home }, { cwd });
 }

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ContextPack } from '../../src/pack/types.js';
-import { BIN, REPO, type CliRun, makeTempDir } from '../helpers/cli.js';
+import { BIN, REPO, type CliRun, makeTempDir, spawnMoon } from '../helpers/cli.js';
 import { INJECTION_CORPUS, findUnsafe } from '../helpers/injection.js';
 import { startMcp } from '../mcp/client.js';
 import { writeShopRepo } from './repo.js';
@@ -15,15 +15,7 @@ let env: Record<string, string>;
 const children: ChildProcess[] = [];
 
 function moon(args: string[], cwd: string, extra: Record<string, string> = {}): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env.PATH, ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+  return spawnMoon(args, { ...env, ...extra }, { cwd });
 }
 
 beforeAll(async () => {

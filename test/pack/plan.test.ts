@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { BIN, type CliRun, makeTempDir } from '../helpers/cli.js';
+import { type CliRun, makeTempDir, spawnMoon } from '../helpers/cli.js';
 import { writeShopRepo } from './repo.js';
 
 /** `moon plan …` runs `bd` in the repository (a stand-in `bd` on PATH records its calls); failures never fail moon. */
@@ -12,19 +11,7 @@ let bin: string;
 let failing: string;
 
 function moon(args: string[], path: string): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: join(repo, 'docs'),
-      env: { PATH: path, MOON_HOME: join(temp.path, 'home'), MOON_RESIDENTIAL_TIMEZONE: 'UTC' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+  return spawnMoon(args, { PATH: path, MOON_HOME: join(temp.path, 'home') }, { cwd: join(repo, 'docs') });
 }
 
 beforeAll(() => {

@@ -1,6 +1,6 @@
 import { MoonError } from '../errors.js';
 import { postJson } from '../net/http.js';
-import type { LongTermMemory, MemoryProvenance, MemoryScope, ReviewState } from './long-term.js';
+import type { LongTermMemory, MemoryProvenance } from './long-term.js';
 
 /**
  * The optional Mem0 backend of long-term memory (MEMORY_LONG_TERM=mem0, MEM0_BASE_URL, MEM0_API_KEY), over
@@ -17,14 +17,8 @@ export interface Mem0Options {
   retryBaseMs?: number;
 }
 
-export interface Mem0Entry {
-  text: string;
-  namespace_id: string;
-  repo: string | null;
-  scope: MemoryScope;
-  review_state: ReviewState;
-  provenance: MemoryProvenance[];
-}
+/** What moon sends Mem0 of an entry: its text and the envelope fields Mem0 keeps as metadata. */
+export type Mem0Entry = Pick<LongTermMemory, 'text' | 'namespace_id' | 'repo' | 'scope' | 'review_state' | 'provenance'>;
 
 export interface Mem0Client {
   add(entry: Mem0Entry): Promise<{ ids: string[] }>;

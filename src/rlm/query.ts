@@ -36,14 +36,8 @@ export interface HistoryQueryRequest {
   readHistory?: ReadHistory | undefined;
 }
 
-export interface QueryMarker {
-  type: string;
-  content: string;
-  promptId: string;
-  sourceField: 'prompt' | 'response';
-  importance: number;
-  segmentId: string;
-}
+/** An index marker as a query answers it (no line or context). */
+export type QueryMarker = Pick<IndexMarker, 'type' | 'content' | 'promptId' | 'sourceField' | 'importance' | 'segmentId'>;
 
 export interface QuerySegment {
   id: string;

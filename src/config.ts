@@ -30,6 +30,18 @@ function checkMarkerRegex(pattern: string, context: z.RefinementCtx): void {
   else if (checked.groups < 1) context.addIssue({ code: z.ZodIssueCode.custom, message: 'needs a capture group for the marker\'s text, e.g. "@\\/risk:\\s*(.+)"' });
 }
 
+/** An entry of serve.allowed_origins: exactly a browser origin (scheme, host, port), as browsers send it. */
+function checkOrigin(value: string, context: z.RefinementCtx): void {
+  let origin: string | null = null;
+  try {
+    const url = new URL(value);
+    if (url.protocol === 'http:' || url.protocol === 'https:') origin = url.origin;
+  } catch {
+    // not a URL
+  }
+  if (origin !== value) context.addIssue({ code: z.ZodIssueCode.custom, message: `"${value}" is not an origin like "https://app.example.com" (http or https, host and port only, lower case, no slash)` });
+}
+
 /**
  * LLM providers (src/llm/): `local` is extractive and offline, `command` runs an agent CLI (distill.command), the
  * rest speak a vendor's HTTP API.
@@ -210,6 +222,13 @@ const schema = z
       })
       .strict()
       .default({ defaults: true, patterns: [], context_lines: 2 }),
+    /** `moon serve`: browser origins (web pages) allowed to call the local HTTP API; none by default. */
+    serve: z
+      .object({
+        allowed_origins: z.array(z.string().superRefine(checkOrigin)).default([]),
+      })
+      .strict()
+      .default({ allowed_origins: [] }),
     memory: z
       .object({
         /** Off: `moon context` and the context_pack tool hand out an empty pack (every subsystem omitted as off). */
@@ -239,7 +258,7 @@ export interface MoonConfig extends ConfigFile {
   distill: ConfigFile['distill'] & { residential_timezone: string };
 }
 
-type EnvKind = 'string' | 'boolean' | 'int' | 'number' | 'paths' | 'int-or-string';
+type EnvKind = 'string' | 'boolean' | 'int' | 'number' | 'paths' | 'list' | 'int-or-string';
 /** The environment variable of each key. One name per key — no aliases. */
 export const ENV_KEYS: Record<string, { key: string; kind: EnvKind }> = {
   MOON_SOURCES: { key: 'sources.roots', kind: 'paths' },
@@ -275,6 +294,7 @@ export const ENV_KEYS: Record<string, { key: string; kind: EnvKind }> = {
   MOON_HOOKS_SESSION_START_BUDGET_TOKENS: { key: 'hooks.session_start_budget_tokens', kind: 'int' },
   MOON_HOOKS_USER_PROMPT_RECALL: { key: 'hooks.user_prompt_recall', kind: 'boolean' },
   MOON_HOOKS_USER_PROMPT_BUDGET_TOKENS: { key: 'hooks.user_prompt_budget_tokens', kind: 'int' },
+  MOON_SERVE_ALLOWED_ORIGINS: { key: 'serve.allowed_origins', kind: 'list' },
   // Seed 003 §8 names these flags exactly, without the MOON_ prefix.
   MEMORY_ENABLED: { key: 'memory.enabled', kind: 'boolean' },
   MEMORY_PLANNING: { key: 'memory.planning', kind: 'string' },
@@ -415,6 +435,8 @@ function parseEnvValue(name: string, value: string, kind: EnvKind): unknown {
       return value;
     case 'paths':
       return value.split(delimiter).filter((part) => part !== '');
+    case 'list':
+      return value.split(',').map((part) => part.trim()).filter((part) => part !== '');
     case 'boolean': {
       const lowered = value.toLowerCase();
       if (['1', 'true', 'yes', 'on'].includes(lowered)) return true;

@@ -82,6 +82,7 @@ export { beadsWriteback, readBeads, type BdRunner, type BeadsIssue, type Writeba
 export type { DocsIndexRequest, RlmIndexReport, RlmIndexRequest, RlmQueryRequest } from './moon.js';
 export type { RlmPhase } from './rlm/generator.js';
 export type { HistoryQueryResult, QueryMarker, QueryPrompt, QuerySegment } from './rlm/query.js';
+export { MAX_PATH_CHARS, checkPathText, checkProjectFolder, confinePath, type ConfineRequest } from './project/confine-path.js';
 export { DEFAULT_QUERY_LIMIT as RLM_DEFAULT_QUERY_LIMIT, MAX_QUERY_LIMIT as RLM_MAX_QUERY_LIMIT } from './rlm/limits.js';
 export type { HistoryIndex, IncrementalStats, ProcessingStatistics } from './rlm/types.js';
 export type { DocFile, DocHit, DocQuery, DocSection } from './store/types.js';

@@ -34,6 +34,11 @@ export interface HistoryQueryRequest {
   /** The history to drill into; default the index's historyFile. */
   historyPath?: string | undefined;
   readHistory?: ReadHistory | undefined;
+  /**
+   * Where a history file may be read from (an agent's call): returns the path to read or throws. A recorded
+   * history it refuses counts as absent, so the file `history.json` beside the index is tried instead.
+   */
+  confine?: ((path: string) => string) | undefined;
 }
 
 /** An index marker as a query answers it (no line or context). */
@@ -100,7 +105,7 @@ export async function queryHistoryIndex(request: HistoryQueryRequest): Promise<H
   if (topic && !Object.hasOwn(index.topicIndex, topic)) notes.push(`the index has no topic "${topic}"`);
 
   const ranked = rankSegments(index, terms, marker, topic);
-  const historyFile = locateHistory(indexPath, index, request.historyPath);
+  const historyFile = locateHistory(indexPath, index, request.historyPath, request.confine ?? ((path) => path));
   let history: ParsedHistory | null = null;
   if (existsSync(historyFile)) {
     history = await (request.readHistory ?? readHistoryFile)(historyFile);
@@ -333,12 +338,20 @@ function shapeSegment(index: HistoryIndex, segment: IndexSegment, score: number,
  * The history to drill into: the one named, else the one the index was built from, else — the project moved —
  * `history.json` beside the index (where `.puffin/history.index.json` sits next to `.puffin/history.json`).
  */
-function locateHistory(indexPath: string, index: HistoryIndex, named: string | undefined): string {
-  if (named !== undefined) return resolve(named);
-  const recorded = resolve(index.historyFile);
-  if (existsSync(recorded)) return recorded;
-  const beside = join(dirname(indexPath), 'history.json');
-  return existsSync(beside) ? beside : recorded;
+function locateHistory(indexPath: string, index: HistoryIndex, named: string | undefined, confine: (path: string) => string): string {
+  if (named !== undefined) return confine(resolve(named));
+  const allowed = (path: string): string | null => {
+    try {
+      return confine(path);
+    } catch {
+      return null;
+    }
+  };
+  const recorded = allowed(resolve(index.historyFile));
+  if (recorded !== null && existsSync(recorded)) return recorded;
+  const beside = allowed(join(dirname(indexPath), 'history.json'));
+  if (beside !== null && existsSync(beside)) return beside;
+  return recorded ?? beside ?? confine(resolve(index.historyFile));
 }
 
 /** Whether the history's content differs from what the index was built from. */

@@ -5,6 +5,7 @@ import { errnoOf, MoonError } from '../errors.js';
 import { writeFileAtomically } from './atomic-write.js';
 import { formatJsonInParts } from './json-parts.js';
 import { HISTORY_INDEX_VERSION, type HistoryIndex } from './types.js';
+import { describeJsonError } from '../text/json-error.js';
 
 /**
  * The index serializer (seed 004 §7): HistoryIndex ↔ JSON, checked against the JSON Schema shipped with the
@@ -145,7 +146,7 @@ export function deserializeIndex(json: string, path: string): HistoryIndex {
   try {
     value = JSON.parse(json);
   } catch (error) {
-    throw invalidIndexError(path, `it is not JSON (${(error as Error).message})`);
+    throw invalidIndexError(path, `it is not JSON (${describeJsonError(error)})`);
   }
   const result = validateIndex(value);
   if (!result.valid) throw invalidIndexError(path, result.errors.join('; '));

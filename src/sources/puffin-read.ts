@@ -4,6 +4,7 @@ import { MoonError, errnoOf } from '../errors.js';
 import { type ParsedHistory, isPuffinHistory, parsePuffinHistory } from './puffin-history.js';
 import { createPuffinStreamReader } from './puffin-stream.js';
 import { DOCUMENT_STREAM_BYTES, parseJsonDocument } from './source.js';
+import { describeJsonError } from '../text/json-error.js';
 
 /**
  * A Puffin `.puffin/history.json` from disk into the parsed view (seed 004 §1): parsed whole below
@@ -27,7 +28,7 @@ export async function readPuffinHistoryFile(path: string): Promise<ParsedHistory
   } catch (error) {
     if (error instanceof MoonError) throw error;
     if (error instanceof SyntaxError) {
-      throw new MoonError('bad_input', `${path}: not valid JSON (${error.message})`, { cause: error });
+      throw new MoonError('bad_input', `${path}: not valid JSON (${describeJsonError(error)})`, { cause: error });
     }
     throw new MoonError('unreadable', `${path}: cannot read (${errnoOf(error) ?? (error as Error).message})`, { cause: error });
   }

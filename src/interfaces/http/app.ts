@@ -1,9 +1,11 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { bodyLimit } from 'hono/body-limit';
-import { MAX_ENTRY_IDS, type Moon, MoonError, parseRecallRequest, scopeRecallOptions, toMarkerRecord, toMarkerScopeRecord } from '../../index.js';
+import { MAX_ENTRY_IDS, type Moon, MoonError, checkProjectFolder, parseRecallRequest, scopeRecallOptions, toMarkerRecord, toMarkerScopeRecord } from '../../index.js';
 import { requireToken } from './auth.js';
+import { DEFAULT_HOST } from './defaults.js';
 import { sendError, sendThrown } from './errors.js';
+import { checkToken, guardRequests } from './guard.js';
 import { buildOpenApi } from './openapi.js';
 import { limitRate } from './rate-limit.js';
 
@@ -17,6 +19,12 @@ export interface HttpOptions {
   maxBodyBytes?: number;
   rate?: { perSecond: number; burst: number };
   version: string;
+  /** The address the server is bound to, for the Host and Origin checks (default 127.0.0.1). */
+  host?: string;
+  /** Its port once listening; absent or null: any port (an app not behind its own socket). */
+  port?: () => number | null;
+  /** Browser origins allowed to call it (serve.allowed_origins). */
+  allowedOrigins?: readonly string[];
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
@@ -26,6 +34,12 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
   const app = new Hono();
   app.onError((error, c) => sendThrown(c, error));
   app.notFound((c) => sendError(c, 404, 'not_found', `no route ${c.req.method} ${new URL(c.req.url).pathname}`, 'see GET /openapi.json'));
+  if (options.token) checkToken(options.token);
+  // Before the token and every route: only the local user (not a web page in their browser) gets through.
+  app.use(
+    '*',
+    guardRequests({ host: options.host ?? DEFAULT_HOST, port: options.port ?? (() => null), allowedOrigins: options.allowedOrigins ?? [], token: Boolean(options.token) }),
+  );
   if (options.token) app.use('*', requireToken(options.token));
   app.use('*', limitRate(options.rate ?? DEFAULT_RATE));
   app.use(
@@ -55,10 +69,10 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
     if (!body || typeof body !== 'object' || Array.isArray(body)) return sendError(c, 400, 'bad_input', 'the body must be a JSON object with a "query"');
     // `cwd` and `all_projects` scope the recall to the caller's project (as MCP roots do); the rest is the recall request.
     const { cwd, all_projects: allProjects, ...request } = body as Record<string, unknown>;
-    if (cwd !== undefined && typeof cwd !== 'string') throw new MoonError('bad_input', 'cwd: must be a string (an absolute path)');
+    const folder = cwd === undefined ? null : checkProjectFolder(cwd, 'cwd');
     if (allProjects !== undefined && typeof allProjects !== 'boolean') throw new MoonError('bad_input', 'all_projects: must be true or false');
     const options = parseRecallRequest(request);
-    const scope = await moon.resolveScope({ cwd: cwd ?? null, allProjects: allProjects ?? false });
+    const scope = await moon.resolveScope({ cwd: folder, allProjects: allProjects ?? false });
     const scoped = scopeRecallOptions(options, scope);
     if (!scoped) return history({ query: options.query, matches: [], generated_at_epoch_secs: Math.floor(moon.clock() / 1000), scope });
     return history({ ...(await moon.recall(scoped)), scope });
@@ -70,14 +84,15 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
     if (!request.success) throw new MoonError('bad_input', describeIssue(request.error.issues[0]!));
     const memory = await moon.memory();
     const { text, scope, cwd, session_id: sessionId, message_ids: messageIds } = request.data;
-    const result = await memory.add({ text, scope, cwd, sessionIds: sessionId ? [sessionId] : undefined, messageIds });
+    const result = await memory.add({ text, scope, cwd: checkProjectFolder(cwd, 'cwd'), sessionIds: sessionId ? [sessionId] : undefined, messageIds });
     return history({ outcome: result.outcome, memory: result.memory });
   });
 
   app.get('/v1/memories', async (c) => {
-    const cwd = c.req.query('cwd');
+    const given = c.req.query('cwd');
     const query = c.req.query('q');
-    if (!cwd) throw new MoonError('bad_input', 'cwd: the caller\'s project folder is needed (memories are per project)');
+    if (!given) throw new MoonError('bad_input', 'cwd: the caller\'s project folder is needed (memories are per project)');
+    const cwd = checkProjectFolder(given, 'cwd');
     const memory = await moon.memory();
     const states = c.req.query('include_drafts') === 'true' ? undefined : (['approved'] as const);
     const limit = c.req.query('limit');
@@ -86,7 +101,7 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
   });
 
   app.get('/v1/fixes', async (c) => {
-    const cwd = c.req.query('cwd');
+    const cwd = readFolder(c.req.query('cwd'));
     const limit = c.req.query('limit');
     return history(
       await moon.fixes({
@@ -98,7 +113,7 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
   });
 
   app.get('/v1/decisions', async (c) => {
-    const cwd = c.req.query('cwd');
+    const cwd = readFolder(c.req.query('cwd'));
     const limit = c.req.query('limit');
     return history(
       await moon.decisions({
@@ -110,7 +125,7 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
   });
 
   app.get('/v1/markers', async (c) => {
-    const cwd = c.req.query('cwd');
+    const cwd = readFolder(c.req.query('cwd'));
     const limit = c.req.query('limit');
     const result = await moon.markers({
       types: (c.req.queries('type') ?? []).flatMap((value) => value.split(',')).map((value) => value.trim()).filter((value) => value !== ''),
@@ -145,7 +160,7 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
         error: request.error ?? null,
         planning: request.planning ?? null,
         // Without a cwd the server's own folder is not a caller's project: every namespace, as with recall.
-        cwd: request.cwd ?? null,
+        cwd: request.cwd === undefined ? null : checkProjectFolder(request.cwd, 'cwd'),
 
         namespace: request.namespace ?? null,
         allNamespaces: request.all_namespaces ?? (request.cwd === undefined && request.namespace === undefined),
@@ -240,6 +255,11 @@ const CONTEXT_REQUEST = z.strictObject({
   namespace: z.string().min(1).optional(),
   all_namespaces: z.boolean().optional(),
 });
+
+/** An optional `cwd` query parameter: absent or empty is none; otherwise an absolute folder (checkProjectFolder). */
+function readFolder(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : checkProjectFolder(value, 'cwd');
+}
 
 function readCount(name: string, value: string): number {
   if (!/^\d+$/.test(value)) throw new MoonError('bad_input', `${name}: must be a whole number, got "${value}"`);

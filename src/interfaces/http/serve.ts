@@ -3,36 +3,40 @@ import { type Moon, MoonError } from '../../index.js';
 import { createHttpApp } from './app.js';
 
 import { DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
+import { TOKEN_HINT, checkToken, isLoopback } from './guard.js';
 
-export { DEFAULT_HOST, DEFAULT_PORT };
+export { DEFAULT_HOST, DEFAULT_PORT, isLoopback };
 
 export interface ServeOptions {
   host?: string;
   port?: number;
   token?: string;
+  /** Browser origins allowed to call the server (serve.allowed_origins). */
+  allowedOrigins?: readonly string[];
   version: string;
   onListen?: (url: string) => void;
 }
 
-export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127(?:\.\d{1,3}){3}$/.test(host);
-}
-
 /**
  * Start the HTTP API. Bound to loopback unless told otherwise; any other address needs MOON_HTTP_TOKEN, or it
- * is refused before a socket opens.
+ * is refused before a socket opens, and so is a token too short to guard anything. Every request then passes
+ * the guard (guard.ts): this server's Host, no foreign browser origin, JSON bodies.
  */
 export async function startHttpServer(moon: Moon, options: ServeOptions): Promise<{ server: ServerType; url: string; close: () => Promise<void> }> {
   const host = options.host ?? DEFAULT_HOST;
   const port = options.port ?? DEFAULT_PORT;
   if (!isLoopback(host) && !options.token) {
     throw new MoonError('bad_usage', `--host ${host} is not a loopback address: set MOON_HTTP_TOKEN so every request must carry it`, {
-      hint: 'export MOON_HTTP_TOKEN=$(openssl rand -hex 32), or serve on 127.0.0.1',
+      hint: `${TOKEN_HINT}, or serve on 127.0.0.1`,
     });
   }
-  const app = createHttpApp(moon, { token: options.token, version: options.version });
+  if (options.token !== undefined) checkToken(options.token);
+  // The port the socket got (--port 0 picks one): known once listening, which is before any request.
+  let listening: number | null = port === 0 ? null : port;
+  const app = createHttpApp(moon, { token: options.token, version: options.version, host, port: () => listening, allowedOrigins: options.allowedOrigins });
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, hostname: host, port }, (info) => {
+      listening = info.port;
       const url = `http://${info.family === 'IPv6' ? `[${info.address}]` : info.address}:${info.port}`;
       options.onListen?.(url);
       resolve({

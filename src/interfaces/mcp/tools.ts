@@ -2,13 +2,14 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { isAbsolute, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { HistoryQueryResult, LongTermMemory, Moon, ProjectScope, RecallResult } from '../../index.js';
 import {
   MAX_ENTRY_IDS,
   MAX_TIMELINE_SPAN,
   MoonError,
   RECALL_REQUEST_FIELDS,
+  confinePath,
   RLM_MAX_QUERY_LIMIT,
   formatPack,
   frameHistory,
@@ -231,7 +232,7 @@ export const HISTORY_INDEX_QUERY_INPUT = z.strictObject({
     .string()
     .min(1)
     .max(4096)
-    .describe(`The history index file (moon rlm index --out); relative to the caller's project. Default ${DEFAULT_HISTORY_INDEX}`)
+    .describe(`The history index file (moon rlm index --out), inside the caller's project or the moon home; relative to the project. Default ${DEFAULT_HISTORY_INDEX}`)
     .optional(),
   marker: z.string().min(1).max(64).describe('Only segments holding @/ markers of this type: decision, breaking, security, bug, api, pattern, perf, todo, ref').optional(),
   topic: z.string().min(1).max(100).describe('Only segments tagged with this topic').optional(),
@@ -309,6 +310,11 @@ function toMemoryEntry(memory: LongTermMemory): z.infer<typeof MEMORY_ENTRY> {
 export function registerTools(server: McpServer, context: ToolContext): void {
   /** The caller's project folder: its first root, else the server's working directory. */
   const callerCwd = async (): Promise<string> => (await context.roots()).map(rootPath).find((path): path is string => path !== null) ?? context.cwd;
+  /** The caller's project folders (its roots, else the server's working directory) and the first of them. */
+  const callerRoots = async (): Promise<{ roots: string[]; base: string }> => {
+    const roots = (await context.roots()).map(rootPath).filter((path): path is string => path !== null);
+    return roots.length > 0 ? { roots, base: roots[0]! } : { roots: [context.cwd], base: context.cwd };
+  };
 
   server.registerTool(
     'remember',
@@ -478,14 +484,17 @@ export function registerTools(server: McpServer, context: ToolContext): void {
     },
     (args) =>
       context.guard('history_index_query', async () => {
-        const cwd = await callerCwd();
-        const named = args.index ?? DEFAULT_HISTORY_INDEX;
+        // The index, and the history it leads to, are read only inside the caller's project or the moon home.
+        const project = await callerRoots();
+        const allowed = { roots: [...project.roots, context.moon().paths.home], base: project.base };
+        const indexPath = confinePath(args.index ?? DEFAULT_HISTORY_INDEX, { ...allowed, argument: 'index' });
         const result = await context.moon().rlmQuery({
           query: args.query ?? '',
-          indexPath: isAbsolute(named) ? named : resolve(cwd, named),
+          indexPath,
           marker: args.marker,
           topic: args.topic,
           limit: args.limit,
+          confine: (path) => confinePath(path, { ...allowed, argument: "index (the history file it names)" }),
         });
         const output = await context.moon().makeSafe(result);
         return answer(frameHistory(historyQueryText(output)), output);

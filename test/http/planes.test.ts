@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { BIN, REPO, makeTempDir, spawnMoon } from '../helpers/cli.js';
 
+/** What a JSON POST carries: the server takes no other body. */
+const JSON_BODY = { 'content-type': 'application/json' };
+
 /** The memory planes over `moon serve`: a draft memory, memory search, fix patterns. */
 let temp: { path: string; cleanup: () => void };
 let url: string;
@@ -30,7 +33,7 @@ afterAll(() => {
 });
 
 test('POST /v1/memories makes a draft; GET /v1/memories shows approved only unless drafts are asked for', async () => {
-  const posted = await fetch(`${url}/v1/memories`, { method: 'POST', body: JSON.stringify({ text: 'Build before every wrangler deploy', cwd: '/home/dev/shop' }) });
+  const posted = await fetch(`${url}/v1/memories`, { method: 'POST', headers: JSON_BODY, body: JSON.stringify({ text: 'Build before every wrangler deploy', cwd: '/home/dev/shop' }) });
   expect(posted.status).toBe(200);
   expect(await posted.json()).toMatchObject({ outcome: 'created', memory: { review_state: 'draft', namespace_id: 'path:/home/dev/shop' } });
   expect(((await (await fetch(`${url}/v1/memories?cwd=/home/dev/shop`)).json()) as { memories: unknown[] }).memories).toEqual([]);
@@ -39,7 +42,7 @@ test('POST /v1/memories makes a draft; GET /v1/memories shows approved only unle
   // Another project sees nothing of it.
   expect(((await (await fetch(`${url}/v1/memories?cwd=/home/dev/ledger-api&include_drafts=true`)).json()) as { memories: unknown[] }).memories).toEqual([]);
   expect((await fetch(`${url}/v1/memories`)).status).toBe(400);
-  expect((await fetch(`${url}/v1/memories`, { method: 'POST', body: JSON.stringify({ text: 'no folder' }) })).status).toBe(400);
+  expect((await fetch(`${url}/v1/memories`, { method: 'POST', headers: JSON_BODY, body: JSON.stringify({ text: 'no folder' }) })).status).toBe(400);
 }, 30_000);
 
 test('GET /v1/fixes gives the verified fix for an error', async () => {

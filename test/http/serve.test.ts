@@ -6,6 +6,9 @@ import { BIN, REPO, makeTempDir, spawnMoon } from '../helpers/cli.js';
 import { INJECTION_CORPUS, findUnsafe } from '../helpers/injection.js';
 import { claudeSession } from '../helpers/transcripts.js';
 
+/** What a JSON POST carries: the server takes no other body. */
+const JSON_BODY = { 'content-type': 'application/json' };
+
 /** `moon serve` as a real child process, spoken to over loopback: routes, errors, limits, the token rule, safety. */
 const children: ChildProcess[] = [];
 let temp: { path: string; cleanup: () => void };
@@ -63,7 +66,7 @@ describe('moon serve', () => {
   test('health, recall, sessions, a session, timeline and the OpenAPI document', async () => {
     const url = await serving();
     expect(await (await fetch(`${url}/v1/health`)).json()).toMatchObject({ ok: true, engine: 'sqlite' });
-    const recall = await fetch(`${url}/v1/recall`, { method: 'POST', body: JSON.stringify({ query: 'wrangler deploy secrets', limit: 3 }) });
+    const recall = await fetch(`${url}/v1/recall`, { method: 'POST', headers: JSON_BODY, body: JSON.stringify({ query: 'wrangler deploy secrets', limit: 3 }) });
     expect(recall.status).toBe(200);
     expect(recall.headers.get('moon-content')).toMatch(/^quoted-history/);
     const result = (await recall.json()) as { matches: { metadata: { session_id: string; message_ids: string[] } }[] };
@@ -82,10 +85,10 @@ describe('moon serve', () => {
     expect(entries.missing).toEqual(['no-such-id']);
     expect((await fetch(`${url}/v1/entries`)).status).toBe(400);
     // Scoped to the caller's project by cwd: the ledger API's working directory sees only its own session.
-    const scoped = (await (await fetch(`${url}/v1/recall`, { method: 'POST', body: JSON.stringify({ query: 'test fix', cwd: '/home/dev/ledger-api' }) })).json()) as { matches: { metadata: { session_id: string } }[]; scope: { kind: string } };
+    const scoped = (await (await fetch(`${url}/v1/recall`, { method: 'POST', headers: JSON_BODY, body: JSON.stringify({ query: 'test fix', cwd: '/home/dev/ledger-api' }) })).json()) as { matches: { metadata: { session_id: string } }[]; scope: { kind: string } };
     expect(scoped.scope.kind).toBe('project');
     expect(new Set(scoped.matches.map((match) => match.metadata.session_id))).toEqual(new Set(['019c8b2e-4a1f-7d3c-b5e6-2f8a9c0d1e3b']));
-    const everywhere = (await (await fetch(`${url}/v1/recall`, { method: 'POST', body: JSON.stringify({ query: 'test fix', cwd: '/home/dev/ledger-api', all_projects: true }) })).json()) as { matches: unknown[] };
+    const everywhere = (await (await fetch(`${url}/v1/recall`, { method: 'POST', headers: JSON_BODY, body: JSON.stringify({ query: 'test fix', cwd: '/home/dev/ledger-api', all_projects: true }) })).json()) as { matches: unknown[] };
     expect(everywhere.matches.length).toBeGreaterThan(1);
     const openapi = (await (await fetch(`${url}/openapi.json`)).json()) as { openapi: string; paths: Record<string, unknown> };
     expect(openapi.openapi).toBe('3.1.0');
@@ -94,18 +97,18 @@ describe('moon serve', () => {
 
   test('errors are JSON with the status that fits: bad JSON 400, bad field 400, unknown 404, too large 413', async () => {
     const url = await serving();
-    const badJson = await fetch(`${url}/v1/recall`, { method: 'POST', body: '{"query": ' });
+    const badJson = await fetch(`${url}/v1/recall`, { method: 'POST', headers: JSON_BODY, body: '{"query": ' });
     expect(badJson.status).toBe(400);
     expect(await badJson.json()).toMatchObject({ error: { code: 'bad_json' } });
-    const badField = await fetch(`${url}/v1/recall`, { method: 'POST', body: JSON.stringify({ query: 'x', limit: 'many' }) });
+    const badField = await fetch(`${url}/v1/recall`, { method: 'POST', headers: JSON_BODY, body: JSON.stringify({ query: 'x', limit: 'many' }) });
     expect(badField.status).toBe(400);
     expect(((await badField.json()) as { error: { message: string } }).error.message).toMatch(/limit/);
-    const unknownField = await fetch(`${url}/v1/recall`, { method: 'POST', body: JSON.stringify({ query: 'x', colour: 'blue' }) });
+    const unknownField = await fetch(`${url}/v1/recall`, { method: 'POST', headers: JSON_BODY, body: JSON.stringify({ query: 'x', colour: 'blue' }) });
     expect(unknownField.status).toBe(400);
     expect((await fetch(`${url}/v1/sessions/nope-nope`)).status).toBe(404);
     expect((await fetch(`${url}/v2/anything`)).status).toBe(404);
     expect((await fetch(`${url}/v1/sessions?limit=zero`)).status).toBe(400);
-    const big = await fetch(`${url}/v1/recall`, { method: 'POST', body: JSON.stringify({ query: 'x'.repeat(100_000) }) });
+    const big = await fetch(`${url}/v1/recall`, { method: 'POST', headers: JSON_BODY, body: JSON.stringify({ query: 'x'.repeat(100_000) }) });
     expect(big.status).toBe(413);
   }, 30_000);
 
@@ -122,19 +125,19 @@ describe('moon serve', () => {
     const refused = await startServe(['--host', '0.0.0.0']);
     expect(refused).toMatchObject({ code: 2 });
     expect('stderr' in refused && refused.stderr).toMatch(/MOON_HTTP_TOKEN/);
-    const url = (await serving(['--host', '0.0.0.0'], { MOON_HTTP_TOKEN: 's3cret-token' })).replace('0.0.0.0', '127.0.0.1');
+    const url = (await serving(['--host', '0.0.0.0'], { MOON_HTTP_TOKEN: 's3cret-token-0123456789abcdef0123456789' })).replace('0.0.0.0', '127.0.0.1');
     expect((await fetch(`${url}/v1/health`)).status).toBe(401);
     expect((await fetch(`${url}/v1/health`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
     expect((await fetch(`${url}/v1/health`, { headers: { authorization: 'Basic czNjcmV0' } })).status).toBe(401);
-    expect((await fetch(`${url}/v1/health`, { headers: { authorization: 'Bearer s3cret-token' } })).status).toBe(200);
-    const loopback = await serving([], { MOON_HTTP_TOKEN: 's3cret-token' });
+    expect((await fetch(`${url}/v1/health`, { headers: { authorization: 'Bearer s3cret-token-0123456789abcdef0123456789' } })).status).toBe(200);
+    const loopback = await serving([], { MOON_HTTP_TOKEN: 's3cret-token-0123456789abcdef0123456789' });
     expect((await fetch(`${loopback}/v1/health`)).status).toBe(401);
   }, 30_000);
 
   test('what it hands out is neutralised: the injection corpus in recall and in the session', async () => {
     const url = await serving();
     for (let index = 0; index < INJECTION_CORPUS.length; index++) {
-      const recall = await fetch(`${url}/v1/recall`, { method: 'POST', body: JSON.stringify({ query: `injection probe ${index}`, project: 'hostile', limit: 2 }) });
+      const recall = await fetch(`${url}/v1/recall`, { method: 'POST', headers: JSON_BODY, body: JSON.stringify({ query: `injection probe ${index}`, project: 'hostile', limit: 2 }) });
       const strings = collectStrings(await recall.json());
       expect(strings.some((text) => text.includes(`probe ${index}`))).toBe(true);
       expect(findUnsafe(strings.join('\n')), strings.join('\n')).toEqual([]);

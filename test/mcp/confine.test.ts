@@ -130,7 +130,7 @@ describe('HTTP: the cwd parameters are checked paths', () => {
     const bad = ['relative/folder', '..', `${world.project}%2F..%2F..`, `${world.project}/%2e%2e/x`, `${world.project}\u0000`, `/${'a'.repeat(5000)}`, `/${'b'.repeat(300)}`];
     const good = [world.outside, join(world.project, 'link-dir'), world.project];
     const json = { 'content-type': 'application/json' };
-    const send = (cwd: string): Array<Promise<Response>> => [
+    const send = (cwd: string): Array<Response | Promise<Response>> => [
       app.request('/v1/recall', { method: 'POST', headers: json, body: JSON.stringify({ query: MARKER, cwd }) }),
       app.request('/v1/memories', { method: 'POST', headers: json, body: JSON.stringify({ text: `remember ${MARKER}`, cwd }) }),
       app.request('/v1/context', { method: 'POST', headers: json, body: JSON.stringify({ task: MARKER, cwd }) }),

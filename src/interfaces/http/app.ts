@@ -49,6 +49,14 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
       onError: (c) => sendError(c, 413, 'too_large', `request bodies are limited to ${options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES} bytes`),
     }),
   );
+  // Query parameters are words, ids and times: a 100 KB one is a mistake (and more than the store's LIKE takes).
+  app.use('*', async (c, next) => {
+    for (const [name, values] of Object.entries(c.req.queries())) {
+      const long = values.find((value) => value.length > (ID_PARAMS.has(name) ? MAX_ID_CHARS : MAX_PARAM_CHARS));
+      if (long !== undefined) throw new MoonError('bad_input', `${name.slice(0, 40)}: at most ${ID_PARAMS.has(name) ? MAX_ID_CHARS : MAX_PARAM_CHARS} characters, got ${long.length}`);
+    }
+    await next();
+  });
   const history = async <T>(value: T): Promise<Response> => {
     const body = await moon.makeSafe(value);
     return new Response(JSON.stringify(body), {
@@ -184,8 +192,10 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
   });
 
   app.get('/v1/sessions/:id', async (c) => {
+    const id = c.req.param('id');
+    if (id.length > MAX_ID_CHARS) throw new MoonError('bad_input', `id: a session id is at most ${MAX_ID_CHARS} characters, got ${id.length}`);
     const found = await moon.getSession({
-      id: c.req.param('id'),
+      id,
       fromEntry: c.req.query('from_entry'),
       toEntry: c.req.query('to_entry'),
       since: c.req.query('since'),
@@ -225,6 +235,11 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
 }
 
 
+
+/** The longest id (session, message) a request may name, and the longest other query parameter. */
+const MAX_ID_CHARS = 512;
+const MAX_PARAM_CHARS = 4096;
+const ID_PARAMS = new Set(['session_id', 'message_id', 'from_entry', 'to_entry']);
 
 const REMEMBER_REQUEST = z.strictObject({
   text: z.string().min(3).max(4000),

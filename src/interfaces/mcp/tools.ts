@@ -48,24 +48,28 @@ export interface ToolContext {
   guard(tool: string, work: () => Promise<CallToolResult>): Promise<CallToolResult>;
 }
 
+/** The longest id (session, message) a tool takes. */
+const MAX_ID_CHARS = 512;
+
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 
 const ALL_PROJECTS = z
   .boolean()
   .describe("Search every project. By default only the caller's project (the client roots, else the server's working directory) is searched")
   .optional();
-const SESSION_ID = z.string().min(1).describe('A session id (or a unique prefix of one), as recall returns it');
-const TZ = z.string().min(1).describe('Time zone for times without an offset and the times shown (IANA name); default the residential zone').optional();
+const SESSION_ID = z.string().min(1).max(MAX_ID_CHARS).describe('A session id (or a unique prefix of one), as recall returns it');
+const TZ = z.string().min(1).max(100).describe('Time zone for times without an offset and the times shown (IANA name); default the residential zone').optional();
 const span = (side: string) =>
   z.number().int().min(0).max(MAX_TIMELINE_SPAN).describe(`Entries ${side} the one found (default 3, at most ${MAX_TIMELINE_SPAN})`).optional();
 
 export const RECALL_INPUT = z.strictObject({ ...RECALL_REQUEST_FIELDS, all_projects: ALL_PROJECTS });
 
 export const TIMELINE_INPUT = z.strictObject({
-  message_id: z.string().min(1).describe("A message id from recall's message_ids: the entry to center on").optional(),
+  message_id: z.string().min(1).max(MAX_ID_CHARS).describe("A message id from recall's message_ids: the entry to center on").optional(),
   time: z
     .string()
     .min(1)
+    .max(200)
     .describe('Or a time: an ISO date-time (across sessions without session_id), or with session_id also a clock time like 14:05')
     .optional(),
   session_id: SESSION_ID.optional(),
@@ -76,17 +80,17 @@ export const TIMELINE_INPUT = z.strictObject({
 });
 
 export const ENTRIES_INPUT = z.strictObject({
-  ids: z.array(z.string().min(1)).min(1).max(MAX_ENTRY_IDS).describe(`Message ids from recall or timeline (1 to ${MAX_ENTRY_IDS})`),
+  ids: z.array(z.string().min(1).max(MAX_ID_CHARS)).min(1).max(MAX_ENTRY_IDS).describe(`Message ids from recall or timeline (1 to ${MAX_ENTRY_IDS})`),
   session_id: SESSION_ID.optional(),
   tz: TZ,
 });
 
 export const SESSION_INPUT = z.strictObject({
   session_id: SESSION_ID,
-  from_entry: z.string().min(1).describe('Slice: first message id (inclusive)').optional(),
-  to_entry: z.string().min(1).describe('Slice: last message id (inclusive)').optional(),
-  since: z.string().min(1).describe('Slice: entries at or after this time (ISO, or a clock time like 14:05 on the session days)').optional(),
-  until: z.string().min(1).describe('Slice: entries before this time').optional(),
+  from_entry: z.string().min(1).max(MAX_ID_CHARS).describe('Slice: first message id (inclusive)').optional(),
+  to_entry: z.string().min(1).max(MAX_ID_CHARS).describe('Slice: last message id (inclusive)').optional(),
+  since: z.string().min(1).max(200).describe('Slice: entries at or after this time (ISO, or a clock time like 14:05 on the session days)').optional(),
+  until: z.string().min(1).max(200).describe('Slice: entries before this time').optional(),
   max_chars: z
     .number()
     .int()
@@ -196,13 +200,13 @@ export const DECISIONS_OUTPUT = {
 
 export const MARKERS_INPUT = z.strictObject({
   type: z
-    .union([z.string().min(1), z.array(z.string().min(1))])
+    .union([z.string().min(1).max(1000), z.array(z.string().min(1).max(100)).max(50)])
     .describe('Only these marker types (decision, breaking, security, bug, api, pattern, perf, todo, ref, or a configured one); a list or a comma list')
     .optional(),
   query: z.string().min(1).max(1000).describe("Words every marker's text must hold").optional(),
   session_id: SESSION_ID.optional(),
-  since: z.string().min(1).describe('Only at or after this ISO date or date-time').optional(),
-  until: z.string().min(1).describe('Only before this ISO date or date-time').optional(),
+  since: z.string().min(1).max(200).describe('Only at or after this ISO date or date-time').optional(),
+  until: z.string().min(1).max(200).describe('Only before this ISO date or date-time').optional(),
   limit: z.number().int().min(1).max(200).describe('Most markers returned, newest first (default 50)').optional(),
   all_projects: ALL_PROJECTS,
 });

@@ -424,7 +424,9 @@ function describeKeySource(
   overrides: Record<string, unknown> | undefined,
 ): string {
   if (overrides && overrides[key] !== undefined) return 'flag: ';
-  const envName = Object.entries(ENV_KEYS).find(([name, spec]) => spec.key === key && envUsed.includes(name))?.[0];
+  // A list entry (`serve.allowed_origins.0`) came from where its list did.
+  const listKey = key.replace(/(?:\.\d+)+$/, '');
+  const envName = Object.entries(ENV_KEYS).find(([name, spec]) => (spec.key === key || spec.key === listKey) && envUsed.includes(name))?.[0];
   if (envName) return `${envName}: `;
   return file ? `${file}: ` : '';
 }

@@ -177,7 +177,7 @@ describe('serve.allowed_origins', () => {
       expect(loadConfig({ home: temp.path, env: {} }).serve.allowed_origins).toEqual(['https://app.example.com']);
       const env = { MOON_SERVE_ALLOWED_ORIGINS: 'https://a.example.com, http://localhost:5173' };
       expect(loadConfig({ home: temp.path, env }).serve.allowed_origins).toEqual(['https://a.example.com', 'http://localhost:5173']);
-      expect(() => loadConfig({ home: temp.path, env: { MOON_SERVE_ALLOWED_ORIGINS: 'https://a.example.com/path' } })).toThrow(/serve\.allowed_origins/);
+      expect(() => loadConfig({ home: temp.path, env: { MOON_SERVE_ALLOWED_ORIGINS: 'https://a.example.com/path' } })).toThrow(/^MOON_SERVE_ALLOWED_ORIGINS: serve\.allowed_origins/);
       writeFileSync(join(temp.path, 'moon.toml'), '[serve]\nallowed_origins = ["*"]\n');
       expect(() => loadConfig({ home: temp.path, env: {} })).toThrow(/serve\.allowed_origins.*not an origin/);
     } finally {

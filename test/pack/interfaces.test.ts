@@ -98,15 +98,15 @@ describe('moon context, docs index, the context_pack tool and POST /v1/context',
       });
       child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
     });
-    const response = await fetch(`${url}/v1/context`, { method: 'POST', body: JSON.stringify({ task: 'deploy the shop with stripe secrets', cwd: repo, planning: 'shop-c3', budget: 400 }) });
+    const response = await fetch(`${url}/v1/context`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ task: 'deploy the shop with stripe secrets', cwd: repo, planning: 'shop-c3', budget: 400 }) });
     expect(response.status).toBe(200);
     const pack = (await response.json()) as ContextPack;
     expect(pack.namespace_id).toBe('github.com/acme/shop');
     expectSafePack(pack, 400);
     expect(pack.items.length).toBeGreaterThan(0);
-    const bad = await fetch(`${url}/v1/context`, { method: 'POST', body: JSON.stringify({ task: 'x', budget: -1 }) });
+    const bad = await fetch(`${url}/v1/context`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ task: 'x', budget: -1 }) });
     expect(bad.status).toBe(400);
-    const nowhere = (await (await fetch(`${url}/v1/context`, { method: 'POST', body: JSON.stringify({ task: 'deploy the shop' }) })).json()) as ContextPack;
+    const nowhere = (await (await fetch(`${url}/v1/context`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ task: 'deploy the shop' }) })).json()) as ContextPack;
     expect(nowhere.namespace_id).toBeNull();
     expect(nowhere.omitted).toContainEqual(expect.objectContaining({ subsystem: 'planning' }));
   }, 30_000);

@@ -341,8 +341,9 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
     try {
       await (await import('./maintain/home-layout.js')).ensureHomeLayout(paths, engine, lockTimeoutMs);
     } catch (error) {
-      await engine.close().catch(() => undefined);
-      throw error;
+      // Not converted (a read-only home, a full disk): the old absolute paths are read as they are, deletions
+      // stay inside the home, and the next open tries again.
+      hooks.onNotice?.(`stored paths of ${paths.home} were not made home-relative yet: ${(error as Error).message}`);
     }
     return engine;
   };

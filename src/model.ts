@@ -232,15 +232,18 @@ export interface SessionUsageSnapshot extends UsageSnapshot {
 export interface ContinuityMap {
   source_session_id: string;
   target_session_id: string;
-  /** The source session's raw archive copies, then its projection; never empty. */
+  /** The source session's raw archive copies, then its projection; never empty. Relative to $MOON_HOME when inside it. */
   archive_refs: string[];
-  /** Daily memory files (`memory/YYYY-MM-DD.md`) holding a block of the source session, by name. */
+  /** Daily memory files (`memory/YYYY-MM-DD.md`, relative to $MOON_HOME) holding a block of the source session, by name. */
   daily_memory_refs: string[];
   key_decisions: string[];
   generated_at_epoch_secs: number;
 }
 
-/** Seed 001 ArchiveRecord (one line of archives/ledger.jsonl). */
+/**
+ * Seed 001 ArchiveRecord (one line of archives/ledger.jsonl). On disk `archive_path` is relative to $MOON_HOME;
+ * Ledger.records() hands it back resolved against the home in use.
+ */
 export interface ArchiveRecord {
   session_id: string;
   archive_path: string;

@@ -24,6 +24,7 @@ import type { ProjectScope, ScopeRequest } from './search/scope.js';
 import type { SafeTextOptions } from './inject/safe-text.js';
 import type { StoreEngine } from './store/ports.js';
 import { readMachineId } from './archive/machine.js';
+import { withHomePaths } from './store/home-paths.js';
 
 export { corruptIndexError, isCorruptionError } from './store/sqlite/guard.js';
 import type { FailureRecord, StoreStats } from './store/types.js';
@@ -321,19 +322,35 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
     embedder ??= import('./embed/index.js').then((module) => module.createEmbedder(config.embed));
     return embedder;
   };
+  // Paths under the home are stored home-relative (store/home-paths.ts): a home can be moved or copied.
   const openEngine = async (path: string, lockTimeoutMs = config.index.lock_timeout_ms): Promise<StoreEngine> =>
-    (await import('./store/sqlite/engine.js')).openSqliteEngine(path, { lockTimeoutMs, onWait: hooks.onNotice, markers: markerConfig });
+    withHomePaths((await import('./store/sqlite/engine.js')).openSqliteEngine(path, { lockTimeoutMs, onWait: hooks.onNotice, markers: markerConfig }), paths.home);
   const openDatabase = async (url: string, lockTimeoutMs = config.index.lock_timeout_ms): Promise<StoreEngine> =>
-    (await import('./store/postgres/engine.js')).openPostgresEngine(url, {
-      machine: readMachineId(paths.home),
-      lockTimeoutMs,
-      onWait: hooks.onNotice,
-      markers: markerConfig,
-    });
+    withHomePaths(
+      await (await import('./store/postgres/engine.js')).openPostgresEngine(url, {
+        machine: readMachineId(paths.home),
+        lockTimeoutMs,
+        onWait: hooks.onNotice,
+        markers: markerConfig,
+      }),
+      paths.home,
+    );
+  /** The home's own index, opened: a home an older moon wrote has its stored paths made home-relative first. */
+  const openHomeIndex = async (opened: Promise<StoreEngine>, lockTimeoutMs?: number): Promise<StoreEngine> => {
+    const engine = await opened;
+    try {
+      await (await import('./maintain/home-layout.js')).ensureHomeLayout(paths, engine, lockTimeoutMs);
+    } catch (error) {
+      // Not converted (a read-only home, a full disk): the old absolute paths are read as they are, deletions
+      // stay inside the home, and the next open tries again.
+      hooks.onNotice?.(`stored paths of ${paths.home} were not made home-relative yet: ${(error as Error).message}`);
+    }
+    return engine;
+  };
   /** An engine of its own for a hook, with a hook's short lock wait. */
   const openForHook = (lockTimeoutMs: number, mustExist: boolean): Promise<StoreEngine> => {
     if (mustExist && !hasIndex()) return Promise.reject(new MoonError('not_found', `no index at ${paths.db}`, { hint: 'run `moon index` first' }));
-    return databaseUrl ? openDatabase(databaseUrl, lockTimeoutMs) : openEngine(paths.db, lockTimeoutMs);
+    return openHomeIndex(databaseUrl ? openDatabase(databaseUrl, lockTimeoutMs) : openEngine(paths.db, lockTimeoutMs), lockTimeoutMs);
   };
   let hookReader: Promise<StoreEngine> | null = null;
   const getHookReader = (): Promise<StoreEngine> => {
@@ -353,7 +370,7 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
       if (mustExist && !hasIndex()) {
         return Promise.reject(new MoonError('not_found', `no index at ${paths.db}`, { hint: 'run `moon index` first' }));
       }
-      store = databaseUrl ? openDatabase(databaseUrl) : openEngine(paths.db);
+      store = openHomeIndex(databaseUrl ? openDatabase(databaseUrl) : openEngine(paths.db));
       // A failed open is not kept: the next call tries again.
       store.catch(() => {
         store = null;
@@ -630,7 +647,7 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
         import('./store/sqlite/swap.js'),
       ]);
       const open = (path: string): StoreEngine =>
-        openSqliteEngine(path, { lockTimeoutMs: config.index.lock_timeout_ms, onWait: hooks.onNotice, markers: markerConfig });
+        withHomePaths(openSqliteEngine(path, { lockTimeoutMs: config.index.lock_timeout_ms, onWait: hooks.onNotice, markers: markerConfig }), paths.home);
       return rebuildIndex(
         paths,
         context,

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { toHomeRelative } from '../archive/home-path.js';
 import type { MoonPaths } from '../archive/paths.js';
 import { MoonError, toIoError } from '../errors.js';
 import type { ContinuityMap } from '../model.js';
@@ -57,8 +58,9 @@ export async function createContinuity(deps: ContinuityDeps, request: Continuity
   const map = composeContinuityMap({
     sourceSessionId: sourceId,
     targetSessionId: targetId,
-    archiveRefs,
-    dailyMemoryRefs: findDailyMemoryRefs(deps.paths.memory, sourceId),
+    // Files inside the home are named relative to it, so a moved or copied home's maps still name its files.
+    archiveRefs: archiveRefs.map((ref) => toHomeRelative(deps.paths.home, ref)),
+    dailyMemoryRefs: findDailyMemoryRefs(deps.paths.memory, sourceId).map((ref) => toHomeRelative(deps.paths.home, ref)),
     decisions: await readDecisions(archiveRefs, deps.browse, stored),
     nowMs: deps.nowMs,
   });

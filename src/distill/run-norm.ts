@@ -171,7 +171,7 @@ export function normalizeProjection(settings: NormSettings, state: L1StateFile, 
     session_id: input.sessionId,
     inputs: [{ path, sha256: sha256(markdown) }],
     output: { path: summaryPath, sha256: null },
-  });
+  }, settings.paths.home);
   return { record, day, movedFrom, omittedTurns: block.omittedTurns };
 }
 
@@ -220,7 +220,7 @@ export async function runNormQueue(
           session_id: item.sessionId,
           inputs: [{ path: item.path, sha256: null }],
           reason,
-        });
+        }, settings.paths.home);
       }
       // Saved after every file: a stop or a crash mid-queue loses nothing already written.
       writeL1State(statePath, state);

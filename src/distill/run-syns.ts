@@ -1,6 +1,6 @@
-import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { MoonPaths } from '../archive/paths.js';
+import { removeHomeFile } from '../archive/remove-in-home.js';
 import { writeFileAtomic } from '../archive/write.js';
 import { MoonError, describeError } from '../errors.js';
 import { sha256 } from '../ingest/hash.js';
@@ -86,19 +86,19 @@ async function synthesizeUnderLock(settings: SynsSettings, days: readonly DailyS
       : synthesizeLocally(days, current?.ok ? current.sections : null);
   } catch (error) {
     const reason = describeError(error);
-    appendAudit(audit, { ...base, outcome: 'failed', reason });
+    appendAudit(audit, { ...base, outcome: 'failed', reason }, paths.home);
     return { outcome: 'failed', record, reason, inputs: days.map((day) => day.path) };
   }
   const checked = checkMemoryText(answer);
   if (!checked.ok) {
-    appendAudit(audit, { ...base, outcome: 'rejected', reason: checked.reason, output: { path: paths.memoryFile, sha256: sha256(answer) } });
+    appendAudit(audit, { ...base, outcome: 'rejected', reason: checked.reason, output: { path: paths.memoryFile, sha256: sha256(answer) } }, paths.home);
     return { outcome: 'rejected', record, reason: checked.reason, inputs: days.map((day) => day.path) };
   }
   writeFileAtomic(paths.memoryFile, checked.text);
   try {
-    appendAudit(audit, { ...base, outcome: 'written', output: { path: paths.memoryFile, sha256: sha256(checked.text) } });
+    appendAudit(audit, { ...base, outcome: 'written', output: { path: paths.memoryFile, sha256: sha256(checked.text) } }, paths.home);
   } catch (error) {
-    if (old === null) rmSync(paths.memoryFile, { force: true });
+    if (old === null) removeHomeFile(paths.home, paths.memoryFile);
     else writeFileAtomic(paths.memoryFile, old);
     throw new MoonError('io', `MEMORY.md was rolled back: the audit log could not be written (${describeError(error)})`, { cause: error });
   }

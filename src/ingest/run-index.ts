@@ -1,4 +1,5 @@
-import { existsSync, rmSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { removeHomeFile } from '../archive/remove-in-home.js';
 import { projectionPathFor } from '../archive/paths.js';
 import { sep } from 'node:path';
 import { describeError, isMoonError, toIoError } from '../errors.js';
@@ -136,7 +137,7 @@ async function indexAll(context: IngestContext, store: IngestPort, options: Inde
           ranked.set(session.id, ranked.has(session.id) ? null : session.ranked);
         }
       }
-      for (const gone of outcome.document?.removed ?? []) removeProjection(gone.projectionPath ?? projectionPathFor(context.paths, gone.id));
+      for (const gone of outcome.document?.removed ?? []) removeProjection(context.paths.home, gone.projectionPath ?? projectionPathFor(context.paths, gone.id));
       done += 1;
       options.onProgress?.(done, discovery.files.length, outcome.path);
     }
@@ -382,9 +383,10 @@ function fileSizeOf(path: string | Buffer): number {
 }
 
 /** A removed session's projection: it describes a conversation its document no longer holds. */
-function removeProjection(path: string): void {
+function removeProjection(home: string, path: string): void {
   try {
-    rmSync(path, { force: true });
+    // Only inside this home: a path an index recorded elsewhere is left alone.
+    removeHomeFile(home, path);
   } catch (error) {
     throw toIoError(path, error);
   }

@@ -1,5 +1,5 @@
-import { rmSync } from 'node:fs';
 import type { Ledger } from '../archive/ledger.js';
+import { removeHomeFile } from '../archive/remove-in-home.js';
 import { MoonError } from '../errors.js';
 import { parseIsoBound, toList } from '../search/options.js';
 import type { StoreEngine } from '../store/ports.js';
@@ -23,6 +23,16 @@ export interface ForgetReport {
   unknown: string[];
   /** Raw archives and projections deleted. */
   removedFiles: string[];
+  /**
+   * Files the index or ledger named that were not deleted because they lie outside this home (another home's
+   * copy, a path an index written elsewhere recorded): moon deletes only inside its own home.
+   */
+  skippedFiles: SkippedFile[];
+}
+
+export interface SkippedFile {
+  path: string;
+  reason: string;
 }
 
 /**
@@ -53,24 +63,30 @@ export async function forgetSessions(
       const session = await engine.ingest.getSession(id);
       if (session) forgotten.push({ id, project: session.project, archivePath: session.archivePath, projectionPath: session.projectionPath });
     }
-    return { dryRun: true, forgotten, unknown, removedFiles: [] };
+    return { dryRun: true, forgotten, unknown, removedFiles: [], skippedFiles: [] };
   }
   const reason = describeSelector(request);
   const forgotten = await engine.forget.forget([...ids, ...unknown], reason, options.nowMs);
   // A run digest quotes the session: it goes with it.
   await engine.digests.remove({ sessionIds: [...ids, ...unknown] });
   const removedFiles: string[] = [];
+  const skippedFiles: SkippedFile[] = [];
   for (const session of forgotten) {
     for (const path of [session.archivePath, session.projectionPath]) {
       if (!path) continue;
-      rmSync(path, { force: true });
-      removedFiles.push(path);
+      const outcome = removeHomeFile(ledger.home, path);
+      if (outcome === 'removed' || outcome === 'absent') removedFiles.push(path);
+      else skippedFiles.push({ path, reason: describeSkip(outcome, ledger.home) });
     }
   }
   for (const id of [...ids, ...unknown]) {
     ledger.appendTombstone({ session_id: id, tombstone: true, reason, forgotten_at_epoch_secs: Math.floor(options.nowMs / 1000) });
   }
-  return { dryRun: false, forgotten, unknown, removedFiles };
+  return { dryRun: false, forgotten, unknown, removedFiles, skippedFiles };
+}
+
+function describeSkip(outcome: 'outside-home' | 'not-a-file', home: string): string {
+  return outcome === 'outside-home' ? `outside this home (${home}): left alone` : 'a folder, not a file: left alone';
 }
 
 /**
@@ -103,8 +119,9 @@ export async function syncTombstones(
   if (fromElsewhere.length > 0) {
     const archived = ledger.records();
     for (const tombstone of fromElsewhere) {
-      for (const record of archived) if (record.session_id === tombstone.sessionId) rmSync(record.archive_path, { force: true });
-      rmSync(projectionPathOf(tombstone.sessionId), { force: true });
+      // Only files inside this home go, whatever the ledger names (removeHomeFile).
+      for (const record of archived) if (record.session_id === tombstone.sessionId) removeHomeFile(ledger.home, record.archive_path);
+      removeHomeFile(ledger.home, projectionPathOf(tombstone.sessionId));
       ledger.appendTombstone({
         session_id: tombstone.sessionId,
         tombstone: true,

@@ -66,6 +66,11 @@ export interface IngestPort {
   listEntries(sessionId: string): Promise<Entry[]>;
   listAnchors(sessionId: string): Promise<CompactionAnchor[]>;
   markProjected(sessionId: string, projectionPath: string): Promise<void>;
+  /**
+   * Pass every stored archive and projection path of this machine's sessions through `rewrite` and store what
+   * changed, in one transaction (converting a home's paths to home-relative ones). Returns how many rows changed.
+   */
+  rewriteSessionPaths(rewrite: (stored: string) => string): Promise<number>;
   /** Record sessions' candidate keyword terms (each replacing what it had), all in one transaction. */
   putSessionTerms(items: readonly SessionTerms[]): Promise<void>;
   /** How many sessions there are, and for each term how many sessions recorded it. */

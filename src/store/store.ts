@@ -37,6 +37,8 @@ export interface Store {
    */
   flushLedger(append: (record: ArchiveRecord) => void): number;
   markProjected(sessionId: string, projectionPath: string): void;
+  /** IngestPort.rewriteSessionPaths: every session's archive and projection path through `rewrite`, in one transaction. */
+  rewriteSessionPaths(rewrite: (stored: string) => string): number;
   listEntries(sessionId: string): Entry[];
   /** Entries by their own ids, in one session or any (BrowsePort.getEntriesByIds). */
   getEntriesByIds(ids: readonly string[], sessionId?: string): Entry[];

@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ContinuityMap } from '../../src/model.js';
@@ -76,8 +76,10 @@ describe('moon continuity', () => {
     expect(Object.keys(map)).toEqual(['source_session_id', 'target_session_id', 'archive_refs', 'daily_memory_refs', 'key_decisions', 'generated_at_epoch_secs']);
     expect(map.source_session_id).toBe(SOURCE);
     expect(map.target_session_id).toBe('next-week');
-    expect(map.archive_refs).toEqual([join(home, 'archives', 'raw', 'claude-code', `${SOURCE}.jsonl`), projection]);
-    expect(map.daily_memory_refs).toEqual([join(home, 'memory', '2026-01-07.md'), join(home, 'memory', '2026-01-09.md')]);
+    // Home-relative: a moved or copied home's maps name its own files.
+    expect(map.archive_refs).toEqual([`archives/raw/claude-code/${SOURCE}.jsonl`, `archives/mlib/${SOURCE}.md`]);
+    expect(map.daily_memory_refs).toEqual(['memory/2026-01-07.md', 'memory/2026-01-09.md']);
+    for (const ref of [...map.archive_refs, ...map.daily_memory_refs]) expect(existsSync(join(home, ref))).toBe(true);
     const expected = projectionDecisions(projection);
     expect(expected.length).toBeGreaterThan(0);
     expect(map.key_decisions).toEqual(expected.slice(0, 20));
@@ -142,7 +144,7 @@ describe('moon continuity', () => {
     const run = await spawnMoon(['continuity', '--from', SOURCE, '--to', 'next', '--json'], { MOON_HOME: snapshotHome, MOON_FAKE_NOW: FAKE_NOW });
     expect(run.code, run.stderr).toBe(0);
     const map = JSON.parse(run.stdout) as ContinuityMap;
-    expect(map.archive_refs).toEqual([join(snapshotHome, 'archives', 'raw', 'claude-code', `${SOURCE}.jsonl`), join(snapshotHome, 'archives', 'mlib', `${SOURCE}.md`)]);
+    expect(map.archive_refs).toEqual([`archives/raw/claude-code/${SOURCE}.jsonl`, `archives/mlib/${SOURCE}.md`]);
     expect(map.key_decisions).toEqual(projectionDecisions(join(snapshotHome, 'archives', 'mlib', `${SOURCE}.md`)).slice(0, 20));
     const noTarget = await spawnMoon(['continuity', '--from', SOURCE], { MOON_HOME: snapshotHome, MOON_FAKE_NOW: FAKE_NOW });
     expect(noTarget.code).toBe(2);

@@ -84,7 +84,8 @@ describe('Distill Trigger contract', () => {
     const audit = readFileSync(join(home, 'logs', 'audit.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
     const syns = audit.filter((event) => event.event === 'syns');
     expect(syns).toHaveLength(1);
-    expect(syns[0].inputs.map((input: { path: string }) => input.path)).toEqual([join(home, 'memory', '2026-02-21.md'), join(home, 'MEMORY.md')]);
+    // The audit names files inside the home relative to it (docs/formats.md, Audit event).
+    expect(syns[0].inputs.map((input: { path: string }) => input.path)).toEqual(['memory/2026-02-21.md', 'MEMORY.md']);
     expect(syns[0].inputs[1].sha256).toBeNull();
     // Later that day: not again.
     current.setNow(Date.parse('2026-02-21T20:00:00Z'));

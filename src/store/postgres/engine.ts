@@ -134,6 +134,25 @@ export async function openPostgresEngine(url: string, options: PostgresEngineOpt
       markProjected: async (sessionId, projectionPath) => {
         await db.query('UPDATE moon.sessions SET projection_path = $1, projection_stale = false WHERE id = $2', [projectionPath, sessionId]);
       },
+      // Only this machine's sessions: another machine's paths name files in its own MOON_HOME.
+      rewriteSessionPaths: (rewrite) =>
+        inTransaction(false, async (client) => {
+          const rows = (
+            await client.query<{ id: string; archive_path: string | null; projection_path: string | null }>(
+              'SELECT id, archive_path, projection_path FROM moon.sessions WHERE machine = $1 AND (archive_path IS NOT NULL OR projection_path IS NOT NULL) FOR UPDATE',
+              [machine],
+            )
+          ).rows;
+          let changed = 0;
+          for (const row of rows) {
+            const archivePath = row.archive_path === null ? null : rewrite(row.archive_path);
+            const projectionPath = row.projection_path === null ? null : rewrite(row.projection_path);
+            if (archivePath === row.archive_path && projectionPath === row.projection_path) continue;
+            await client.query('UPDATE moon.sessions SET archive_path = $1, projection_path = $2 WHERE id = $3', [archivePath, projectionPath, row.id]);
+            changed += 1;
+          }
+          return changed;
+        }),
       putSessionTerms: async (items) => {
         if (items.length === 0) return;
         await inTransaction(false, async (client) => {

@@ -58,6 +58,7 @@ export function openSqliteEngine(path: string, options: OpenStoreOptions = {}): 
       listEntries: (sessionId) => run(() => store.listEntries(sessionId)),
       listAnchors: (sessionId) => run(() => store.listAnchors(sessionId)),
       markProjected: (sessionId, projectionPath) => run(() => store.markProjected(sessionId, projectionPath)),
+      rewriteSessionPaths: (rewrite) => run(() => store.rewriteSessionPaths(rewrite)),
       putSessionTerms: (items) => run(() => store.putSessionTerms(items)),
       countSessionTerms: (terms) => run(() => store.countSessionTerms(terms)),
       flushLedger: (append) => run(() => store.flushLedger(append)),

@@ -401,6 +401,26 @@ class SqliteStore implements Store, PlaneAccess, MarkerAccess {
     this.write(() => this.statements.markProjected.run(projectionPath, sessionId));
   }
 
+  rewriteSessionPaths(rewrite: (stored: string) => string): number {
+    return this.write(() => {
+      const rows = this.db
+        .prepare<[], { id: string; archive_path: string | null; projection_path: string | null }>(
+          'SELECT id, archive_path, projection_path FROM sessions WHERE archive_path IS NOT NULL OR projection_path IS NOT NULL',
+        )
+        .all();
+      const update = this.db.prepare<[string | null, string | null, string]>('UPDATE sessions SET archive_path = ?, projection_path = ? WHERE id = ?');
+      let changed = 0;
+      for (const row of rows) {
+        const archivePath = row.archive_path === null ? null : rewrite(row.archive_path);
+        const projectionPath = row.projection_path === null ? null : rewrite(row.projection_path);
+        if (archivePath === row.archive_path && projectionPath === row.projection_path) continue;
+        update.run(archivePath, projectionPath, row.id);
+        changed += 1;
+      }
+      return changed;
+    });
+  }
+
   listEntries(sessionId: string): Entry[] {
     return this.statements.listEntries.all(sessionId).map(toEntry);
   }

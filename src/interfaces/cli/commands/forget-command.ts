@@ -33,6 +33,7 @@ export function registerForget(program: Command, context: CliContext): void {
           ? `${plural(report.forgotten.length, 'session')} would be forgotten; run again without --dry-run to do it`
           : `${plural(report.forgotten.length, 'session')} forgotten, ${plural(report.removedFiles.length, 'file')} removed; tombstones keep them out of later runs`,
       );
+      for (const skipped of report.skippedFiles) lines.push(`not removed: ${clean(skipped.path)} (${clean(skipped.reason)})`);
       context.io.out(lines.join('\n'));
     });
 }

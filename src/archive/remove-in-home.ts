@@ -1,0 +1,50 @@
+import { lstatSync, realpathSync, unlinkSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { errnoOf, toIoError } from '../errors.js';
+import { resolveHomePath } from './home-path.js';
+
+/** What became of one file moon was asked to delete under a home. */
+export type RemovalOutcome = 'removed' | 'absent' | 'outside-home' | 'not-a-file';
+
+/**
+ * The one way moon deletes a file under a home (forget, tombstones from another machine, a dropped
+ * projection). `path` is a stored path (home-relative, or absolute): whatever a ledger or an index says, the file
+ * is deleted only when its real location — the realpath of its folder, then its name — lies inside the real home.
+ * A path outside (another home, a user's file, a `..` or symlinked folder leading out) is left alone and reported
+ * as `outside-home`; a folder is never removed. A symlink as the last part is removed itself, not what it names.
+ */
+export function removeHomeFile(home: string, path: string): RemovalOutcome {
+  const target = resolve(resolveHomePath(home, path));
+  let realHome: string;
+  let realFolder: string;
+  try {
+    realHome = realpathSync(home);
+  } catch (error) {
+    if (errnoOf(error) === 'ENOENT') return 'absent';
+    throw toIoError(home, error, 'resolve the home');
+  }
+  // Checked on the lexical path too: a `..` that resolves back inside a symlinked folder is still refused.
+  if (!isInside(resolve(home), target) && !isInside(realHome, target)) return 'outside-home';
+  try {
+    realFolder = realpathSync(dirname(target));
+  } catch (error) {
+    if (errnoOf(error) === 'ENOENT' || errnoOf(error) === 'ENOTDIR') return 'absent';
+    throw toIoError(dirname(target), error, 'resolve the folder of');
+  }
+  const real = join(realFolder, basename(target));
+  if (!isInside(realHome, real)) return 'outside-home';
+  try {
+    if (lstatSync(real).isDirectory()) return 'not-a-file';
+    unlinkSync(real);
+    return 'removed';
+  } catch (error) {
+    if (errnoOf(error) === 'ENOENT') return 'absent';
+    throw toIoError(real, error, 'remove');
+  }
+}
+
+/** Whether `path` is strictly inside `folder` (not the folder itself). */
+function isInside(folder: string, path: string): boolean {
+  const rel = relative(folder, path);
+  return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+}

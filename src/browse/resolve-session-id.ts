@@ -24,6 +24,8 @@ export const MAX_CANDIDATES = 10;
 /** Ids a source writes with a prefix of its own name: the prefix is not part of what tells sessions apart. */
 const SOURCE_PREFIX = /^puffin-/;
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+/** A Puffin conversation's id: its first prompt's, a UUID or a 16–17 character base-36 id (`mjgemr768h20qxza1`). */
+const PUFFIN_ID = /^puffin-[0-9a-z]{16,}$/i;
 
 export type SessionIdResolution =
   | { kind: 'found'; session: SessionMatch }
@@ -32,13 +34,13 @@ export type SessionIdResolution =
   | { kind: 'unknown'; wanted: string };
 
 /**
- * Whether an id is whole rather than the start of one: it holds a complete UUID. Claude Code and Codex ids are
- * UUIDs (a subagent's `<uuid>:agent-<id>`, a second transcript reusing an id `<uuid>~<hash>`), OpenClaw's are
- * UUIDs, Puffin's `puffin-<uuid>`. An id of another form (a file name standing in for a missing id) cannot be told
- * from a prefix: it is whole only when a session has exactly that id.
+ * Whether an id is whole rather than the start of one: it holds a complete UUID, or is a Puffin id. Claude Code and
+ * Codex ids are UUIDs (a subagent's `<uuid>:agent-<id>`, a second transcript reusing an id `<uuid>~<hash>`),
+ * OpenClaw's are UUIDs, Puffin's `puffin-<first prompt id>`. An id of another form (a file name standing in for a
+ * missing id) cannot be told from a prefix: it is whole only when a session has exactly that id.
  */
 export function isFullLengthSessionId(id: string): boolean {
-  return UUID.test(id);
+  return UUID.test(id) || PUFFIN_ID.test(id);
 }
 
 /** An id as moon prints it in summaries: the first MIN_PREFIX_CHARS characters after any source prefix. */

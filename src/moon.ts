@@ -721,7 +721,7 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
         async add(request) {
           if (!request.sessionIds || request.sessionIds.length === 0) return memory.add(request);
           const { requireSessionIds } = await import('./browse/resolve-session-id.js');
-          const { ids, unknown } = await requireSessionIds((await openStore(false)).browse, request.sessionIds, { field: 'session_id', keepUnknownFull: true });
+          const { ids, unknown } = await requireSessionIds((await openStore(false)).browse, request.sessionIds, { keepUnknownFull: true });
           return memory.add({ ...request, sessionIds: [...ids, ...unknown] });
         },
       };

@@ -55,7 +55,7 @@ export function shortenSessionId(id: string): string {
  * BrowsePort.findSessionsByPrefix gives them, asked for MAX_CANDIDATES + 1). Throws when `wanted` is not an exact
  * id and too short to be a prefix.
  */
-export function chooseSession(wanted: string, matches: readonly SessionMatch[], field = 'session'): SessionIdResolution {
+export function chooseSession(wanted: string, matches: readonly SessionMatch[], field?: string): SessionIdResolution {
   const exact = matches.find((match) => match.id === wanted);
   if (exact) return { kind: 'found', session: exact };
   checkPrefixLength(wanted, field);
@@ -68,26 +68,33 @@ export function chooseSession(wanted: string, matches: readonly SessionMatch[], 
   return { kind: 'ambiguous', wanted, candidates: matches.slice(0, MAX_CANDIDATES), more: !complete };
 }
 
-/** Refuse a prefix too short to tell sessions apart (an exact id of any length is matched before this). */
-export function checkPrefixLength(wanted: string, field = 'session'): void {
+/**
+ * Refuse a prefix too short to tell sessions apart (an exact id of any length is matched before this). `field`:
+ * the request field the id came from, named first in the message (none for a command's own argument).
+ */
+export function checkPrefixLength(wanted: string, field?: string): void {
   const source = SOURCE_PREFIX.exec(wanted)?.[0] ?? '';
   if (wanted.length - source.length >= MIN_PREFIX_CHARS) return;
   const what = wanted === '' ? 'an empty session id' : `"${wanted}" is no session's id, and as a prefix it is too short`;
-  throw new MoonError('bad_usage', `${field}: ${what}: give the whole id or at least its first ${MIN_PREFIX_CHARS} characters${source ? ` after "${source}"` : ''}`, {
+  throw new MoonError('bad_usage', `${named(field)}${what}: give the whole id or at least its first ${MIN_PREFIX_CHARS} characters${source ? ` after "${source}"` : ''}`, {
     field,
     hint: '`moon sessions` lists the ids',
   });
 }
 
+function named(field: string | undefined): string {
+  return field === undefined ? '' : `${field}: `;
+}
+
 /** Resolve one id or prefix against the index; throws only for a prefix too short. */
-export async function resolveSessionId(browse: BrowsePort, wanted: string, field = 'session'): Promise<SessionIdResolution> {
+export async function resolveSessionId(browse: BrowsePort, wanted: string, field?: string): Promise<SessionIdResolution> {
   const trimmed = wanted.trim();
   const matches = trimmed === '' ? [] : await browse.findSessionsByPrefix(trimmed, MAX_CANDIDATES + 1);
   return chooseSession(trimmed, matches, field);
 }
 
 /** The full id of the one session `wanted` names; an unknown or ambiguous id is an error that says which. */
-export async function requireSessionId(browse: BrowsePort, wanted: string, field = 'session'): Promise<string> {
+export async function requireSessionId(browse: BrowsePort, wanted: string, field?: string): Promise<string> {
   const resolution = await resolveSessionId(browse, wanted, field);
   if (resolution.kind === 'found') return resolution.session.id;
   throw toResolutionError(resolution, field);
@@ -103,7 +110,7 @@ export async function requireSessionIds(
   wanted: readonly string[],
   options: { field?: string; keepUnknownFull?: boolean } = {},
 ): Promise<{ ids: string[]; unknown: string[] }> {
-  const field = options.field ?? 'session';
+  const field = options.field;
   const ids: string[] = [];
   const unknown: string[] = [];
   const failures: MoonError[] = [];
@@ -124,14 +131,15 @@ export async function requireSessionIds(
 }
 
 /** The error an unresolved id is: not_found for an unknown one, bad_usage (give more of it) for an ambiguous one. */
-export function toResolutionError(resolution: Exclude<SessionIdResolution, { kind: 'found' }>, field = 'session'): MoonError {
+export function toResolutionError(resolution: Exclude<SessionIdResolution, { kind: 'found' }>, field?: string): MoonError {
   if (resolution.kind === 'unknown') {
-    return new MoonError('not_found', `${field}: no indexed session ${isFullLengthSessionId(resolution.wanted) ? 'has the id' : 'has an id starting with'} "${resolution.wanted}"`, {
+    const prefix = isFullLengthSessionId(resolution.wanted) ? '' : ', nor one whose id starts with it';
+    return new MoonError('not_found', `${named(field)}no session ${resolution.wanted} in the index${prefix}`, {
       field,
       hint: '`moon sessions` lists the ids; `moon index` adds new transcripts',
     });
   }
-  return new MoonError('bad_usage', `${field}: ${describeAmbiguity(resolution)}`, { field, hint: 'give more of the id' });
+  return new MoonError('bad_usage', `${named(field)}${describeAmbiguity(resolution)}`, { field, hint: 'give more of the id' });
 }
 
 /** "x" matches N sessions: one line each with its start (UTC), source and title. */

@@ -65,7 +65,7 @@ export async function queryMarkers(deps: MarkersDeps, request: MarkersRequest): 
   };
   let scope: MarkersResult['scope'];
   if (request.session && request.session.trim() !== '') {
-    const sessionId = await requireSessionId(deps.browse, request.session);
+    const sessionId = await requireSessionId(deps.browse, request.session, 'session');
     scope = { kind: 'session', sessionId };
     base.sessionIds = [sessionId];
   } else {

@@ -90,7 +90,7 @@ describe('moon show', () => {
   test('a prefix no session has, and one shorter than 8 characters, are errors that say so', async () => {
     const none = await moon('show', 'abcdef12');
     expect(none.code).toBe(2);
-    expect(none.stderr).toContain('no indexed session has an id starting with "abcdef12"');
+    expect(none.stderr).toContain('no session abcdef12 in the index, nor one whose id starts with it');
     const short = await moon('show', CODEX_LONG.slice(0, 7));
     expect(short.code).toBe(2);
     expect(short.stderr).toContain(`"${CODEX_LONG.slice(0, 7)}" is no session's id, and as a prefix it is too short`);
@@ -155,7 +155,7 @@ describe('moon forget', () => {
     const none = await moon('forget', 'abcdef12');
     expect(none.code).toBe(2);
     expect(none.stdout).toBe('');
-    expect(none.stderr).toContain('no indexed session has an id starting with "abcdef12"');
+    expect(none.stderr).toContain('no session abcdef12 in the index, nor one whose id starts with it');
     const mixed = await moon('forget', CODEX_SHORT.slice(0, 8), 'abcdef12');
     expect(mixed.code).toBe(2);
     expect(await shown(CODEX_SHORT)).toMatchObject({ found: true });

@@ -98,6 +98,29 @@ describe('moon show', () => {
   });
 });
 
+describe('other commands that take a session id', () => {
+  test('memory provenance is stored by full id; a prefix no session has is refused', async () => {
+    const added = await moon('memory', 'add', 'Warm the kiwi cache before a release', '--namespace', 'prefixes', '--session', `c0ffee12-a,${NEVER_INDEXED}`, '--json');
+    expect(added.code, added.stderr).toBe(0);
+    // A whole id not indexed (yet) is kept as given: the session in progress is one.
+    expect(JSON.parse(added.stdout)).toMatchObject({ provenance: [{ session_ids: [TWIN_A, NEVER_INDEXED] }] });
+    const refused = await moon('memory', 'add', 'Something else entirely', '--namespace', 'prefixes', '--session', 'abcdef12');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('no session abcdef12 in the index');
+  });
+
+  test('recall --session and digest take the printed prefix', async () => {
+    const recall = await moon('recall', 'kiwi', '--session', 'c0ffee12-b', '--json');
+    expect(recall.code, recall.stderr).toBe(0);
+    const ids = (JSON.parse(recall.stdout) as { matches: { metadata: { session_id: string } }[] }).matches.map((match) => match.metadata.session_id);
+    expect(ids).toEqual([TWIN_B]);
+    expect((await moon('recall', 'kiwi', '--session', 'c0ffee12')).code).toBe(2);
+    const digest = await moon('digest', LONE.slice(0, 8), '--json');
+    expect(digest.code, digest.stderr).toBe(0);
+    expect(digest.stdout).toContain(LONE);
+  });
+});
+
 describe('MCP and HTTP resolve ids the same way', () => {
   let mcp: McpSession;
   let inProcess: Moon;

@@ -498,6 +498,20 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
     );
   };
 
+  /**
+   * Recall narrowed to sessions by prefix: each `session` that is not a full-length id becomes the full id of the
+   * one session it names (resolve-session-id.ts); a full-length one is a filter as it is (no query per id).
+   */
+  const expandSessionPrefixes = async (source: StoreEngine, options: RecallOptions): Promise<RecallOptions> => {
+    const named = options.session ?? [];
+    if (named.length === 0) return options;
+    const { isFullLengthSessionId, requireSessionIds } = await import('./browse/resolve-session-id.js');
+    const short = named.filter((id) => !isFullLengthSessionId(id));
+    if (short.length === 0) return options;
+    const { ids } = await requireSessionIds(source.browse, short);
+    return { ...options, session: [...named.filter(isFullLengthSessionId), ...ids] };
+  };
+
   /** What the hooks stage is given: short lock waits, no embedders, the configured roots. */
   const hookDeps = (): HookDeps => ({
     home: paths.home,
@@ -549,7 +563,7 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
     async recall(options) {
       // The store and the search stage load side by side (cold start, docs/benchmarks.md).
       const [source] = await Promise.all([openStore(true), import('./search/recall.js')]);
-      return recallFrom(source, options, config.embed.provider !== 'none');
+      return recallFrom(source, await expandSessionPrefixes(source, options), config.embed.provider !== 'none');
     },
     async sessions(request = {}) {
       const { listSessions } = await import('./browse/sessions.js');
@@ -716,7 +730,18 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
     async memory() {
       const env = hooks.env ?? process.env;
       const [{ createMemoryApi }, { mem0FromEnv }] = await Promise.all([import('./memory/api.js'), import('./memory/mem0.js')]);
-      return createMemoryApi({ engine: () => openStore(false), clock, env, mem0: mem0FromEnv(env) });
+      const memory = createMemoryApi({ engine: () => openStore(false), clock, env, mem0: mem0FromEnv(env) });
+      // Provenance names sessions as given back by moon (prefixes included): stored by their full ids. A whole id
+      // not indexed yet (the session in progress) is kept as it is.
+      return {
+        ...memory,
+        async add(request) {
+          if (!request.sessionIds || request.sessionIds.length === 0) return memory.add(request);
+          const { requireSessionIds } = await import('./browse/resolve-session-id.js');
+          const { ids, unknown } = await requireSessionIds((await openStore(false)).browse, request.sessionIds, { keepUnknownFull: true });
+          return memory.add({ ...request, sessionIds: [...ids, ...unknown] });
+        },
+      };
     },
     async gc() {
       const { runGc } = await import('./maintain/gc.js');

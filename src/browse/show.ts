@@ -5,10 +5,11 @@ import type { Entry, Role, SourceName } from '../model.js';
 import { formatLocalIso, resolveZone } from '../time/format.js';
 import type { BrowsePort } from '../store/ports.js';
 import type { StoredSession } from '../store/types.js';
+import { resolveSessionId, toResolutionError } from './resolve-session-id.js';
 
 /** `moon show` / Moon.show(). */
 export interface ShowRequest {
-  /** A session id or a unique prefix of one. */
+  /** A session id or a unique prefix of one (at least 8 characters: resolve-session-id.ts). */
   session: string;
   /** A message id (recall's `metadata.message_ids`), an ISO time, or a clock time (`14:05`, `2:05pm`) on the session's days. */
   around?: string;
@@ -53,6 +54,8 @@ export interface SessionNotFound {
   reason: 'unknown' | 'ambiguous';
   /** For an ambiguous prefix: the sessions it matches (up to 10). */
   candidates: string[];
+  /** What went wrong, for people: an ambiguous prefix's candidates with their start and title. */
+  message: string;
 }
 
 export interface SessionShown {
@@ -117,17 +120,24 @@ export function toShownSession(session: StoredSession, zone: string, projectionP
   };
 }
 
-/** A session by id or unique prefix; an unknown or ambiguous one is an answer, not a failure. */
+/**
+ * A session by id or unique prefix (resolve-session-id.ts); an unknown or ambiguous one is an answer, not a
+ * failure. A prefix too short to be one is an error.
+ */
 export async function resolveSession(store: BrowsePort, wanted: string): Promise<{ found: true; session: StoredSession } | SessionNotFound> {
-  const trimmed = wanted.trim();
-  const ids = trimmed === '' ? [] : await store.findSessionIds(trimmed, 11);
-  const exact = ids[0] === trimmed ? ids[0] : undefined;
-  if (exact === undefined && ids.length !== 1) {
-    return { found: false, session: wanted, reason: ids.length === 0 ? 'unknown' : 'ambiguous', candidates: ids.slice(0, 10) };
+  const resolution = await resolveSessionId(store, wanted);
+  if (resolution.kind === 'found') {
+    const session = await store.getSession(resolution.session.id);
+    if (session) return { found: true, session };
+    return { found: false, session: wanted, reason: 'unknown', candidates: [], message: toResolutionError({ kind: 'unknown', wanted }).message };
   }
-  const session = await store.getSession(exact ?? ids[0]!);
-  if (!session) return { found: false, session: wanted, reason: 'unknown', candidates: [] };
-  return { found: true, session };
+  return {
+    found: false,
+    session: wanted,
+    reason: resolution.kind,
+    candidates: resolution.kind === 'ambiguous' ? resolution.candidates.map((match) => match.id) : [],
+    message: toResolutionError(resolution).message,
+  };
 }
 
 /** The entry `around` names: a message id (or key), else the entry nearest the time it gives. */

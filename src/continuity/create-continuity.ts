@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { toHomeRelative } from '../archive/home-path.js';
 import type { MoonPaths } from '../archive/paths.js';
+import { resolveSessionId, toResolutionError } from '../browse/resolve-session-id.js';
 import { MoonError, toIoError } from '../errors.js';
 import type { ContinuityMap } from '../model.js';
 import { extractDecisions } from '../normalize/decisions.js';
@@ -67,16 +68,11 @@ export async function createContinuity(deps: ContinuityDeps, request: Continuity
   return { map, path: writeContinuityMap(deps.paths.continuity, map) };
 }
 
-/** The indexed session an id names, exactly or as the only one starting with it; null when none does. */
+/** The indexed session an id names, exactly or as a unique prefix (resolve-session-id.ts); null when none does. */
 async function findIndexedSession(browse: BrowsePort, wanted: string): Promise<StoredSession | null> {
-  const ids = await browse.findSessionIds(wanted, 11);
-  if (ids[0] === wanted || ids.length === 1) return browse.getSession(ids[0]!);
-  if (ids.length > 1) {
-    throw new MoonError('bad_usage', `from: ${wanted} names ${ids.length > 10 ? 'more than 10' : ids.length} sessions: ${ids.slice(0, 10).join(', ')}`, {
-      hint: 'give more of the id',
-      field: 'from',
-    });
-  }
+  const resolution = await resolveSessionId(browse, wanted, 'from');
+  if (resolution.kind === 'found') return browse.getSession(resolution.session.id);
+  if (resolution.kind === 'ambiguous') throw toResolutionError(resolution, 'from');
   return null;
 }
 

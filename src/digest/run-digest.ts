@@ -1,3 +1,4 @@
+import { requireSessionId } from '../browse/resolve-session-id.js';
 import { MoonError } from '../errors.js';
 import type { Provider } from '../llm/provider.js';
 import { type Namespace, resolveNamespace } from '../memory/records.js';
@@ -49,14 +50,7 @@ export async function digestSessions(deps: DigestDeps, request: DigestRequest): 
   const report: DigestReport = { digests: [], remaining: 0, failed: [] };
   let sessions: StoredSession[];
   if (request.sessionId) {
-    const ids = await engine.browse.findSessionIds(request.sessionId, 2);
-    const exact = ids.find((id) => id === request.sessionId);
-    if (!exact && ids.length !== 1) {
-      throw new MoonError(ids.length === 0 ? 'not_found' : 'bad_usage', ids.length === 0 ? `no session ${request.sessionId}` : `${request.sessionId} names more than one session`, {
-        hint: 'give more of the id; `moon sessions` lists them',
-      });
-    }
-    const session = await engine.browse.getSession(exact ?? ids[0]!);
+    const session = await engine.browse.getSession(await requireSessionId(engine.browse, request.sessionId));
     if (!session) throw new MoonError('not_found', `no session ${request.sessionId}`);
     sessions = [session];
   } else if (request.all) {

@@ -1,5 +1,6 @@
 import { frameHistory, makeSafeText } from '../inject/safe-text.js';
 import type { Redactor } from '../normalize/redact.js';
+import { shortenSessionId } from '../browse/resolve-session-id.js';
 import type { BrowsePort } from '../store/ports.js';
 import type { StoredSession } from '../store/types.js';
 import { abbreviateZone, formatLocalIso } from '../time/format.js';
@@ -89,7 +90,7 @@ export async function buildSessionStartContext(deps: SessionStartDeps, input: Se
     if (digest.outcome !== null || decisions.length > 0 || digest.changedFiles.length > 0) {
       layout.own = true;
       const head = 100;
-      pieces.push({ rank: 0, order: head, text: `This session (${shortId(own.id)}) before compaction — its latest outcome and decisions:` });
+      pieces.push({ rank: 0, order: head, text: `This session (${shortenSessionId(own.id)}) before compaction — its latest outcome and decisions:` });
       if (digest.outcome !== null) pieces.push({ rank: 1, order: head + 1, parent: head, text: `  Outcome: ${safe(digest.outcome, OUTCOME_CHARS)}` });
       decisions.forEach((decision, index) =>
         pieces.push({ rank: 2 + index / 100, order: head + 10 + index, parent: head, text: `  Decision: ${safe(decision, DECISION_CHARS)}` }),
@@ -163,7 +164,7 @@ export async function buildSessionStartContext(deps: SessionStartDeps, input: Se
 function describeSession(session: StoredSession & { firstPrompt?: string | null; messages?: number }, zone: string, safe: (text: string, max: number) => string): string {
   const title = session.title ? safe(session.title, TITLE_CHARS) : session.firstPrompt ? `asked: "${safe(session.firstPrompt, TITLE_CHARS)}"` : '(untitled)';
   const count = session.messages ?? session.entryCount;
-  return `- ${describeWhen(session.startMs, session.endMs, zone)} · ${title} · ${session.source}, ${count} message${count === 1 ? '' : 's'}, session ${shortId(session.id)}`;
+  return `- ${describeWhen(session.startMs, session.endMs, zone)} · ${title} · ${session.source}, ${count} message${count === 1 ? '' : 's'}, session ${shortenSessionId(session.id)}`;
 }
 
 /** `Changed: src/a.ts, docs/b.md (+3 more)`, paths inside the project shown from its root. */
@@ -230,8 +231,4 @@ function labelOf(item: PackItem): string {
   if (item.record_kind === 'decision' || item.record_kind === 'fix_pattern' || item.record_kind === 'work_item') return '';
   const kind = { long_term: 'memory', run_digest: 'digest', doc: 'doc', session: 'session' }[item.record_kind];
   return `[${item.trust_class === 'approved' ? 'approved ' : ''}${kind}] `;
-}
-
-function shortId(id: string): string {
-  return id.length > 12 ? id.slice(0, 8) : id;
 }

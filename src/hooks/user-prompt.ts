@@ -2,6 +2,7 @@ import { frameHistory, makeSafeText } from '../inject/safe-text.js';
 import type { RecallResult } from '../model.js';
 import type { Redactor } from '../normalize/redact.js';
 import type { RecallOptions } from '../search/options.js';
+import { shortenSessionId } from '../browse/resolve-session-id.js';
 import type { BrowsePort } from '../store/ports.js';
 import { type Piece, fitToBudget } from './budget.js';
 import { findProjectScope, isWithin, normalizePath } from './project-scope.js';
@@ -64,7 +65,7 @@ export async function buildPromptRecall(deps: UserPromptDeps, input: UserPromptI
     pieces.push({
       rank: index === 0 ? 0 : 1 + index / 10,
       order: head,
-      text: `- ${describeWhen(start, end, deps.zone)} · session ${safe(match.metadata.session_id.slice(0, 8), 20)}${where}, ${match.metadata.source}`,
+      text: `- ${describeWhen(start, end, deps.zone)} · session ${safe(shortenSessionId(match.metadata.session_id), 24)}${where}, ${match.metadata.source}`,
     });
     match.snippet
       .split('\n')

@@ -1,5 +1,6 @@
 import type { Ledger } from '../archive/ledger.js';
 import { removeHomeFile } from '../archive/remove-in-home.js';
+import { requireSessionIds } from '../browse/resolve-session-id.js';
 import { MoonError } from '../errors.js';
 import { parseIsoBound, toList } from '../search/options.js';
 import type { StoreEngine } from '../store/ports.js';
@@ -7,6 +8,7 @@ import type { ForgottenSession } from '../store/types.js';
 
 /** `moon forget` / Moon.forget(): which sessions to take back. At least one criterion; they narrow each other. */
 export interface ForgetRequest {
+  /** Session ids or unique prefixes of 8 characters or more (resolve-session-id.ts). */
   sessions?: string | string[];
   project?: string;
   /** ISO date or date-time: sessions that ended before it (a date alone is read in the residential zone). */
@@ -19,7 +21,10 @@ export interface ForgetReport {
   dryRun: boolean;
   /** Sessions removed from the index (or that would be, in a dry run). */
   forgotten: ForgottenSession[];
-  /** Named ids this index does not hold: tombstoned anyway, so no later index (here or elsewhere) adds them. */
+  /**
+   * Named full-length ids (resolve-session-id.ts) this index does not hold: tombstoned anyway, so no later index
+   * (here or elsewhere) adds them. A prefix that matches nothing is an error instead, and forgets nothing.
+   */
   unknown: string[];
   /** Raw archives and projections deleted. */
   removedFiles: string[];
@@ -50,13 +55,15 @@ export async function forgetSessions(
   if (named.length === 0 && request.project === undefined && request.before === undefined) {
     throw new MoonError('bad_usage', 'moon forget needs session ids, --project or --before', { hint: 'add --dry-run to see what would go' });
   }
-  const selector = {
-    sessionIds: named.length > 0 ? named : undefined,
-    project: request.project,
-    beforeMs: request.before === undefined ? undefined : parseIsoBound('before', request.before, options.zone),
-  };
-  const ids = await engine.forget.findSessions(selector);
-  const unknown = named.filter((id) => !ids.includes(id));
+  const beforeMs = request.before === undefined ? undefined : parseIsoBound('before', request.before, options.zone);
+  // Every named id or prefix is resolved before anything is forgotten: one that fails forgets none.
+  const resolved = named.length > 0 ? await requireSessionIds(engine.browse, named, { keepUnknownFull: true }) : null;
+  const unknown = resolved?.unknown ?? [];
+  // Named ids none of which is indexed select nothing (an empty list would not narrow --project or --before).
+  const ids =
+    resolved !== null && resolved.ids.length === 0
+      ? []
+      : await engine.forget.findSessions({ sessionIds: resolved?.ids, project: request.project, beforeMs });
   if (request.dryRun) {
     const forgotten: ForgottenSession[] = [];
     for (const id of ids) {

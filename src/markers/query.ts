@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import { MoonError } from '../errors.js';
+import { requireSessionId } from '../browse/resolve-session-id.js';
 import { parseIsoBound } from '../search/options.js';
 import { type ProjectScope, resolveProjectScope } from '../search/scope.js';
 import type { BrowsePort, MarkerPort } from '../store/ports.js';
@@ -64,7 +65,7 @@ export async function queryMarkers(deps: MarkersDeps, request: MarkersRequest): 
   };
   let scope: MarkersResult['scope'];
   if (request.session && request.session.trim() !== '') {
-    const sessionId = await resolveSessionId(deps.browse, request.session.trim());
+    const sessionId = await requireSessionId(deps.browse, request.session, 'session');
     scope = { kind: 'session', sessionId };
     base.sessionIds = [sessionId];
   } else {
@@ -77,17 +78,6 @@ export async function queryMarkers(deps: MarkersDeps, request: MarkersRequest): 
   }
   const [markers, counts] = await Promise.all([deps.markers.list({ ...base, types, limit }), deps.markers.countByType(base)]);
   return { scope, markers, counts };
-}
-
-async function resolveSessionId(browse: BrowsePort, wanted: string): Promise<string> {
-  const ids = await browse.findSessionIds(wanted, 2);
-  const exact = ids.find((id) => id === wanted);
-  if (exact) return exact;
-  if (ids.length === 1) return ids[0]!;
-  throw new MoonError(ids.length === 0 ? 'not_found' : 'bad_usage', ids.length === 0 ? `session: no session ${wanted}` : `session: ${wanted} names more than one session`, {
-    field: 'session',
-    hint: 'give more of the id; `moon sessions` lists them',
-  });
 }
 
 function splitWords(text: string): string[] {

@@ -17,6 +17,7 @@ import type {
   RunRecord,
   SessionExtras,
   SessionListFilter,
+  SessionMatch,
   SessionPlace,
   SessionSummary,
   SessionTerms,
@@ -113,8 +114,11 @@ export interface VectorPort {
 /** What `moon sessions` and `moon show` read, and the agent interfaces (timeline, entries by id, scope). */
 export interface BrowsePort {
   listSessionSummaries(filter: SessionListFilter): Promise<SessionSummary[]>;
-  /** Ids equal to or starting with `prefix`, at most `limit` of them (exact match first). */
-  findSessionIds(prefix: string, limit: number): Promise<string[]>;
+  /**
+   * Sessions whose id equals or starts with `prefix` (case-sensitive; no character is a wildcard), at most `limit`
+   * of them: the exact match first, then by id. What the session-id resolver (browse/resolve-session-id.ts) asks.
+   */
+  findSessionsByPrefix(prefix: string, limit: number): Promise<SessionMatch[]>;
   getSession(id: string): Promise<StoredSession | null>;
   listEntries(sessionId: string): Promise<Entry[]>;
   /**

@@ -8,7 +8,7 @@ import type { FixEvent, FixEventFilter } from '../fixes/types.js';
 import type { DocFile, DocHit, DocQuery, DocSection } from './types.js';
 import type {
   Candidate, EmbeddingModel, FailureRecord, FileCommit, FileState, LexicalQuery, PendingEmbedding, RunRecord,
-  SessionExtras, SessionListFilter, SessionPlace, SessionSummary, SessionTerms, ForgetSelector, ForgottenSession, Tombstone, StoreStats, StoredSession, TimeSearch, VectorQuery,
+  SessionExtras, SessionListFilter, SessionMatch, SessionPlace, SessionSummary, SessionTerms, ForgetSelector, ForgottenSession, Tombstone, StoreStats, StoredSession, TimeSearch, VectorQuery,
 } from './types.js';
 
 export * from './types.js';
@@ -29,8 +29,8 @@ export interface Store {
   listSessions(): StoredSession[];
   /** Sessions matching the filter, newest first, each with the tools it used. */
   listSessionSummaries(filter: SessionListFilter): SessionSummary[];
-  /** Ids equal to or starting with `prefix`, at most `limit` of them (exact match first). */
-  findSessionIds(prefix: string, limit: number): string[];
+  /** Sessions whose id equals or starts with `prefix` (case-sensitive), at most `limit`, the exact one first. */
+  findSessionsByPrefix(prefix: string, limit: number): SessionMatch[];
   /**
    * Hand every archived pair whose ledger line is not written yet to `append`, then mark them written, all
    * under the write lock: of two processes, exactly one writes each line. Returns how many were handed over.

@@ -129,6 +129,12 @@ export interface SessionListFilter {
   limit?: number;
 }
 
+/**
+ * A session whose id starts with a given prefix (`findSessionsByPrefix`), with what tells it apart from the others
+ * the prefix matches: when it started, its title, and whether it is a subagent of another session.
+ */
+export type SessionMatch = Pick<StoredSession, 'id' | 'source' | 'project' | 'title' | 'startMs' | 'parentSessionId'>;
+
 /** Where a session ran: matched against a caller's project (search/scope.ts). */
 export interface SessionPlace {
   id: string;

@@ -35,7 +35,7 @@ describe('timeline', () => {
   });
 
   test('around a clock time in a session named by prefix; before 0 and the edges of the session', async () => {
-    const result = await home.moon.timeline({ sessionId: 'a7d4', time: '22:06', before: 0, after: 0 });
+    const result = await home.moon.timeline({ sessionId: 'a7d41c09', time: '22:06', before: 0, after: 0 });
     if (!result.found) throw new Error(JSON.stringify(result));
     expect(result.entries.map((entry) => entry.id)).toEqual(['d2b10009-3c4d-4e5f-8a6b-7c8d9e0f1a2b']);
     const start = await home.moon.timeline({ sessionId: SHOP_WEBHOOK, messageId: 'd2b10001-3c4d-4e5f-8a6b-7c8d9e0f1a2b', before: 5, after: 1 });
@@ -61,7 +61,9 @@ describe('timeline', () => {
   test('unknown and ambiguous things are answers; bad requests are errors naming the field', async () => {
     expect(await home.moon.timeline({ messageId: 'nope' })).toEqual({ found: false, reason: 'unknown_message', query: 'nope', candidates: [] });
     expect(await home.moon.timeline({ messageId: 'nope', sessionId: SHOP_WEBHOOK })).toMatchObject({ found: false, reason: 'unknown_message' });
-    expect(await home.moon.timeline({ messageId: FOUND_IT, sessionId: 'zzz' })).toMatchObject({ found: false, reason: 'unknown_session' });
+    expect(await home.moon.timeline({ messageId: FOUND_IT, sessionId: 'zzzzzzzz' })).toMatchObject({ found: false, reason: 'unknown_session' });
+    // Shorter than the 8 characters moon prints, and no session's whole id: refused, not looked up.
+    await expect(home.moon.timeline({ messageId: FOUND_IT, sessionId: 'a7d4' })).rejects.toThrow(/"a7d4" is no session's id, and as a prefix it is too short/);
     await expect(home.moon.timeline({})).rejects.toThrow(/message id .* or a time/);
     await expect(home.moon.timeline({ messageId: FOUND_IT, time: '22:00' })).rejects.toThrow(MoonError);
     await expect(home.moon.timeline({ messageId: FOUND_IT, before: 51 })).rejects.toThrow(/^before: must be a whole number from 0 to 50, got 51/);
@@ -84,7 +86,7 @@ describe('getEntries', () => {
     expect(both.found && both.entries.map((entry) => entry.role)).toEqual(['assistant', 'tool']);
     const narrowed = await home.moon.getEntries({ ids: [FOUND_IT], sessionId: SHOP_DEPLOY });
     expect(narrowed).toMatchObject({ found: true, entries: [], missing: [FOUND_IT] });
-    expect(await home.moon.getEntries({ ids: [FOUND_IT], sessionId: 'zzz' })).toMatchObject({ found: false, reason: 'unknown' });
+    expect(await home.moon.getEntries({ ids: [FOUND_IT], sessionId: 'zzzzzzzz' })).toMatchObject({ found: false, reason: 'unknown' });
     await expect(home.moon.getEntries({ ids: [] })).rejects.toThrow(/^ids: /);
     await expect(home.moon.getEntries({ ids: Array.from({ length: 101 }, (_, index) => `id-${index}`) })).rejects.toThrow(/^ids: at most 100/);
   });
@@ -96,7 +98,7 @@ describe('getSession', () => {
     if (!whole.found) throw new Error('not found');
     expect(whole.projection).toContain('# Archive Projection');
     expect(whole.slice).toBeNull();
-    const byIds = await home.moon.getSession({ id: 'a7d41', fromEntry: 'd2b10009-3c4d-4e5f-8a6b-7c8d9e0f1a2b', toEntry: 'd2b10012-3c4d-4e5f-8a6b-7c8d9e0f1a2b' });
+    const byIds = await home.moon.getSession({ id: 'a7d41c09', fromEntry: 'd2b10009-3c4d-4e5f-8a6b-7c8d9e0f1a2b', toEntry: 'd2b10012-3c4d-4e5f-8a6b-7c8d9e0f1a2b' });
     if (!byIds.found) throw new Error('not found');
     expect(byIds.projection).toBeNull();
     expect(byIds.entries.map((entry) => entry.id)).toEqual(['d2b10009-3c4d-4e5f-8a6b-7c8d9e0f1a2b', FOUND_IT, 'd2b10012-3c4d-4e5f-8a6b-7c8d9e0f1a2b']);
@@ -106,7 +108,7 @@ describe('getSession', () => {
   });
 
   test('unknown sessions are answers; a bad slice names its field', async () => {
-    expect(await home.moon.getSession({ id: 'zzz' })).toMatchObject({ found: false, reason: 'unknown' });
+    expect(await home.moon.getSession({ id: 'zzzzzzzz' })).toMatchObject({ found: false, reason: 'unknown' });
     await expect(home.moon.getSession({ id: SHOP_WEBHOOK, fromEntry: 'nope' })).rejects.toThrow(/^from_entry: "nope" is not a message id/);
     await expect(home.moon.getSession({ id: SHOP_WEBHOOK, since: 'soon' })).rejects.toThrow(/^since: /);
   });

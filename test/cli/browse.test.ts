@@ -81,7 +81,7 @@ describe('moon sessions', () => {
 
 describe('moon show', () => {
   test('without --around prints the projection; a unique prefix is enough', async () => {
-    const run = await moon('show', SHOP.slice(0, 6));
+    const run = await moon('show', SHOP.slice(0, 8));
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe(readFileSync(join(home, 'archives', 'mlib', `${SHOP}.md`), 'utf8').replace(/\n?$/, '\n'));
   });
@@ -123,7 +123,13 @@ describe('moon show', () => {
     expect(unknown.stderr).toContain('no-such-session');
     const json = await moon('show', 'no-such-session', '--json');
     expect(json.code).toBe(2);
-    expect(JSON.parse(json.stdout)).toEqual({ found: false, session: 'no-such-session', reason: 'unknown', candidates: [] });
+    expect(JSON.parse(json.stdout)).toEqual({
+      found: false,
+      session: 'no-such-session',
+      reason: 'unknown',
+      candidates: [],
+      message: 'no session no-such-session in the index, nor one whose id starts with it',
+    });
     const ambiguous = await moon('show', '', '--json');
     expect(ambiguous.code).toBe(2);
     const badAround = await moon('show', SHOP, '--around', 'not-a-message');

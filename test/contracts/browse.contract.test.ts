@@ -132,7 +132,7 @@ describeEachEngine('BrowsePort', (factory) => {
 
     test('an empty store lists nothing', async () => {
       expect(await ctx.engine.browse.listSessionSummaries({})).toEqual([]);
-      expect(await ctx.engine.browse.findSessionIds('a', 10)).toEqual([]);
+      expect(await ctx.engine.browse.findSessionsByPrefix('a', 10)).toEqual([]);
       expect(await ctx.engine.browse.listSessionPlaces()).toEqual([]);
       expect(await ctx.engine.browse.getEntriesByIds(['a'])).toEqual([]);
     });
@@ -157,8 +157,8 @@ describeEachEngine('BrowsePort', (factory) => {
       ]);
     });
 
-    describe('findSessionIds', () => {
-      const names = ['a1b2c3d4-0000-4000-8000-000000000001', 'a1b2c3d4-0000-4000-8000-000000000002', 'a1b2', 'a1b2_x', 'a1b2%y', 'a1b3', 'b1'];
+    describe('findSessionsByPrefix', () => {
+      const names = ['a1b2c3d4-0000-4000-8000-000000000001', 'a1b2c3d4-0000-4000-8000-000000000002', 'a1b2', 'a1b2_x', 'a1b2%y', 'a1b3', 'b1', 'A1B2c3d4-upper'];
       const seed = async () =>
         ctx.engine.ingest.transaction(async (tx) => {
           for (const [index, id] of names.entries()) {
@@ -166,31 +166,52 @@ describeEachEngine('BrowsePort', (factory) => {
             await tx.commitFile(fileCommit(session, [turn(id, 1, { ts: at(2, index), role: 'user', text: `question ${index}` })]));
           }
         });
+      const find = async (prefix: string, limit = 10) => (await ctx.engine.browse.findSessionsByPrefix(prefix, limit)).map((match) => match.id);
 
-      test('ids equal to or starting with the prefix, the exact one first, at most limit', async () => {
+      test('ids equal to or starting with the prefix, the exact one first, then by id, at most limit', async () => {
         await seed();
-        const found = await ctx.engine.browse.findSessionIds('a1b2', 10);
+        const found = await find('a1b2');
         expect(found[0]).toBe('a1b2');
         expect([...found].sort()).toEqual(['a1b2', 'a1b2%y', 'a1b2_x', 'a1b2c3d4-0000-4000-8000-000000000001', 'a1b2c3d4-0000-4000-8000-000000000002'].sort());
-        expect(await ctx.engine.browse.findSessionIds('a1b2', 1)).toEqual(['a1b2']);
-        expect(await ctx.engine.browse.findSessionIds('a1b2', 3)).toHaveLength(3);
-        expect((await ctx.engine.browse.findSessionIds('a1b2', 3))[0]).toBe('a1b2');
-        expect([...(await ctx.engine.browse.findSessionIds('a1b2c3d4-', 10))].sort()).toEqual([
-          'a1b2c3d4-0000-4000-8000-000000000001',
-          'a1b2c3d4-0000-4000-8000-000000000002',
-        ]);
-        expect(await ctx.engine.browse.findSessionIds('a1b2c3d4-0000-4000-8000-000000000002', 10)).toEqual(['a1b2c3d4-0000-4000-8000-000000000002']);
-        expect(await ctx.engine.browse.findSessionIds('c', 10)).toEqual([]);
+        expect(found.slice(1)).toEqual([...found.slice(1)].sort());
+        expect(await find('a1b2', 1)).toEqual(['a1b2']);
+        expect(await find('a1b2', 3)).toHaveLength(3);
+        expect((await find('a1b2', 3))[0]).toBe('a1b2');
+        expect(await find('a1b2c3d4-')).toEqual(['a1b2c3d4-0000-4000-8000-000000000001', 'a1b2c3d4-0000-4000-8000-000000000002']);
+        expect(await find('a1b2c3d4-0000-4000-8000-000000000002')).toEqual(['a1b2c3d4-0000-4000-8000-000000000002']);
+        expect(await find('c')).toEqual([]);
       });
 
-      test('% and _ in the prefix are literal characters', async () => {
+      test('the prefix is matched as written: case counts, % _ and \\ are literal characters', async () => {
         await seed();
-        expect(await ctx.engine.browse.findSessionIds('a1b2_', 10)).toEqual(['a1b2_x']);
-        expect(await ctx.engine.browse.findSessionIds('a1b2%', 10)).toEqual(['a1b2%y']);
-        expect(await ctx.engine.browse.findSessionIds('a1b_', 10)).toEqual([]);
-        expect(await ctx.engine.browse.findSessionIds('%', 10)).toEqual([]);
-        expect(await ctx.engine.browse.findSessionIds('_', 10)).toEqual([]);
-        expect(await ctx.engine.browse.findSessionIds('a1b2\\', 10)).toEqual([]);
+        expect(await find('A1B2')).toEqual(['A1B2c3d4-upper']);
+        expect(await find('a1b2c3d4-u')).toEqual([]);
+        expect(await find('a1b2_')).toEqual(['a1b2_x']);
+        expect(await find('a1b2%')).toEqual(['a1b2%y']);
+        expect(await find('a1b_')).toEqual([]);
+        expect(await find('%')).toEqual([]);
+        expect(await find('_')).toEqual([]);
+        expect(await find('a1b2\\')).toEqual([]);
+      });
+
+      test('each match carries what tells it apart: source, project, title, start and parent', async () => {
+        const parent = storedSession({ id: 'ef958aa1-0e93-49f0-bb71-150f63befcd1', source: 'claude-code', project: 'tree', cwd: '/home/dev/tree', startMs: at(5, 9), endMs: at(5, 10) });
+        const child = storedSession({
+          id: 'ef958aa1-0e93-49f0-bb71-150f63befcd1:agent-a1',
+          source: 'claude-code',
+          project: 'tree',
+          cwd: '/home/dev/tree',
+          startMs: at(5, 9, 30),
+          endMs: at(5, 9, 40),
+        });
+        await ctx.engine.ingest.transaction(async (tx) => {
+          await tx.commitFile(fileCommit({ ...parent, title: 'Compare the worktrees' }, [turn(parent.id, 1, { ts: at(5, 9), role: 'user', text: 'compare them' })]));
+          await tx.commitFile(fileCommit({ ...child, parentSessionId: parent.id }, [turn(child.id, 1, { ts: at(5, 9, 30), role: 'user', text: 'round two' })]));
+        });
+        expect(await ctx.engine.browse.findSessionsByPrefix('ef958aa1', 10)).toEqual([
+          { id: parent.id, source: 'claude-code', project: 'tree', title: 'Compare the worktrees', startMs: at(5, 9), parentSessionId: null },
+          { id: child.id, source: 'claude-code', project: 'tree', title: null, startMs: at(5, 9, 30), parentSessionId: parent.id },
+        ]);
       });
     });
   });

@@ -104,7 +104,7 @@ describeEachEngine('ForgetPort', (factory) => {
       expect(await vectors.listPending(100)).toEqual([]);
       // browse, stats and terms
       expect((await browse.listSessionSummaries({})).map((summary) => summary.id)).toEqual(['shop-release', 'blog-images', 'shop-flaky-test']);
-      expect(await browse.findSessionIds('shop-c', 10)).toEqual([]);
+      expect(await browse.findSessionsByPrefix('shop-c', 10)).toEqual([]);
       const stats = await ctx.engine.stats.stats();
       expect(stats).toMatchObject({ sessions: 3, entries: 14, anchors: 3, embeddings: 14, files: 5 });
       expect(stats.bySource).toEqual({ 'claude-code': { sessions: 2, entries: 10 }, codex: { sessions: 1, entries: 4 } });

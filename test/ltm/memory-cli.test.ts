@@ -22,9 +22,9 @@ describe('moon memory (CLI round trip)', () => {
   };
 
   test('add → approve → edit (version kept) → deprecate (searchable, flagged)', async () => {
-    const added = await json(['memory', 'add', 'Run the e2e suite with `npm run e2e -- --headed` before a release', '--namespace', NS, '--session', 's-1,s-2', '--message', 'u-9']);
+    const added = await json(['memory', 'add', 'Run the e2e suite with `npm run e2e -- --headed` before a release', '--namespace', NS, '--session', '5e551011-0000-4000-8000-000000000001,5e551011-0000-4000-8000-000000000002', '--message', 'u-9']);
     expect(added).toMatchObject({ review_state: 'draft', scope: 'project', namespace_id: NS, outcome: 'created', record_kind: 'long_term' });
-    expect(added.provenance).toEqual([{ source: 'manual', session_ids: ['s-1', 's-2'], message_ids: ['u-9'] }]);
+    expect(added.provenance).toEqual([{ source: 'manual', session_ids: ['5e551011-0000-4000-8000-000000000001', '5e551011-0000-4000-8000-000000000002'], message_ids: ['u-9'] }]);
     const id = added.id as string;
     expect(id).toMatch(/^mem_/);
 

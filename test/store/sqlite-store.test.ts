@@ -233,11 +233,13 @@ describe('browsing sessions', () => {
     expect(ids({ limit: 1 })).toEqual(['new']);
   });
 
-  test('session ids by prefix: exact first, LIKE wildcards taken literally', () => {
+  test('session ids by prefix: exact first, LIKE wildcards taken literally, case as written', () => {
     store.commitFile(at('mid_2', 'api', 'codex', 50_000, 60_000, []));
-    expect(store.findSessionIds('mid', 5)).toEqual(['mid', 'mid_2']);
-    expect(store.findSessionIds('mi', 5)).toEqual(['mid', 'mid_2']);
-    expect(store.findSessionIds('m%', 5)).toEqual([]);
-    expect(store.findSessionIds('mid_', 5)).toEqual(['mid_2']);
+    const ids = (prefix: string) => store.findSessionsByPrefix(prefix, 5).map((match) => match.id);
+    expect(ids('mid')).toEqual(['mid', 'mid_2']);
+    expect(ids('mi')).toEqual(['mid', 'mid_2']);
+    expect(ids('m%')).toEqual([]);
+    expect(ids('mid_')).toEqual(['mid_2']);
+    expect(ids('MID')).toEqual([]);
   });
 });

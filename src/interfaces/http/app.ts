@@ -202,7 +202,7 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
       until: c.req.query('until'),
       tz: c.req.query('tz'),
     });
-    if (!found.found) return sendError(c, 404, 'not_found', `no session ${c.req.param('id')}`);
+    if (!found.found) return sendError(c, 404, 'not_found', found.message);
     return history(found);
   });
 

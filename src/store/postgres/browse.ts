@@ -1,4 +1,4 @@
-import type { SessionListFilter, SessionSummary } from '../types.js';
+import type { SessionListFilter, SessionMatch, SessionSummary } from '../types.js';
 import type { PgClient } from './client.js';
 import { Params, escapeLike } from './filters.js';
 import { type SessionRow, toSession } from './rows.js';
@@ -68,10 +68,18 @@ export async function listSessionSummaries(db: PgClient, filter: SessionListFilt
   }));
 }
 
-export async function findSessionIds(db: PgClient, prefix: string, limit: number): Promise<string[]> {
-  const result = await db.query<{ id: string }>(
-    `SELECT id FROM moon.sessions WHERE id = $1 OR id LIKE $2 ORDER BY id = $1 DESC, id LIMIT $3`,
+export async function findSessionsByPrefix(db: PgClient, prefix: string, limit: number): Promise<SessionMatch[]> {
+  const result = await db.query<{ id: string; source: SessionMatch['source']; project: string | null; title: string | null; start_ms: number | null; parent_id: string | null }>(
+    `SELECT id, source, project, title, start_ms, parent_id FROM moon.sessions WHERE id LIKE $2
+     ORDER BY id = $1 DESC, id COLLATE "C" LIMIT $3`,
     [prefix, `${escapeLike(prefix)}%`, limit],
   );
-  return result.rows.map((row) => row.id);
+  return result.rows.map((row) => ({
+    id: row.id,
+    source: row.source,
+    project: row.project,
+    title: row.title,
+    startMs: row.start_ms,
+    parentSessionId: row.parent_id,
+  }));
 }

@@ -2,7 +2,7 @@ import type { ArchiveRecord } from '../../model.js';
 import type { IngestTx, StoreEngine } from '../ports.js';
 import { BatchAbortedError, type FileCommit, type FileState, type StoredSession } from '../types.js';
 import { browseEntries, browseEntriesByIds, browseSession, browseSessionPlaces } from './read.js';
-import { findSessionIds, listSessionSummaries } from './browse.js';
+import { findSessionsByPrefix, listSessionSummaries } from './browse.js';
 import { createPostgresDigests } from './digests.js';
 import { type PgClient, type PgPool, type PgPoolClient, createPool, redactUrl, toPgError } from './client.js';
 import { applyFileCommit } from './commit.js';
@@ -226,7 +226,7 @@ export async function openPostgresEngine(url: string, options: PostgresEngineOpt
     },
     browse: {
       listSessionSummaries: (filter) => listSessionSummaries(db, filter),
-      findSessionIds: (prefix, limit) => findSessionIds(db, prefix, limit),
+      findSessionsByPrefix: (prefix, limit) => findSessionsByPrefix(db, prefix, limit),
       getSession: (id) => browseSession(db, id),
       listEntries: (sessionId) => browseEntries(db, sessionId),
       getEntriesByIds: (ids, sessionId) => browseEntriesByIds(db, ids, sessionId),

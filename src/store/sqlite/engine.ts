@@ -84,7 +84,7 @@ export function openSqliteEngine(path: string, options: OpenStoreOptions = {}): 
     },
     browse: {
       listSessionSummaries: (filter) => run(() => store.listSessionSummaries(filter)),
-      findSessionIds: (prefix, limit) => run(() => store.findSessionIds(prefix, limit)),
+      findSessionsByPrefix: (prefix, limit) => run(() => store.findSessionsByPrefix(prefix, limit)),
       getSession: (id) => run(() => store.getSession(id)),
       listEntries: (sessionId) => run(() => store.listEntries(sessionId)),
       getEntriesByIds: (ids, sessionId) => run(() => store.getEntriesByIds(ids, sessionId)),

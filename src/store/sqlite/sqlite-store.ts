@@ -20,6 +20,7 @@ import type {
   RunRecord,
   SessionExtras,
   SessionListFilter,
+  SessionMatch,
   SessionPlace,
   SessionWrite,
   SessionSummary,
@@ -387,14 +388,15 @@ class SqliteStore implements Store, PlaneAccess, MarkerAccess {
     return listSessionSummaries(this.db, filter);
   }
 
-  findSessionIds(prefix: string, limit: number): string[] {
-    const escaped = prefix.replace(/[\\%_]/g, (char) => `\\${char}`);
+  findSessionsByPrefix(prefix: string, limit: number): SessionMatch[] {
+    // substr, not LIKE: SQLite's LIKE ignores the case of ASCII letters, and ids are matched as written.
     return this.db
-      .prepare<[string, string, string, number], string>(
-        `SELECT id FROM sessions WHERE id = ? OR id LIKE ? ESCAPE '\\' ORDER BY id = ? DESC, id LIMIT ?`,
+      .prepare<[{ prefix: string; limit: number }], { id: string; source: SessionMatch['source']; project: string | null; title: string | null; start_ms: number | null; parent_id: string | null }>(
+        `SELECT id, source, project, title, start_ms, parent_id FROM sessions WHERE substr(id, 1, length(@prefix)) = @prefix
+         ORDER BY id = @prefix DESC, id LIMIT @limit`,
       )
-      .pluck()
-      .all(prefix, `${escaped}%`, prefix, limit);
+      .all({ prefix, limit })
+      .map((row) => ({ id: row.id, source: row.source, project: row.project, title: row.title, startMs: row.start_ms, parentSessionId: row.parent_id }));
   }
 
   markProjected(sessionId: string, projectionPath: string): void {

@@ -14,19 +14,26 @@ export function registerForget(program: Command, context: CliContext): void {
   program
     .command('forget')
     .description('take sessions back: remove them from the index and the archive, and keep them out of later runs')
-    .argument('[session...]', 'session ids to forget')
+    .argument('[session...]', 'session ids to forget, or unique prefixes of 8 characters or more')
     .option('--project <name>', 'every session of a project (a name, or with a / part of the cwd)')
     .option('--before <date>', 'every session that ended before this ISO date or date-time')
     .option('--dry-run', 'list what would be forgotten, change nothing')
     .option('--json', 'print the report as JSON')
     .action(async (sessions: string[], flags: ForgetFlags) => {
       const report = await context.moon().forget({ sessions, project: flags.project, before: flags.before, dryRun: flags.dryRun });
-      if (flags.json) return printJson(context.io, report);
       const clean = (text: string): string => escapeControl(text, { oneLine: true });
+      // A named id no indexed session has is tombstoned all the same, but the run did not do what was asked of it.
+      if (report.unknown.length > 0) {
+        context.setExitCode(2);
+        context.io.err(
+          `moon: no indexed session has the id ${report.unknown.map(clean).join(', ')}: ${report.dryRun ? 'it would be tombstoned' : 'tombstoned'} so no later index adds it, nothing else done for it`,
+        );
+      }
+      if (flags.json) return printJson(context.io, report);
       const verb = report.dryRun ? 'would forget' : 'forgot';
       const lines = report.forgotten.map((session) => `${verb} ${clean(session.id)}${session.project ? ` (${clean(session.project)})` : ''}`);
       if (report.unknown.length > 0) {
-        lines.push(`not in this index (tombstoned${report.dryRun ? ' when run for real' : ''}): ${report.unknown.map(clean).join(', ')}`);
+        lines.push(`not in this index, ${report.dryRun ? 'would be tombstoned' : 'tombstoned'}: ${report.unknown.map(clean).join(', ')}`);
       }
       lines.push(
         report.dryRun

@@ -20,7 +20,7 @@ export function registerShow(program: Command, context: CliContext): void {
   program
     .command('show')
     .description("print a session's projection, or the entries around one message or time")
-    .argument('<session>', 'session id, or a unique prefix of one')
+    .argument('<session>', 'session id, or a unique prefix of one (8 characters or more)')
     .option('--around <message-or-time>', 'a message id (recall --json: metadata.message_ids), an ISO time, or a clock time like 14:05')
     .option('--context <n>', `entries before and after the one found (default ${DEFAULT_CONTEXT})`)
     .option('--tz <zone>', 'IANA zone for clock times and the times shown (default the residential zone)')
@@ -39,9 +39,7 @@ export function registerShow(program: Command, context: CliContext): void {
           context.setExitCode(2);
           return;
         }
-        const candidates = result.candidates.map((id) => escapeControl(id, { oneLine: true })).join(', ');
-        const detail = result.reason === 'ambiguous' ? ` matches several sessions: ${candidates}` : ' is not an indexed session';
-        throw new MoonError('not_found', `"${escapeControl(result.session, { oneLine: true })}"${detail}`, {
+        throw new MoonError('not_found', escapeControl(result.message), {
           hint: result.reason === 'ambiguous' ? 'give more of the id' : 'see `moon sessions`',
         });
       }

@@ -5,11 +5,14 @@ import type { AgentRegistration } from '../../src/install/inspect.js';
 
 const dir = (path: string, mode = 0o700): PathFacts => ({ path, exists: true, isDirectory: true, mode, readable: true, writable: true });
 
+const HOMES = { moon: '/home/u/.moon', default: '/home/u/.moon' };
+
 const registered = (agent: AgentRegistration['agent']): AgentRegistration => ({
   agent,
   scope: 'user',
   installed: true,
   present: true,
+  homes: HOMES,
   files: [{ file: `/home/u/.${agent}/config`, role: 'mcp', exists: true, entries: [{ label: 'mcpServers.moon', state: 'ok' }, { label: 'Stop hook', state: 'ok' }] }],
 });
 
@@ -24,7 +27,7 @@ function healthy(): DoctorFacts {
     home: dir('/home/u/.moon', 0o755),
     private: [dir('/home/u/.moon/archives'), dir('/home/u/.moon/archives/raw'), { ...dir('/home/u/.moon/moon.db', 0o600), isDirectory: false }],
     sources: { configured: false, roots: [dir('/home/u/.claude/projects', 0o755)] },
-    agents: [registered('claude-code'), registered('codex'), { agent: 'openclaw', scope: 'user', installed: false, present: false, files: [{ file: '/home/u/.openclaw/openclaw.json', role: 'mcp', exists: false, entries: [{ label: 'mcp.servers.moon', state: 'missing' }] }] }],
+    agents: [registered('claude-code'), registered('codex'), { agent: 'openclaw', scope: 'user', installed: false, present: false, homes: HOMES, files: [{ file: '/home/u/.openclaw/openclaw.json', role: 'mcp', exists: false, entries: [{ label: 'mcp.servers.moon', state: 'missing' }] }] }],
     watcher: { state: 'running', lock: '/home/u/.moon/logs/moon-watch.daemon.lock', pid: 4242, started_at_epoch_secs: 1, build_uuid: 'b', moon_home: '/home/u/.moon', legacy: false },
     engine: { kind: 'sqlite', location: '/home/u/.moon/moon.db', exists: true, probe: { ok: true, detail: '12 tables' } },
   };

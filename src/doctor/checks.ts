@@ -148,9 +148,10 @@ function judgeHomes(registration: AgentRegistration, strays: readonly EntryState
   const groups = new Map<string, string[]>();
   for (const entry of strays) {
     const key = entry.home ?? '';
-    groups.set(key, [...(groups.get(key) ?? []), `the ${entry.label}`]);
+    groups.set(key, [...(groups.get(key) ?? []), entry.label]);
   }
-  const uses = [...groups].map(([home, labels]) => `${labels.join(', ')} ${home === '' ? `name${labels.length === 1 ? 's' : ''} no moon home, so ${labels.length === 1 ? 'it uses' : 'they use'} ${homes.default}` : `use${labels.length === 1 ? 's' : ''} the moon home ${home}`}`);
+  const list = (labels: string[]): string => `the ${labels.length > 1 ? `${labels.slice(0, -1).join(', ')} and ${labels.at(-1)!}` : labels[0]!}`;
+  const uses = [...groups].map(([home, labels]) => `${list(labels)} ${home === '' ? `name${labels.length === 1 ? 's' : ''} no moon home, so ${labels.length === 1 ? 'it uses' : 'they use'} ${homes.default}` : `use${labels.length === 1 ? 's' : ''} the moon home ${home}`}`);
   const named = strays.find((entry) => entry.home !== null && entry.home !== undefined)?.home ?? null;
   const detail = `${title}: ${uses.join('; ')}, not this one (${homes.moon})`;
   const other = named ?? homes.default;

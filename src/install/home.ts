@@ -20,16 +20,16 @@ export function chooseWiredHome(home: string, homeDir: string): string | null {
 
 /**
  * A project's files are committed and shared: they cannot name one machine's moon home. Refuse a project-scope
- * install from any home but the default.
+ * install of `agent` from any home but the default.
  */
-export function checkScopeHome(scope: 'user' | 'project', home: string, homeDir: string): void {
+export function checkScopeHome(agent: string, scope: 'user' | 'project', home: string, homeDir: string): void {
   const wired = chooseWiredHome(home, homeDir);
   if (scope !== 'project' || wired === null) return;
   throw new MoonError(
     'bad_usage',
-    `--scope project writes files meant to be committed and shared, which cannot name this machine's moon home ${wired} (only the default ${defaultMoonHome('~')} is left unnamed)`,
+    `--scope project writes files meant to be committed and shared: they cannot name this machine's moon home ${wired} (the default, ${defaultMoonHome('~')}, is the only home they leave unnamed)`,
     {
-      hint: `wire this home with \`moon install <agent> --home ${wired}\` (user scope), or install the project with the default home and start the agent with MOON_HOME=${wired} in its environment`,
+      hint: `wire this home at user scope (\`moon install ${agent} --home ${wired}\`), or install the project from the default home and start the agent with MOON_HOME=${wired} in its environment`,
     },
   );
 }

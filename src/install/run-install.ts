@@ -63,7 +63,7 @@ interface Plan {
 
 /** Add moon's hooks and MCP server to the agent's config files; nothing is written when one of them cannot be read. */
 export function installAgent(host: InstallHost, request: AgentInstallRequest): AgentInstallReport {
-  checkScopeHome(request.scope, request.home, host.homeDir);
+  checkScopeHome(request.agent, request.scope, request.home, host.homeDir);
   const records = readLedger(request.ledger);
   const targets = describeTargets(request.agent, request.scope, host, request.home);
   const report: AgentInstallReport = { action: 'install', agent: request.agent, scope: request.scope, dryRun: request.dryRun, files: [], commands: [], notes: [] };

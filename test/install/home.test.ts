@@ -190,7 +190,7 @@ describe('--scope project writes portable commands only', () => {
     expect(error).toBeInstanceOf(MoonError);
     expect((error as MoonError).code).toBe('bad_usage');
     expect((error as MoonError).message).toContain(`cannot name this machine's moon home ${home}`);
-    expect((error as MoonError).hint).toContain(`moon install <agent> --home ${home}`);
+    expect((error as MoonError).hint).toContain(`moon install claude-code --home ${home}`);
     expect((error as MoonError).hint).toContain(`MOON_HOME=${home}`);
     expect(snapshotTree(root)).toEqual(before);
   });

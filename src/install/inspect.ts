@@ -92,13 +92,13 @@ export function inspectRegistrations(host: InstallHost, ledger: string, home: st
             const server = isPlainObject(value) ? readServerHome(value) : null;
             const expected = renderMcpCommand({ ...target.line, home: null });
             if (value === undefined) state.entries.push({ label, state: 'missing' });
-            else if (server && isPlainObject(value) && value.command === expected.command && deepEqual(server.args, expected.args)) {
+            else if (server && (value as Record<string, unknown>).command === expected.command && deepEqual(server.args, expected.args)) {
               state.entries.push({ label, state: 'ok', home: namedHome(server.home) });
             } else state.entries.push({ label, state: 'elsewhere', found: describeServer(value) });
           } else {
             const label = `${entry.event} hook`;
             const found = doc ? findMoonHooks(doc, entry.event).filter((hook) => parseMoonHookCommand(hook.command)?.event === entry.moonEvent) : [];
-            const mine = found.map((hook) => parseMoonHookCommand(hook.command)!).find((hook, index) => runsThisMoon(found[index]!.command, target.line, hook));
+            const mine = found.map((hook) => readThisMoonsHook(hook.command, target.line)).find((hook) => hook !== null);
             if (mine) state.entries.push({ label, state: 'ok', home: namedHome(mine.home) });
             else if (found.length > 0) state.entries.push({ label, state: 'elsewhere', found: found[0]!.command });
             else state.entries.push({ label, state: 'missing' });
@@ -123,12 +123,14 @@ export function inspectRegistrations(host: InstallHost, ledger: string, home: st
   return out;
 }
 
-/** The hook command is the one moon writes for this node and bin/moon.js (or `moon` on PATH), whatever home it names. */
-function runsThisMoon(command: string, line: MoonCommandLine, parsed: MoonHookCommand): boolean {
+/** The hook command as read, when it is the one moon writes for this node and bin/moon.js (or `moon` on PATH), whatever home it names. */
+function readThisMoonsHook(command: string, line: MoonCommandLine): MoonHookCommand | null {
+  const parsed = parseMoonHookCommand(command);
+  if (!parsed) return null;
   try {
-    return command === renderHookCommand({ ...line, home: parsed.home }, parsed.event as HookEvent);
+    return command === renderHookCommand({ ...line, home: parsed.home }, parsed.event as HookEvent) ? parsed : null;
   } catch {
-    return false;
+    return null;
   }
 }
 

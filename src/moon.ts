@@ -795,7 +795,7 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
         import('./install/ledger.js'),
       ]);
       const host = request.host ?? createInstallHost(request.env);
-      const common = { agent: request.agent, scope: request.scope ?? 'user', dryRun: request.dryRun === true, ledger: ledgerPath(paths.home) };
+      const common = { agent: request.agent, scope: request.scope ?? 'user', dryRun: request.dryRun === true, home: paths.home, ledger: ledgerPath(paths.home) };
       return request.action === 'install' ? installAgent(host, { ...common, nowMs: clock() }) : uninstallAgent(host, common);
     },
     doctor(request = {}) {

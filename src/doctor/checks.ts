@@ -1,4 +1,4 @@
-import type { AgentRegistration } from '../install/inspect.js';
+import type { AgentRegistration, EntryState } from '../install/inspect.js';
 import { agentTitle } from '../install/targets.js';
 import { type DoctorFacts, defaultRootsOf } from './facts.js';
 
@@ -105,9 +105,10 @@ export const checkSources: Check = (facts) => {
 export const checkAgents: Check = (facts) => facts.agents.map((registration) => judgeAgent(registration));
 
 function judgeAgent(registration: AgentRegistration): CheckResult {
-  const { agent, scope } = registration;
+  const { agent, scope, homes } = registration;
   const id = `agent:${agent}${scope === 'project' ? ':project' : ''}`;
-  const install = `moon install ${agent}${scope === 'project' ? ' --scope project' : ''}`;
+  // A project's files name no home; a user install names this one unless it is the default.
+  const install = `moon install ${agent}${scope === 'project' ? ' --scope project' : homes.moon === homes.default ? '' : ` --home ${shellQuote(homes.moon)}`}`;
   const title = agentTitle(agent);
   const broken = registration.files.find((file) => file.error);
   if (broken) return { id, status: 'fail', detail: broken.error!, fix: `fix ${broken.file} at the line and column named, then run \`${install}\`` };
@@ -123,6 +124,8 @@ function judgeAgent(registration: AgentRegistration): CheckResult {
       fix: `run \`${install}\` to point it at this moon`,
     };
   }
+  const strays = ok.filter((entry) => (entry.home ?? homes.default) !== homes.moon);
+  if (strays.length > 0) return judgeHomes(registration, strays, id, install);
   if (missing.length === 0) {
     if (registration.hooksDisabled) {
       return { id, status: 'warn', detail: `${title}: moon is wired in, but hooks are turned off in config.toml ([features])`, fix: 'remove `hooks = false` (or `codex_hooks = false`) from [features] in config.toml' };
@@ -133,6 +136,31 @@ function judgeAgent(registration: AgentRegistration): CheckResult {
   if (registration.installed || ok.length > 0) return { id, status: 'fail', detail: `${title}: missing ${list}`, fix: `run \`${install}\`` };
   if (registration.present) return { id, status: 'warn', detail: `${title} is here but moon is not wired into it`, fix: `run \`${install}\`` };
   return { id, status: 'skip', detail: `${title}: not found on this machine` };
+}
+
+/**
+ * Entries that run this moon on another moon home than doctor's: a home they name is certain (fail); naming none,
+ * they use ~/.moon unless the agent starts with MOON_HOME set, which doctor cannot see (warn).
+ */
+function judgeHomes(registration: AgentRegistration, strays: readonly EntryState[], id: string, install: string): CheckResult {
+  const { homes, scope } = registration;
+  const title = agentTitle(registration.agent);
+  const groups = new Map<string, string[]>();
+  for (const entry of strays) {
+    const key = entry.home ?? '';
+    groups.set(key, [...(groups.get(key) ?? []), entry.label]);
+  }
+  const list = (labels: string[]): string => `the ${labels.length > 1 ? `${labels.slice(0, -1).join(', ')} and ${labels.at(-1)!}` : labels[0]!}`;
+  const uses = [...groups].map(([home, labels]) => `${list(labels)} ${home === '' ? `name${labels.length === 1 ? 's' : ''} no moon home, so ${labels.length === 1 ? 'it uses' : 'they use'} ${homes.default}` : `use${labels.length === 1 ? 's' : ''} the moon home ${home}`}`);
+  const named = strays.find((entry) => entry.home !== null && entry.home !== undefined)?.home ?? null;
+  const detail = `${title}: ${uses.join('; ')}, not this one (${homes.moon})`;
+  const other = named ?? homes.default;
+  const elsewhere = `\`moon doctor --home ${shellQuote(other)}\` checks that home`;
+  if (named !== null) return { id, status: 'fail', detail, fix: `run \`${install}\` to wire it to this home (or ${elsewhere})` };
+  if (scope === 'project') {
+    return { id, status: 'warn', detail: `${detail}, unless the agent starts with MOON_HOME set`, fix: `the project's files name no home: start the agent with MOON_HOME=${shellQuote(homes.moon)} in its environment (or ${elsewhere})` };
+  }
+  return { id, status: 'warn', detail: `${detail}, unless the agent starts with MOON_HOME set`, fix: `run \`${install}\` to name this home in the agent's commands (or ${elsewhere})` };
 }
 
 /** The watcher daemon: running, or at least no lock left in the way. */

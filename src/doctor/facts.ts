@@ -85,7 +85,7 @@ export async function gatherFacts(deps: GatherDeps): Promise<DoctorFacts> {
     home: statOf(paths.home, posix),
     private: [paths.archives, paths.raw, paths.mlib, paths.db].map((path) => statOf(path, posix)).filter((facts) => facts.exists),
     sources: { configured, roots: roots.map((root) => statOf(root, posix)) },
-    agents: inspectRegistrations(host, ledgerPath(paths.home)),
+    agents: inspectRegistrations(host, ledgerPath(paths.home), paths.home),
     watcher,
     engine,
   };

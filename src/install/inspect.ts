@@ -1,10 +1,11 @@
 import { existsSync, realpathSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { describeError, isMoonError } from '../errors.js';
-import { parseMoonHookCommand, renderMcpCommand } from './commands.js';
+import { type HookEvent, type MoonCommandLine, type MoonHookCommand, parseMoonHookCommand, readServerHome, renderHookCommand, renderMcpCommand } from './commands.js';
 import { deepEqual, describePath, isPlainObject } from './document.js';
 import { findMoonHooks } from './entries.js';
 import { readCurrent } from './files.js';
+import { defaultMoonHome } from './home.js';
 import type { InstallHost } from './host.js';
 import { readLedger } from './ledger.js';
 import { openDocument } from './run-install.js';
@@ -17,6 +18,8 @@ export interface EntryState {
   /** ok: there, running this moon; elsewhere: there, running another moon (`found`); missing: not there. */
   state: 'ok' | 'elsewhere' | 'missing';
   found?: string;
+  /** ok: the moon home the entry names (absolute, symlinks resolved), null when it names none. */
+  home?: string | null;
 }
 
 export interface FileState {
@@ -39,10 +42,17 @@ export interface AgentRegistration {
   files: FileState[];
   /** Codex: hooks are turned off in config.toml ([features] hooks = false). */
   hooksDisabled?: boolean;
+  /** The moon home doctor checks, and the one an entry naming none uses (~/.moon): absolute, symlinks resolved. */
+  homes: { moon: string; default: string };
 }
 
-/** Every agent at user scope, and at project scope for the working directory when moon was installed there. */
-export function inspectRegistrations(host: InstallHost, ledger: string): AgentRegistration[] {
+/**
+ * Every agent at user scope, and at project scope for the working directory when moon was installed there, as
+ * seen from the moon home `home` (its ledger is `ledger`).
+ */
+export function inspectRegistrations(host: InstallHost, ledger: string, home: string): AgentRegistration[] {
+  const homes = { moon: realPath(resolve(home)), default: realPath(defaultMoonHome(host.homeDir)) };
+  const namedHome = (named: string | null): string | null => (named === null ? null : realPath(resolve(host.cwd, named)));
   let records: ReturnType<typeof readLedger> = [];
   try {
     records = readLedger(ledger);
@@ -55,10 +65,10 @@ export function inspectRegistrations(host: InstallHost, ledger: string): AgentRe
       if (scope === 'project' && agent === 'openclaw') continue;
       let targets: ReturnType<typeof describeTargets>;
       try {
-        targets = describeTargets(agent, scope, host);
+        targets = describeTargets(agent, scope, host, home);
       } catch (error) {
         // This moon's own command line cannot be written (a path a shell would read): say so once per agent.
-        if (scope === 'user') out.push({ agent, scope, installed: false, present: true, files: [{ file: host.binPath, role: 'hooks', exists: true, error: describeError(error), entries: [] }] });
+        if (scope === 'user') out.push({ agent, scope, installed: false, present: true, homes, files: [{ file: host.binPath, role: 'hooks', exists: true, error: describeError(error), entries: [] }] });
         continue;
       }
       const files = targets.map((target) => realPath(target.file));
@@ -78,22 +88,25 @@ export function inspectRegistrations(host: InstallHost, ledger: string): AgentRe
         for (const entry of target.entries) {
           if (entry.kind === 'key') {
             const value = doc?.get(entry.path);
-            const expected = renderMcpCommand(host);
             const label = describePath(entry.path);
+            const server = isPlainObject(value) ? readServerHome(value) : null;
+            const expected = renderMcpCommand({ ...target.line, home: null });
             if (value === undefined) state.entries.push({ label, state: 'missing' });
-            else if (isPlainObject(value) && value.command === expected.command && deepEqual(value.args, expected.args)) state.entries.push({ label, state: 'ok' });
-            else state.entries.push({ label, state: 'elsewhere', found: describeServer(value) });
+            else if (server && (value as Record<string, unknown>).command === expected.command && deepEqual(server.args, expected.args)) {
+              state.entries.push({ label, state: 'ok', home: namedHome(server.home) });
+            } else state.entries.push({ label, state: 'elsewhere', found: describeServer(value) });
           } else {
             const label = `${entry.event} hook`;
             const found = doc ? findMoonHooks(doc, entry.event).filter((hook) => parseMoonHookCommand(hook.command)?.event === entry.moonEvent) : [];
-            if (found.some((hook) => hook.command === entry.command)) state.entries.push({ label, state: 'ok' });
+            const mine = found.map((hook) => readThisMoonsHook(hook.command, target.line)).find((hook) => hook !== null);
+            if (mine) state.entries.push({ label, state: 'ok', home: namedHome(mine.home) });
             else if (found.length > 0) state.entries.push({ label, state: 'elsewhere', found: found[0]!.command });
             else state.entries.push({ label, state: 'missing' });
           }
         }
         return state;
       });
-      const registration: AgentRegistration = { agent, scope, installed, present: isPresent(targets.map((target) => target.file)), files: states };
+      const registration: AgentRegistration = { agent, scope, installed, present: isPresent(targets.map((target) => target.file)), files: states, homes };
       if (agent === 'codex') {
         const config = states.find((state) => state.role === 'mcp');
         try {
@@ -108,6 +121,17 @@ export function inspectRegistrations(host: InstallHost, ledger: string): AgentRe
     }
   }
   return out;
+}
+
+/** The hook command as read, when it is the one moon writes for this node and bin/moon.js (or `moon` on PATH), whatever home it names. */
+function readThisMoonsHook(command: string, line: MoonCommandLine): MoonHookCommand | null {
+  const parsed = parseMoonHookCommand(command);
+  if (!parsed) return null;
+  try {
+    return command === renderHookCommand({ ...line, home: parsed.home }, parsed.event as HookEvent) ? parsed : null;
+  } catch {
+    return null;
+  }
 }
 
 function realPath(path: string): string {

@@ -4,6 +4,7 @@ import type { ConfigDocument } from './document.js';
 import { unifiedDiff } from './diff.js';
 import { type Change, addEntries, findMoonHooks, removeChanges } from './entries.js';
 import { type CurrentFile, missingDirs, readCurrent, removeConfigFile, removeEmptyDirs, writeConfigFile } from './files.js';
+import { checkScopeHome } from './home.js';
 import type { InstallHost } from './host.js';
 import { openJsonDocument } from './json-document.js';
 import { openJson5Document } from './json5-document.js';
@@ -16,6 +17,8 @@ export interface AgentInstallRequest {
   scope: InstallScope;
   /** Print what would change; write nothing. */
   dryRun: boolean;
+  /** The moon home the agent's hooks and server are to use (named in their commands unless it is the default). */
+  home: string;
   /** `$MOON_HOME/state/installs.json`. */
   ledger: string;
   nowMs: number;
@@ -60,8 +63,9 @@ interface Plan {
 
 /** Add moon's hooks and MCP server to the agent's config files; nothing is written when one of them cannot be read. */
 export function installAgent(host: InstallHost, request: AgentInstallRequest): AgentInstallReport {
+  checkScopeHome(request.agent, request.scope, request.home, host.homeDir);
   const records = readLedger(request.ledger);
-  const targets = describeTargets(request.agent, request.scope, host);
+  const targets = describeTargets(request.agent, request.scope, host, request.home);
   const report: AgentInstallReport = { action: 'install', agent: request.agent, scope: request.scope, dryRun: request.dryRun, files: [], commands: [], notes: [] };
   const plans = targets.map((target) => planInstall(host, target, records, report));
   for (const plan of plans) {
@@ -79,7 +83,7 @@ export function installAgent(host: InstallHost, request: AgentInstallRequest): A
     else records.push(record);
     writeLedger(request.ledger, records);
   }
-  report.notes.push(...installNotes(request.agent, request.scope, report));
+  report.notes.push(...installNotes(host, request.agent, targets, report));
   return report;
 }
 
@@ -147,6 +151,7 @@ export interface AgentUninstallRequest {
   agent: AgentName;
   scope: InstallScope;
   dryRun: boolean;
+  home: string;
   ledger: string;
 }
 
@@ -156,7 +161,7 @@ export interface AgentUninstallRequest {
  */
 export function uninstallAgent(host: InstallHost, request: AgentUninstallRequest): AgentInstallReport {
   const records = readLedger(request.ledger);
-  const targets = describeTargets(request.agent, request.scope, host);
+  const targets = describeTargets(request.agent, request.scope, host, request.home);
   const targetFiles = new Set(targets.map((target) => readCurrent(target.file).file));
   const mine = records.filter(
     (record) => record.agent === request.agent && record.scope === request.scope && (request.scope === 'user' || targetFiles.has(record.file)),
@@ -339,9 +344,16 @@ function runOpenClawSet(host: InstallHost, plan: Plan, report: AgentInstallRepor
   return after.text;
 }
 
-function installNotes(agent: AgentName, scope: InstallScope, report: AgentInstallReport): string[] {
+function installNotes(host: InstallHost, agent: AgentName, targets: readonly Target[], report: AgentInstallReport): string[] {
   const notes: string[] = [];
+  const scope = report.scope;
   const changed = report.files.some((file) => file.change !== 'unchanged');
+  const home = targets[0]?.line.home ?? null;
+  if (home !== null) notes.push(`${agentTitle(agent)}'s hooks and MCP server use the moon home ${home} (named with --home in their commands)`);
+  if (scope === 'project') {
+    notes.push(`the project's files run \`moon\` from PATH and the default moon home (~/.moon, or MOON_HOME where the agent runs): each teammate needs \`moon\` on PATH (\`npm link\` in a clone of moon, as its README says)`);
+    if (host.which('moon') === null) notes.push('`moon` is not on PATH on this machine either: the project\'s hooks and server will not start here until it is');
+  }
   if (agent === 'codex' && report.files.some((file) => file.role === 'hooks' && file.change !== 'unchanged')) {
     notes.push('Codex runs a new hook command only after you trust it: start Codex and approve moon’s hooks when it asks (review them any time with /hooks)');
   }

@@ -1,6 +1,7 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { MoonError } from '../errors.js';
-import { type HookEvent, renderHookCommand, renderMcpCommand } from './commands.js';
+import { type HookEvent, type MoonCommandLine, renderHookCommand, renderMcpCommand } from './commands.js';
+import { chooseWiredHome } from './home.js';
 import type { InstallHost } from './host.js';
 
 export const AGENTS = ['claude-code', 'codex', 'openclaw'] as const;
@@ -36,6 +37,8 @@ export interface Target {
   format: 'json' | 'json5' | 'toml';
   role: 'hooks' | 'mcp';
   entries: Entry[];
+  /** The command line the entries run (its home: the one they name, null for the default). */
+  line: MoonCommandLine;
   /** Mode of a file moon creates: private in the home, shareable in a project. */
   newFileMode: number;
 }
@@ -68,9 +71,19 @@ export function parseScope(name: string): InstallScope {
   throw new MoonError('bad_usage', `--scope must be user or project, got "${name}"`);
 }
 
-/** The config files of `agent` at `scope`, each with the entries that wire this moon in. */
-export function describeTargets(agent: AgentName, scope: InstallScope, host: InstallHost): Target[] {
-  const line = { nodePath: host.nodePath, binPath: host.binPath };
+/**
+ * The command line that wires this moon and moon home in. User scope: this node and this bin/moon.js, absolute, and
+ * `--home` when the home is not the default. Project scope: files meant to be shared, so nothing of this machine —
+ * `moon` on PATH, no home (run-install.ts refuses a project install from another home).
+ */
+export function describeCommandLine(scope: InstallScope, host: Pick<InstallHost, 'nodePath' | 'binPath' | 'homeDir'>, home: string): MoonCommandLine {
+  if (scope === 'project') return { nodePath: null, binPath: null, home: null };
+  return { nodePath: host.nodePath, binPath: host.binPath, home: chooseWiredHome(home, host.homeDir) };
+}
+
+/** The config files of `agent` at `scope`, each with the entries that wire this moon (and the moon home `home`) in. */
+export function describeTargets(agent: AgentName, scope: InstallScope, host: InstallHost, home: string): Target[] {
+  const line = describeCommandLine(scope, host, home);
   const mcp = renderMcpCommand(line);
   const hooks = (specs: typeof CLAUDE_HOOKS): HookEntry[] =>
     specs.map((spec) => ({ kind: 'hook', ...spec, command: renderHookCommand(line, spec.moonEvent) }));
@@ -79,7 +92,7 @@ export function describeTargets(agent: AgentName, scope: InstallScope, host: Ins
   switch (agent) {
     case 'claude-code':
       return [
-        { agent, scope, file: files.hooks!, format: 'json', role: 'hooks', entries: hooks(CLAUDE_HOOKS), newFileMode: mode },
+        { agent, scope, file: files.hooks!, format: 'json', role: 'hooks', entries: hooks(CLAUDE_HOOKS), line, newFileMode: mode },
         {
           agent,
           scope,
@@ -87,6 +100,7 @@ export function describeTargets(agent: AgentName, scope: InstallScope, host: Ins
           format: 'json',
           role: 'mcp',
           entries: [{ kind: 'key', path: ['mcpServers', 'moon'], value: { type: 'stdio', command: mcp.command, args: mcp.args } }],
+          line,
           newFileMode: mode,
         },
       ];
@@ -99,9 +113,10 @@ export function describeTargets(agent: AgentName, scope: InstallScope, host: Ins
           format: 'toml',
           role: 'mcp',
           entries: [{ kind: 'key', path: ['mcp_servers', 'moon'], value: { command: mcp.command, args: mcp.args, startup_timeout_sec: CODEX_STARTUP_TIMEOUT_SEC } }],
+          line,
           newFileMode: mode,
         },
-        { agent, scope, file: files.hooks!, format: 'json', role: 'hooks', entries: hooks(CODEX_HOOKS), newFileMode: mode },
+        { agent, scope, file: files.hooks!, format: 'json', role: 'hooks', entries: hooks(CODEX_HOOKS), line, newFileMode: mode },
       ];
     case 'openclaw':
       return [
@@ -112,6 +127,7 @@ export function describeTargets(agent: AgentName, scope: InstallScope, host: Ins
           format: 'json5',
           role: 'mcp',
           entries: [{ kind: 'key', path: ['mcp', 'servers', 'moon'], value: { command: mcp.command, args: mcp.args } }],
+          line,
           newFileMode: mode,
         },
       ];

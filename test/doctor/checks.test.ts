@@ -5,11 +5,14 @@ import type { AgentRegistration } from '../../src/install/inspect.js';
 
 const dir = (path: string, mode = 0o700): PathFacts => ({ path, exists: true, isDirectory: true, mode, readable: true, writable: true });
 
+const HOMES = { moon: '/home/u/.moon', default: '/home/u/.moon' };
+
 const registered = (agent: AgentRegistration['agent']): AgentRegistration => ({
   agent,
   scope: 'user',
   installed: true,
   present: true,
+  homes: HOMES,
   files: [{ file: `/home/u/.${agent}/config`, role: 'mcp', exists: true, entries: [{ label: 'mcpServers.moon', state: 'ok' }, { label: 'Stop hook', state: 'ok' }] }],
 });
 
@@ -24,7 +27,7 @@ function healthy(): DoctorFacts {
     home: dir('/home/u/.moon', 0o755),
     private: [dir('/home/u/.moon/archives'), dir('/home/u/.moon/archives/raw'), { ...dir('/home/u/.moon/moon.db', 0o600), isDirectory: false }],
     sources: { configured: false, roots: [dir('/home/u/.claude/projects', 0o755)] },
-    agents: [registered('claude-code'), registered('codex'), { agent: 'openclaw', scope: 'user', installed: false, present: false, files: [{ file: '/home/u/.openclaw/openclaw.json', role: 'mcp', exists: false, entries: [{ label: 'mcp.servers.moon', state: 'missing' }] }] }],
+    agents: [registered('claude-code'), registered('codex'), { agent: 'openclaw', scope: 'user', installed: false, present: false, homes: HOMES, files: [{ file: '/home/u/.openclaw/openclaw.json', role: 'mcp', exists: false, entries: [{ label: 'mcp.servers.moon', state: 'missing' }] }] }],
     watcher: { state: 'running', lock: '/home/u/.moon/logs/moon-watch.daemon.lock', pid: 4242, started_at_epoch_secs: 1, build_uuid: 'b', moon_home: '/home/u/.moon', legacy: false },
     engine: { kind: 'sqlite', location: '/home/u/.moon/moon.db', exists: true, probe: { ok: true, detail: '12 tables' } },
   };
@@ -96,6 +99,43 @@ describe('doctor checks (pure functions of the facts)', () => {
     expect(only(results, 'agent:codex')).toMatchObject({ status: 'fail', detail: 'Codex: missing PreCompact hook (/home/u/.codex/hooks.json)', fix: 'run `moon install codex`' });
     expect(only(results, 'agent:openclaw')).toMatchObject({ status: 'warn', detail: 'OpenClaw is here but moon is not wired into it', fix: 'run `moon install openclaw`' });
     expect(only(results, 'agent:codex:project')).toMatchObject({ status: 'fail', detail: '/work/app/.codex/hooks.json:3:5: not valid JSON (comma expected)' });
+  });
+
+  test('agents: wiring on another moon home than doctor’s — named in the commands: a problem; named nowhere: a warning', () => {
+    const facts = healthy();
+    const other = { moon: '/srv/moon-b', default: '/home/u/.moon' };
+    const entries = (home: string | null) => [{ label: 'Stop hook', state: 'ok' as const, home }, { label: 'mcpServers.moon', state: 'ok' as const, home }];
+    facts.agents = [
+      // Installed with MOON_HOME=/srv/moon-a, checked with MOON_HOME=/srv/moon-b.
+      { ...registered('claude-code'), homes: other, files: [{ file: '/home/u/.claude/settings.json', role: 'hooks', exists: true, entries: entries('/srv/moon-a') }] },
+      // Installed with the default home (no --home), checked with MOON_HOME=/srv/moon-b.
+      { ...registered('codex'), homes: other, files: [{ file: '/home/u/.codex/hooks.json', role: 'hooks', exists: true, entries: entries(null) }] },
+      // Installed with MOON_HOME=/srv/moon-a, checked with the default home.
+      { ...registered('openclaw'), files: [{ file: '/home/u/.openclaw/openclaw.json', role: 'mcp', exists: true, entries: [{ label: 'mcp.servers.moon', state: 'ok', home: '/srv/moon a' }] }] },
+      // A project's files name no home.
+      { ...registered('claude-code'), scope: 'project', homes: other, files: [{ file: '/work/app/.mcp.json', role: 'mcp', exists: true, entries: [{ label: 'mcpServers.moon', state: 'ok', home: null }] }] },
+    ];
+    const results = runChecks(facts);
+    expect(only(results, 'agent:claude-code')).toEqual({
+      id: 'agent:claude-code',
+      status: 'fail',
+      detail: 'Claude Code: the Stop hook and mcpServers.moon use the moon home /srv/moon-a, not this one (/srv/moon-b)',
+      fix: 'run `moon install claude-code --home /srv/moon-b` to wire it to this home (or `moon doctor --home /srv/moon-a` checks that home)',
+    });
+    expect(only(results, 'agent:codex')).toMatchObject({
+      status: 'warn',
+      detail: 'Codex: the Stop hook and mcpServers.moon name no moon home, so they use /home/u/.moon, not this one (/srv/moon-b), unless the agent starts with MOON_HOME set',
+      fix: 'run `moon install codex --home /srv/moon-b` to name this home in the agent\'s commands (or `moon doctor --home /home/u/.moon` checks that home)',
+    });
+    expect(only(results, 'agent:openclaw')).toEqual({
+      id: 'agent:openclaw',
+      status: 'fail',
+      detail: 'OpenClaw: the mcp.servers.moon uses the moon home /srv/moon a, not this one (/home/u/.moon)',
+      fix: "run `moon install openclaw` to wire it to this home (or `moon doctor --home '/srv/moon a'` checks that home)",
+    });
+    expect(only(results, 'agent:claude-code:project')).toMatchObject({ status: 'warn', fix: expect.stringMatching(/^the project's files name no home: start the agent with MOON_HOME=\/srv\/moon-b in its environment/) });
+    // The same wiring seen from its own home is fine.
+    expect(only(runChecks({ ...facts, agents: [{ ...facts.agents[0]!, homes: { ...other, moon: '/srv/moon-a' } }] }), 'agent:claude-code').status).toBe('ok');
   });
 
   test('Codex hooks turned off in config.toml', () => {

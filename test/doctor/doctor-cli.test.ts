@@ -66,9 +66,10 @@ describe('moon doctor (built CLI, temporary home)', () => {
     writeFileSync(settings, text.replaceAll(JSON.stringify(join(REPO, 'bin', 'moon.js')).slice(1, -1), '/old/moon/bin/moon.js'));
     const broken = await doctor();
     expect(broken.code).toBe(1);
-    expect(check(broken.report, 'agent:claude-code')).toMatchObject({ status: 'fail', fix: 'run `moon install claude-code` to point it at this moon' });
+    expect(check(broken.report, 'agent:claude-code')).toMatchObject({ status: 'fail', fix: `run \`moon install claude-code --home ${join(root, 'moon')}\` to point it at this moon` });
     expect(check(broken.report, 'agent:claude-code')!.detail).toContain('runs another moon ("/usr');
-    const fixed = await spawnMoon(['install', 'claude-code'], env);
+    // The fix as doctor words it, --home after the agent.
+    const fixed = await spawnMoon(['install', 'claude-code', '--home', join(root, 'moon')], env);
     expect(fixed.stdout).toContain('pointed the SessionStart hook at this moon');
     expect((await doctor()).code).toBe(0);
   });

@@ -111,7 +111,9 @@ describe('moon install claude-code', () => {
     const report = install(host, 'claude-code', { moonHome, scope: 'project' });
     expect(report.files.map((file) => file.file)).toEqual([join(host.cwd, '.claude', 'settings.json'), join(host.cwd, '.mcp.json')]);
     expect(statSync(join(host.cwd, '.mcp.json')).mode & 0o777).toBe(0o644);
-    expect(JSON.parse(read(join(host.cwd, '.mcp.json'))!)).toEqual({ mcpServers: { moon: { type: 'stdio', command: NODE, args: [BIN, 'mcp'] } } });
+    // Files meant to be shared: `moon` from PATH, not this machine's node and bin/moon.js.
+    expect(JSON.parse(read(join(host.cwd, '.mcp.json'))!)).toEqual({ mcpServers: { moon: { type: 'stdio', command: 'moon', args: ['mcp'] } } });
+    expect(read(join(host.cwd, '.claude', 'settings.json'))).toContain('"command": "moon hook stop"');
     expect(report.notes.join('\n')).toContain('approve the project’s MCP servers');
     // The user scope is another install: uninstalling it leaves the project alone.
     expect(uninstall(host, 'claude-code', { moonHome }).files.every((file) => file.change === 'not installed')).toBe(true);

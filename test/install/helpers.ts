@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { CommandOutcome } from '../../src/service/host.js';
+import { defaultMoonHome } from '../../src/install/home.js';
 import type { InstallHost } from '../../src/install/host.js';
 import { type AgentInstallReport, installAgent, uninstallAgent } from '../../src/install/run-install.js';
 import type { AgentName, InstallScope } from '../../src/install/targets.js';
@@ -41,12 +42,29 @@ export function read(path: string): string | null {
   return existsSync(path) ? readFileSync(path, 'utf8') : null;
 }
 
-export function install(host: InstallHost, agent: AgentName, options: { scope?: InstallScope; dryRun?: boolean; moonHome: string }): AgentInstallReport {
-  return installAgent(host, { agent, scope: options.scope ?? 'user', dryRun: options.dryRun ?? false, ledger: join(options.moonHome, 'state', 'installs.json'), nowMs: Date.UTC(2026, 0, 2) });
+/**
+ * `moon install` with its ledger in `moonHome`. The home the commands are to use is `home`, by default the host's
+ * default home (~/.moon), so the commands name none.
+ */
+export function install(host: InstallHost, agent: AgentName, options: { scope?: InstallScope; dryRun?: boolean; moonHome: string; home?: string }): AgentInstallReport {
+  return installAgent(host, {
+    agent,
+    scope: options.scope ?? 'user',
+    dryRun: options.dryRun ?? false,
+    home: options.home ?? defaultMoonHome(host.homeDir),
+    ledger: join(options.moonHome, 'state', 'installs.json'),
+    nowMs: Date.UTC(2026, 0, 2),
+  });
 }
 
-export function uninstall(host: InstallHost, agent: AgentName, options: { scope?: InstallScope; dryRun?: boolean; moonHome: string }): AgentInstallReport {
-  return uninstallAgent(host, { agent, scope: options.scope ?? 'user', dryRun: options.dryRun ?? false, ledger: join(options.moonHome, 'state', 'installs.json') });
+export function uninstall(host: InstallHost, agent: AgentName, options: { scope?: InstallScope; dryRun?: boolean; moonHome: string; home?: string }): AgentInstallReport {
+  return uninstallAgent(host, {
+    agent,
+    scope: options.scope ?? 'user',
+    dryRun: options.dryRun ?? false,
+    home: options.home ?? defaultMoonHome(host.homeDir),
+    ledger: join(options.moonHome, 'state', 'installs.json'),
+  });
 }
 
 /** Every file under `dir` with its bytes, for "nothing changed" checks. */

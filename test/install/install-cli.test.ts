@@ -29,8 +29,9 @@ describe('moon install / uninstall (built CLI, temporary HOME)', () => {
     const run = await spawnMoon(['install', 'claude-code'], env);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain(`edited: ${settings}\n  added the SessionStart hook`);
-    expect(read(settings)).toContain(`"\\"${process.execPath}\\" \\"${BIN}\\" hook stop"`);
-    expect(JSON.parse(read(join(home, '.claude.json'))!)).toEqual({ mcpServers: { moon: { type: 'stdio', command: process.execPath, args: [BIN, 'mcp'] } } });
+    // MOON_HOME is not the default: every command names it.
+    expect(read(settings)).toContain(`"\\"${process.execPath}\\" \\"${BIN}\\" --home \\"${env.MOON_HOME}\\" hook stop"`);
+    expect(JSON.parse(read(join(home, '.claude.json'))!)).toEqual({ mcpServers: { moon: { type: 'stdio', command: process.execPath, args: [BIN, '--home', env.MOON_HOME, 'mcp'] } } });
 
     const undo = await spawnMoon(['uninstall', 'claude-code', '--json'], env);
     expect(undo.code, undo.stderr).toBe(0);

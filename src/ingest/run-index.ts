@@ -10,7 +10,7 @@ import { BatchAbortedError, type FailureRecord, type FileState } from '../store/
 import { type FileOutcome, type IngestContext, makeOutcome } from './context.js';
 import { sha256 } from './hash.js';
 import { discoverFiles } from './discover.js';
-import { type IndexFileOptions, type PreparedFile, indexFile, indexPreparedFile } from './index-file.js';
+import { type IndexFileOptions, type PreparedFile, indexPreparedFile, prepareFile } from './index-file.js';
 import { serializeError } from './errors-across.js';
 import { type PendingProjections, type ProjectionRequest, type ProjectionResult, finishProjections, projectSessionsSafely, startProjections } from './project-safely.js';
 import type { RankedTerm } from '../normalize/keywords.js';
@@ -60,25 +60,31 @@ export async function runIndex(
       report.warnings.push(`markers not re-derived: ${(error as Error).message}`);
     }
   }
+  // Fix patterns' facts, from the sessions this run committed only (seed 003 part 3), after each group's commit:
+  // a run stopped half-way has recorded them for what it committed. Derived data: a failure here is a warning,
+  // and the next run that touches the session records them again.
+  const fixes = engine.fixes;
+  const recordFixes = fixes
+    ? async (sessions: string[]): Promise<void> => {
+        try {
+          const { indexSessionFixes } = await import('../fixes/index-fixes.js');
+          await indexSessionFixes({ ingest: engine.ingest, fixes }, sessions);
+        } catch (error) {
+          report.warnings.push(`fix patterns not updated: ${(error as Error).message}`);
+        }
+      }
+    : null;
   // A stop terminates the workers at once: a worker deep in a large file's parse is not waited for.
   const terminateWorkers = (): void => void context.workers?.close();
   options.signal?.addEventListener('abort', terminateWorkers, { once: true });
   try {
-    await indexAll(context, engine.ingest, options, report);
+    await indexAll(context, engine.ingest, options, report, recordFixes);
   } catch (error) {
-    report.fatal = describeFatal(error);
+    // What fails once a stop is asked for (a job of the terminated workers) is the stop's doing: the next run goes on.
+    if (isStopRequested(options)) report.stopped = true;
+    else report.fatal = describeFatal(error);
   } finally {
     options.signal?.removeEventListener('abort', terminateWorkers);
-  }
-  // Fix patterns' facts, from the sessions this run committed only (seed 003 part 3). Derived data: a failure
-  // here is a warning, and the next run that touches the session records them again.
-  if (report.fatal === null && engine.fixes && report.sessions.length > 0) {
-    try {
-      const { indexSessionFixes } = await import('../fixes/index-fixes.js');
-      await indexSessionFixes({ ingest: engine.ingest, fixes: engine.fixes }, report.sessions);
-    } catch (error) {
-      report.warnings.push(`fix patterns not updated: ${(error as Error).message}`);
-    }
   }
   // A conversation its history no longer holds is gone from the index: its run digest goes with it.
   if (engine.digests && report.removedSessions.length > 0) {
@@ -104,8 +110,18 @@ export async function runIndex(
   return report;
 }
 
-async function indexAll(context: IngestContext, store: IngestPort, options: IndexOptions, report: IndexReport): Promise<void> {
-  const stopRequested = (): boolean => options.signal?.aborted === true || options.shouldStop?.() === true;
+function isStopRequested(options: IndexOptions): boolean {
+  return options.signal?.aborted === true || options.shouldStop?.() === true;
+}
+
+async function indexAll(
+  context: IngestContext,
+  store: IngestPort,
+  options: IndexOptions,
+  report: IndexReport,
+  recordFixes: ((sessions: string[]) => Promise<void>) | null,
+): Promise<void> {
+  const stopRequested = (): boolean => isStopRequested(options);
   const discovery = discoverFiles(options.roots, [context.paths.home]);
   report.files = discovery.files.length;
   for (const warning of discovery.warnings) report.warnings.push(warning);
@@ -144,7 +160,7 @@ async function indexAll(context: IngestContext, store: IngestPort, options: Inde
     }
     await flushLedger(context, store);
     // Stopping: the renders under way (on workers being terminated) are left; their sessions stay stale for the next run.
-    if (rendering && !stopRequested()) tallyProjections(report, await finishProjections(context, store, rendering));
+    if (rendering && !stopRequested()) tallyProjections(report, await finishProjections(context, store, rendering, stopRequested));
     rendering = null;
     // The sessions to project, in order, each with its terms when ranked at the parse.
     const ranked = new Map<string, RankedTerm[] | null>();
@@ -166,6 +182,7 @@ async function indexAll(context: IngestContext, store: IngestPort, options: Inde
       done += 1;
       options.onProgress?.(done, discovery.files.length, outcome.path);
     }
+    if (ranked.size > 0) await recordFixes?.([...ranked.keys()]);
     if (ranked.size > 0 && !stopRequested()) rendering = await startProjections(context, store, projectionRequests(failures, [...ranked.keys()], options.force ?? false, ranked));
   }
   report.sessions = [...touched].sort();
@@ -173,7 +190,7 @@ async function indexAll(context: IngestContext, store: IngestPort, options: Inde
     report.stopped = true;
     return;
   }
-  if (rendering) tallyProjections(report, await finishProjections(context, store, rendering));
+  if (rendering) tallyProjections(report, await finishProjections(context, store, rendering, stopRequested));
   // A crash between a commit and its projection leaves the session stale; finish that work now.
   for (const session of await store.listSessions()) {
     if (stopRequested()) {
@@ -181,7 +198,7 @@ async function indexAll(context: IngestContext, store: IngestPort, options: Inde
       return;
     }
     if ((session.projectionStale && !touched.has(session.id)) || options.reproject) {
-      await project(context, store, failures, session.id, report, options.force ?? false);
+      await project(context, store, failures, session.id, report, options.force ?? false, stopRequested);
     }
   }
   if (options.reproject) {
@@ -198,20 +215,9 @@ async function project(
   sessionId: string,
   report: IndexReport,
   force: boolean,
+  stopRequested: () => boolean,
 ): Promise<void> {
-  await projectAll(context, store, failures, [sessionId], report, force);
-}
-
-async function projectAll(
-  context: IngestContext,
-  store: IngestPort,
-  failures: Map<string, FailureRecord>,
-  sessionIds: readonly string[],
-  report: IndexReport,
-  force: boolean,
-): Promise<void> {
-  if (sessionIds.length === 0) return;
-  tallyProjections(report, await projectSessionsSafely(context, store, projectionRequests(failures, sessionIds, force)));
+  tallyProjections(report, await projectSessionsSafely(context, store, projectionRequests(failures, [sessionId], force), stopRequested));
 }
 
 function projectionRequests(
@@ -365,32 +371,45 @@ async function indexGroup(
   // Each prepared read is used once and let go (a batch holds up to BATCH_BYTES of input): a file retried
   // alone after its batch failed is read again.
   const taken = new Set<string>();
-  const indexFirstPiece = async (tx: IngestTx, path: string): Promise<FileOutcome> => {
+  // Read, then a turn of the event loop, then commit: a stop is seen before the commit. null: stopped before this
+  // piece committed anything.
+  const indexHere = async (tx: IngestTx, path: string, options: IndexFileOptions): Promise<FileOutcome | null> => {
+    const previous = options.force ? null : await tx.getFile(path);
+    const read = prepareFile(context, path, previous, options);
+    await yieldToEventLoop();
+    if (stopRequested()) return null;
+    return indexPreparedFile(context, tx, path, options, previous, read);
+  };
+  const indexFirstPiece = async (tx: IngestTx, path: string): Promise<FileOutcome | null> => {
     const ready = taken.has(path) ? null : ((await prepared?.take(path)) ?? null);
     taken.add(path);
-    if (!ready) return indexFile(context, tx, path, optionsFor(path));
-    return indexPreparedFile(context, tx, path, optionsFor(path), ready.previous, await ready.prepared);
+    if (!ready) return indexHere(tx, path, optionsFor(path));
+    const read = await ready.prepared;
+    if (stopRequested()) return null;
+    return indexPreparedFile(context, tx, path, optionsFor(path), ready.previous, read);
   };
   /** The next piece of a large file, read on a worker when the run has them, from the state the last piece left. */
-  const indexNextPiece = async (tx: IngestTx, path: string): Promise<FileOutcome> => {
+  const indexNextPiece = async (tx: IngestTx, path: string): Promise<FileOutcome | null> => {
     // Read on from the last piece: never from the start again (`--force` was the first piece's), never skipped.
     const options: IndexFileOptions = { ...optionsFor(path), force: false, knownFailure: null };
-    if (!context.workers) return indexFile(context, tx, path, options);
+    if (!context.workers) return indexHere(tx, path, options);
     const previous = await tx.getFile(path);
     const { adoptFrom: _adoptFrom, sessionId: _sessionId, ...workerOptions } = options;
     const read = await context.workers
       .prepare(path, previous, workerOptions)
       .catch((error: unknown): PreparedFile => ({ kind: 'failed', fingerprint: null, error: serializeError(error) }));
-    if (stopRequested()) throw new IndexStopped();
+    if (stopRequested()) return null;
     return indexPreparedFile(context, tx, path, options, previous, read);
   };
-  // Piece after piece, in this transaction: a stop between two rolls the group back (IndexStopped).
-  const indexOne = async (tx: IngestTx, path: string): Promise<FileOutcome> => {
+  // Piece after piece, in this transaction. null: stopped before the file's first commit.
+  const indexOne = async (tx: IngestTx, path: string): Promise<FileOutcome | null> => {
     let outcome = await indexFirstPiece(tx, path);
-    while (outcome.more && outcome.status === 'indexed') {
+    while (outcome?.more && outcome.status === 'indexed') {
       await yieldToEventLoop();
-      if (stopRequested()) throw new IndexStopped();
-      outcome = joinPieces(outcome, await indexNextPiece(tx, path));
+      const next = stopRequested() ? null : await indexNextPiece(tx, path);
+      // Cut off between pieces: the group is rolled back, this file's first pieces with it.
+      if (next === null) throw new IndexStopped();
+      outcome = joinPieces(outcome, next);
     }
     return outcome;
   };
@@ -401,6 +420,7 @@ async function indexGroup(
         // The files done so far are committed; the rest wait for the next run.
         if (stopRequested()) break;
         const outcome = await indexOne(tx, path);
+        if (outcome === null) break;
         // A failure seen after a stop may be the stop's (a terminated worker), not the file's: not reported or
         // remembered, the file is read again next run (a failed file commits no rows).
         if (outcome.status === 'error' && stopRequested()) break;
@@ -417,7 +437,9 @@ async function indexGroup(
   for (const path of paths) {
     if (stopRequested()) break;
     try {
-      outcomes.push(await store.transaction((tx) => indexOne(tx, path)));
+      const outcome = await store.transaction((tx) => indexOne(tx, path));
+      if (outcome === null) break;
+      outcomes.push(outcome);
     } catch (error) {
       if (!(error instanceof BatchAbortedError)) throw error;
       outcomes.push(makeOutcome(path, 'error', { reason: `${path}: ${describeError(error.cause)}` }));

@@ -67,8 +67,10 @@ export interface IndexRequest {
   /** Skip the embedding step even when a provider is configured. */
   noEmbed?: boolean;
   onEmbedProgress?: (progress: EmbedProgress) => void;
-  /** Asked between groups of files: true stops after what is committed (the watcher's SIGTERM). */
+  /** Asked between files and a large file's pieces: true stops after what is committed (the watcher's SIGTERM). */
   shouldStop?: () => boolean;
+  /** Aborted: the run stops as soon as it can, its ingest workers terminated (the watcher's stop); no embedding. */
+  signal?: AbortSignal;
   /** Worker threads for this run, overriding index.workers (a watcher indexing one grown file needs none). */
   workers?: number;
 }
@@ -456,13 +458,14 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
         reproject: request.reproject,
         onProgress: request.onProgress,
         shouldStop: request.shouldStop,
+        signal: request.signal,
       });
     } finally {
       await workers?.close();
     }
     // After a fatal error the report says what was done; embedding would only meet the same failure.
     if (report.fatal) return { ...report, embeddings: null };
-    const active = request.noEmbed ? null : await getEmbedder();
+    const active = request.noEmbed || report.stopped ? null : await getEmbedder();
     const embeddings = active
       ? await (await import('./embed/pipeline.js')).embedPending(target, active, {
           batchSize: config.embed.batch_size,

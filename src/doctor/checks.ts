@@ -174,6 +174,8 @@ export const checkWatcher: Check = (facts) => {
         return [{ id: 'watcher', status: 'warn', detail: `the watcher (pid ${daemon.pid}) serves another home: ${daemon.moon_home}`, fix: `give each home its own logs folder (logs.dir), or run moon with MOON_HOME=${daemon.moon_home}` }];
       }
       return [{ id: 'watcher', status: 'ok', detail: `running (pid ${daemon.pid})` }];
+    case 'stopping':
+      return [{ id: 'watcher', status: 'warn', detail: `stopping (pid ${daemon.pid}): asked to stop, not exited yet`, fix: 'wait a few seconds; `moon watch --daemon` or `moon service install` starts it again' }];
     case 'stale':
       return [{ id: 'watcher', status: 'warn', detail: `not running: ${daemon.lock} names pid ${daemon.pid}, which has exited`, fix: 'run `moon service install` (or `moon watch --daemon`); it takes the stale lock over' }];
     case 'unreadable':

@@ -69,6 +69,8 @@ export interface FileOutcome {
   ranked?: RankedTerm[];
   /** A whole-file document (several sessions): what its commit wrote, kept and removed. */
   document?: DocumentOutcome;
+  /** Only a piece of the file was committed (index-file.ts PIECE_BYTES): it is read on from there. */
+  more?: boolean;
 }
 
 export function makeOutcome(path: string, status: FileStatus, extra: Partial<FileOutcome> = {}): FileOutcome {

@@ -3,6 +3,7 @@ import { describeError, errnoOf, isEnvironmentError, isMoonError, toIoError } fr
 import type { IngestTx } from '../store/ports.js';
 import { prepareMergedDocuments, type PreparedDocument } from '../store/index-document.js';
 import { BatchAbortedError, type FailureRecord, type FileState, type StoredSession } from '../store/types.js';
+import { rawArchivePathFor } from '../archive/paths.js';
 import { copyRawArchive, describeArchive } from './archive-raw.js';
 import { type FileOutcome, type IngestContext, type NormalizedChunk, fingerprintOf, makeOutcome } from './context.js';
 import { sha256 } from './hash.js';
@@ -141,6 +142,22 @@ export interface PreparedTranscript {
    * the session from it needs not read the session back for them (FileOutcome.ranked).
    */
   ranked?: RankedTerm[];
+  /** The read stopped at a piece's end (PIECE_BYTES): the bytes after `endOffset` are the next piece's. */
+  more?: boolean;
+}
+
+/**
+ * A large transcript is read and committed in pieces of about this many bytes, each from the last one's end
+ * (its resume point): no single step of indexing it holds the thread for long, so a stop is seen between
+ * pieces, and a worker is handed one piece at a time.
+ */
+export const PIECE_BYTES = 4 * 1024 * 1024;
+
+/** Where the piece read from `from` ends: just past the first newline at or after `from + PIECE_BYTES`, or the end. */
+export function findPieceEnd(buffer: Buffer, from: number, pieceBytes = PIECE_BYTES): number {
+  if (buffer.length - from <= pieceBytes) return buffer.length;
+  const newline = buffer.indexOf(0x0a, from + pieceBytes);
+  return newline === -1 ? buffer.length : newline + 1;
 }
 
 /** Read, hash, parse and normalize one file against its last known state. Touches no store; never throws. */
@@ -182,10 +199,13 @@ export function prepareFile(context: IngestContext, path: string, previous: File
       const changes = compareDocument(context, path, document, readDocumentCarry(previous?.carry));
       return { kind: 'document', fingerprint, mtimeMs: stat.mtimeMs, buffer, contentHash, source: document.source.name, changes };
     }
-    const transcript = toPrepared(readTranscript(context, path, buffer, resume));
+    const pieceEnd = findPieceEnd(buffer, resume?.offset ?? 0);
+    const more = pieceEnd < buffer.length;
+    const transcript = toPrepared(readTranscript(context, path, more ? buffer.subarray(0, pieceEnd) : buffer, resume));
+    if (more) transcript.more = true;
     const { chunk } = transcript.normalized;
-    // Entries merged by key once, for the index documents and (a read from the start) the keyword ranking.
-    const ranks = resume === null && !chunk.fork;
+    // Entries merged by key once, for the index documents and (a read from the start of the whole file) the keyword ranking.
+    const ranks = resume === null && !chunk.fork && !more;
     const merged = context.prepareDocuments || ranks ? mergeByKey(chunk.entries, chunk.results) : null;
     if (merged && context.prepareDocuments) transcript.documents = prepareMergedDocuments(merged);
     if (merged && ranks) transcript.ranked = rankSessionTerms(inSessionOrder(merged));
@@ -221,7 +241,7 @@ async function commitPrepared(
   }
   const { buffer, contentHash } = prepared;
   let { resume } = prepared;
-  let { source, endOffset, endLine, normalized, warnings, documents, ranked } = prepared.transcript;
+  let { source, endOffset, endLine, normalized, warnings, documents, ranked, more } = prepared.transcript;
   let endHash = prepared.endHash;
   let chunk = normalized.chunk;
   const fileBase = {
@@ -257,6 +277,7 @@ async function commitPrepared(
       ({ source, endOffset, endLine, normalized, warnings } = toPrepared(readTranscript(context, path, buffer, null)));
       documents = undefined;
       ranked = undefined;
+      more = false;
       endHash = endOffset === buffer.length ? contentHash : sha256(buffer.subarray(0, endOffset));
       chunk = normalized.chunk;
     }
@@ -293,9 +314,13 @@ async function commitPrepared(
   const prior = reset ? null : await store.getSession(sessionId);
   const filteredNoiseCount = (prior?.filteredNoiseCount ?? 0) + normalized.filtered;
   const archiveInput = { source, sessionId, buffer, contentHash, filteredNoiseCount };
+  // A piece before the last is committed in the same transaction as the rest (run-index.ts): the raw copy and its
+  // ledger pair are the last piece's, of the whole content.
   const { archivePath, record: archived } = options.selfArchived
     ? { archivePath: path, record: describeArchive(context, path, archiveInput) }
-    : copyRawArchive(context, archiveInput);
+    : more
+      ? { archivePath: rawArchivePathFor(context.paths, source, sessionId), record: undefined }
+      : copyRawArchive(context, archiveInput);
   const session: StoredSession = {
     ...renamed.session,
     startMs: minDefined(prior?.startMs, renamed.session.startMs),
@@ -305,12 +330,15 @@ async function commitPrepared(
     skipped: mergeCounts(prior?.skipped ?? {}, renamed.skipped, normalized.filteredByReason),
     archivePath,
     projectionPath: prior?.projectionPath ?? null,
-    contentHash,
+    contentHash: more ? endHash : contentHash,
     projectionStale: true,
   };
   await store.commitFile({
     file: {
       ...fileBase,
+      // A piece's file state describes the bytes committed, never the whole file: were it ever committed alone,
+      // the next run would read on from its end instead of taking the file as unchanged.
+      ...(more ? { size: endOffset, contentHash: endHash } : {}),
       sessionId,
       prefixHash: endHash,
       offset: endOffset,
@@ -335,7 +363,8 @@ async function commitPrepared(
     filtered: normalized.filtered,
     warnings,
     resumed: !reset,
-    bytes: buffer.length - (resume?.offset ?? 0),
+    bytes: (more ? endOffset : buffer.length) - (resume?.offset ?? 0),
+    ...(more ? { more } : {}),
     // Terms ranked at the parse describe the session only when this commit wrote all of it.
     ...(reset && ranked ? { ranked } : {}),
   });

@@ -47,8 +47,15 @@ export class IngestPool {
     return this.run({ kind: 'render', input: { doc, corpus: corpus ? { sessionCount: corpus.sessionCount, counts: [...corpus.counts] } : null } });
   }
 
+  /** End the workers, at once, in the middle of a job if need be: the jobs they held fail (a stop ends a run so). */
   async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
+    for (const slot of this.workers) {
+      const held = [...slot.pending.values()];
+      slot.pending.clear();
+      for (const job of held) job.reject(new Error('the ingest workers were stopped'));
+    }
     await Promise.all(this.workers.map((slot) => slot.worker.terminate()));
   }
 

@@ -44,8 +44,9 @@ export async function projectSessionsSafely(
   context: IngestContext,
   store: IngestPort,
   sessions: readonly ProjectionRequest[],
+  stopped?: () => boolean,
 ): Promise<ProjectionResult[]> {
-  return finishProjections(context, store, await startProjections(context, store, sessions));
+  return finishProjections(context, store, await startProjections(context, store, sessions), stopped);
 }
 
 /** Projections under way: rendering (on workers) while the caller goes on; `finishProjections` completes them. */
@@ -104,14 +105,24 @@ export async function startProjections(
   return { order: sessions.map((item) => item.sessionId), settled, due, first };
 }
 
-/** Wait for the renders, retry a failed one once, mark the written ones projected, remember failures. */
-export async function finishProjections(context: IngestContext, store: IngestPort, pending: PendingProjections): Promise<ProjectionResult[]> {
+/**
+ * Wait for the renders, retry a failed one once, mark the written ones projected, remember failures. Once
+ * `stopped` says so, a failed render is neither retried nor remembered (the stop ended the workers rendering
+ * it): its session stays stale, for the next run.
+ */
+export async function finishProjections(
+  context: IngestContext,
+  store: IngestPort,
+  pending: PendingProjections,
+  stopped?: () => boolean,
+): Promise<ProjectionResult[]> {
   const firsts = await pending.first;
   for (const [index, { item, known, contentHash }] of pending.due.entries()) {
     const sessionId = item.sessionId;
     const key = `projection:${sessionId}`;
     const path = projectionPathFor(context.paths, sessionId);
     let outcome = firsts[index]!;
+    if ('error' in outcome && stopped?.()) continue;
     if ('error' in outcome && isFatalError(outcome.error)) throw outcome.error;
     if ('error' in outcome) {
       outcome = await renderCollected(context, store, item).then(

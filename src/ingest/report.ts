@@ -40,6 +40,8 @@ export interface IndexReport {
   removedSessions: string[];
   durationMs: number;
   fatal: FatalError | null;
+  /** The run was asked to stop (a watcher's stop) and ended before its work was done; the next run goes on. */
+  stopped?: boolean;
 }
 
 export function emptyReport(): IndexReport {

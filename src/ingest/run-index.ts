@@ -11,7 +11,7 @@ import { BatchAbortedError, type FailureRecord, type FileState } from '../store/
 import { type FileOutcome, type IngestContext, makeOutcome } from './context.js';
 import { sha256 } from './hash.js';
 import { discoverFiles } from './discover.js';
-import { type IndexFileOptions, type PreparedFile, indexFile, indexPreparedFile } from './index-file.js';
+import { type IndexFileOptions, type PreparedFile, indexPreparedFile, prepareFile } from './index-file.js';
 import { serializeError } from './errors-across.js';
 import { type PendingProjections, type ProjectionRequest, type ProjectionResult, finishProjections, projectSessionsSafely, startProjections } from './project-safely.js';
 import type { RankedTerm } from '../normalize/keywords.js';
@@ -28,8 +28,21 @@ export interface IndexOptions {
   sessionIds?: ReadonlyMap<string, string>;
   /** The roots are the raw archive itself (a rebuild): files are recorded where they are, never copied. */
   fromArchive?: boolean;
-  /** Asked before each group of files: true ends the run after the files already committed (a watcher's SIGTERM). */
+  /** Asked between files and between a large file's pieces: true ends the run (a watcher's SIGTERM). */
   shouldStop?: () => boolean;
+  /**
+   * Aborted: the run ends as soon as it can (the same as `shouldStop`), and the ingest workers are terminated at
+   * once (the file they held is read again by the next run). What is committed stays; a file cut off between
+   * its pieces is rolled back with its group of files, so its offset and hash never run ahead of its rows.
+   */
+  signal?: AbortSignal;
+}
+
+/** Thrown inside a group's transaction when a stop comes between a file's pieces: the group is rolled back. */
+class IndexStopped extends Error {
+  constructor() {
+    super('the index run was stopped');
+  }
 }
 
 export async function runIndex(
@@ -48,20 +61,31 @@ export async function runIndex(
       report.warnings.push(`markers not re-derived: ${(error as Error).message}`);
     }
   }
+  // Fix patterns' facts, from the sessions this run committed only (seed 003 part 3), after each group's commit:
+  // a run stopped half-way has recorded them for what it committed. Derived data: a failure here is a warning,
+  // and the next run that touches the session records them again.
+  const fixes = engine.fixes;
+  const recordFixes = fixes
+    ? async (sessions: string[]): Promise<void> => {
+        try {
+          const { indexSessionFixes } = await import('../fixes/index-fixes.js');
+          await indexSessionFixes({ ingest: engine.ingest, fixes }, sessions);
+        } catch (error) {
+          report.warnings.push(`fix patterns not updated: ${(error as Error).message}`);
+        }
+      }
+    : null;
+  // A stop terminates the workers at once: a worker deep in a large file's parse is not waited for.
+  const terminateWorkers = (): void => void context.workers?.close();
+  options.signal?.addEventListener('abort', terminateWorkers, { once: true });
   try {
-    await indexAll(context, engine.ingest, options, report);
+    await indexAll(context, engine.ingest, options, report, recordFixes);
   } catch (error) {
-    report.fatal = describeFatal(error);
-  }
-  // Fix patterns' facts, from the sessions this run committed only (seed 003 part 3). Derived data: a failure
-  // here is a warning, and the next run that touches the session records them again.
-  if (report.fatal === null && engine.fixes && report.sessions.length > 0) {
-    try {
-      const { indexSessionFixes } = await import('../fixes/index-fixes.js');
-      await indexSessionFixes({ ingest: engine.ingest, fixes: engine.fixes }, report.sessions);
-    } catch (error) {
-      report.warnings.push(`fix patterns not updated: ${(error as Error).message}`);
-    }
+    // What fails once a stop is asked for (a job of the terminated workers) is the stop's doing: the next run goes on.
+    if (isStopRequested(options)) report.stopped = true;
+    else report.fatal = describeFatal(error);
+  } finally {
+    options.signal?.removeEventListener('abort', terminateWorkers);
   }
   // A conversation its history no longer holds is gone from the index: its run digest goes with it.
   if (engine.digests && report.removedSessions.length > 0) {
@@ -87,7 +111,18 @@ export async function runIndex(
   return report;
 }
 
-async function indexAll(context: IngestContext, store: IngestPort, options: IndexOptions, report: IndexReport): Promise<void> {
+function isStopRequested(options: IndexOptions): boolean {
+  return options.signal?.aborted === true || options.shouldStop?.() === true;
+}
+
+async function indexAll(
+  context: IngestContext,
+  store: IngestPort,
+  options: IndexOptions,
+  report: IndexReport,
+  recordFixes: ((sessions: string[]) => Promise<void>) | null,
+): Promise<void> {
+  const stopRequested = (): boolean => isStopRequested(options);
   const discovery = discoverFiles(options.roots, [context.paths.home]);
   report.files = discovery.files.length;
   for (const warning of discovery.warnings) report.warnings.push(warning);
@@ -112,14 +147,21 @@ async function indexAll(context: IngestContext, store: IngestPort, options: Inde
   // A group's projections render (on the workers) while the next group commits; they are finished after it.
   let rendering: PendingProjections | null = null;
   for (const group of groups) {
-    if (options.shouldStop?.()) break;
+    if (stopRequested()) break;
     // A macrotask turn between groups: with the synchronous SQLite engine every await above resolves at once, and a
     // process that also answers requests (a watcher beside an MCP or HTTP server) must get the event loop back.
     await yieldToEventLoop();
     const prepared = ahead;
-    const outcomes = await indexGroup(context, store, group, optionsFor, prepared);
+    let outcomes: FileOutcome[];
+    try {
+      outcomes = await indexGroup(context, store, group, optionsFor, prepared, stopRequested);
+    } catch (error) {
+      if (!(error instanceof IndexStopped)) throw error;
+      break;
+    }
     await flushLedger(context, store);
-    if (rendering) tallyProjections(report, await finishProjections(context, store, rendering));
+    // Stopping: the renders under way (on workers being terminated) are left; their sessions stay stale for the next run.
+    if (rendering && !stopRequested()) tallyProjections(report, await finishProjections(context, store, rendering, stopRequested));
     rendering = null;
     // The sessions to project, in order, each with its terms when ranked at the parse.
     const ranked = new Map<string, RankedTerm[] | null>();
@@ -141,13 +183,23 @@ async function indexAll(context: IngestContext, store: IngestPort, options: Inde
       done += 1;
       options.onProgress?.(done, discovery.files.length, outcome.path);
     }
-    if (ranked.size > 0) rendering = await startProjections(context, store, projectionRequests(failures, [...ranked.keys()], options.force ?? false, ranked));
+    if (ranked.size > 0) await recordFixes?.([...ranked.keys()]);
+    if (ranked.size > 0 && !stopRequested()) rendering = await startProjections(context, store, projectionRequests(failures, [...ranked.keys()], options.force ?? false, ranked));
   }
-  if (rendering) tallyProjections(report, await finishProjections(context, store, rendering));
+  report.sessions = [...touched].sort();
+  if (stopRequested()) {
+    report.stopped = true;
+    return;
+  }
+  if (rendering) tallyProjections(report, await finishProjections(context, store, rendering, stopRequested));
   // A crash between a commit and its projection leaves the session stale; finish that work now.
   for (const session of await store.listSessions()) {
+    if (stopRequested()) {
+      report.stopped = true;
+      return;
+    }
     if ((session.projectionStale && !touched.has(session.id)) || options.reproject) {
-      await project(context, store, failures, session.id, report, options.force ?? false);
+      await project(context, store, failures, session.id, report, options.force ?? false, stopRequested);
     }
   }
   if (options.reproject) {
@@ -155,7 +207,6 @@ async function indexAll(context: IngestContext, store: IngestPort, options: Inde
     report.projections += legacy.rewritten;
     for (const warning of legacy.warnings) report.warnings.push(warning);
   }
-  report.sessions = [...touched].sort();
 }
 
 async function project(
@@ -165,20 +216,9 @@ async function project(
   sessionId: string,
   report: IndexReport,
   force: boolean,
+  stopRequested: () => boolean,
 ): Promise<void> {
-  await projectAll(context, store, failures, [sessionId], report, force);
-}
-
-async function projectAll(
-  context: IngestContext,
-  store: IngestPort,
-  failures: Map<string, FailureRecord>,
-  sessionIds: readonly string[],
-  report: IndexReport,
-  force: boolean,
-): Promise<void> {
-  if (sessionIds.length === 0) return;
-  tallyProjections(report, await projectSessionsSafely(context, store, projectionRequests(failures, sessionIds, force)));
+  tallyProjections(report, await projectSessionsSafely(context, store, projectionRequests(failures, [sessionId], force), stopRequested));
 }
 
 function projectionRequests(
@@ -327,21 +367,65 @@ async function indexGroup(
   paths: string[],
   optionsFor: (path: string) => IndexFileOptions,
   prepared: Prefetcher | null,
+  stopRequested: () => boolean,
 ): Promise<FileOutcome[]> {
   // Each prepared read is used once and let go (a batch holds up to BATCH_BYTES of input): a file retried
   // alone after its batch failed is read again.
   const taken = new Set<string>();
-  const indexOne = async (tx: IngestTx, path: string): Promise<FileOutcome> => {
+  // Read, then a turn of the event loop, then commit: a stop is seen before the commit. null: stopped before this
+  // piece committed anything.
+  const indexHere = async (tx: IngestTx, path: string, options: IndexFileOptions): Promise<FileOutcome | null> => {
+    const previous = options.force ? null : await tx.getFile(path);
+    const read = prepareFile(context, path, previous, options);
+    await yieldToEventLoop();
+    if (stopRequested()) return null;
+    return indexPreparedFile(context, tx, path, options, previous, read);
+  };
+  const indexFirstPiece = async (tx: IngestTx, path: string): Promise<FileOutcome | null> => {
     const ready = taken.has(path) ? null : ((await prepared?.take(path)) ?? null);
     taken.add(path);
-    if (!ready) return indexFile(context, tx, path, optionsFor(path));
-    return indexPreparedFile(context, tx, path, optionsFor(path), ready.previous, await ready.prepared);
+    if (!ready) return indexHere(tx, path, optionsFor(path));
+    const read = await ready.prepared;
+    if (stopRequested()) return null;
+    return indexPreparedFile(context, tx, path, optionsFor(path), ready.previous, read);
+  };
+  /** The next piece of a large file, read on a worker when the run has them, from the state the last piece left. */
+  const indexNextPiece = async (tx: IngestTx, path: string): Promise<FileOutcome | null> => {
+    // Read on from the last piece: never from the start again (`--force` was the first piece's), never skipped.
+    const options: IndexFileOptions = { ...optionsFor(path), force: false, knownFailure: null };
+    if (!context.workers) return indexHere(tx, path, options);
+    const previous = await tx.getFile(path);
+    const { adoptFrom: _adoptFrom, sessionId: _sessionId, ...workerOptions } = options;
+    const read = await context.workers
+      .prepare(path, previous, workerOptions)
+      .catch((error: unknown): PreparedFile => ({ kind: 'failed', fingerprint: null, error: serializeError(error) }));
+    if (stopRequested()) return null;
+    return indexPreparedFile(context, tx, path, options, previous, read);
+  };
+  // Piece after piece, in this transaction. null: stopped before the file's first commit.
+  const indexOne = async (tx: IngestTx, path: string): Promise<FileOutcome | null> => {
+    let outcome = await indexFirstPiece(tx, path);
+    while (outcome?.more && outcome.status === 'indexed') {
+      await yieldToEventLoop();
+      const next = stopRequested() ? null : await indexNextPiece(tx, path);
+      // Cut off between pieces: the group is rolled back, this file's first pieces with it.
+      if (next === null) throw new IndexStopped();
+      outcome = joinPieces(outcome, next);
+    }
+    return outcome;
   };
   try {
     return await store.transaction(async (tx) => {
       const outcomes: FileOutcome[] = [];
       for (const path of paths) {
-        outcomes.push(await indexOne(tx, path));
+        // The files done so far are committed; the rest wait for the next run.
+        if (stopRequested()) break;
+        const outcome = await indexOne(tx, path);
+        if (outcome === null) break;
+        // A failure seen after a stop may be the stop's (a terminated worker), not the file's: not reported or
+        // remembered, the file is read again next run (a failed file commits no rows).
+        if (outcome.status === 'error' && stopRequested()) break;
+        outcomes.push(outcome);
         // Between files, not only between groups: a group of 64 files is seconds of synchronous work.
         await yieldToEventLoop();
       }
@@ -352,14 +436,32 @@ async function indexGroup(
   }
   const outcomes: FileOutcome[] = [];
   for (const path of paths) {
+    if (stopRequested()) break;
     try {
-      outcomes.push(await store.transaction((tx) => indexOne(tx, path)));
+      const outcome = await store.transaction((tx) => indexOne(tx, path));
+      if (outcome === null) break;
+      outcomes.push(outcome);
     } catch (error) {
       if (!(error instanceof BatchAbortedError)) throw error;
       outcomes.push(makeOutcome(path, 'error', { reason: `${path}: ${describeError(error.cause)}` }));
     }
   }
   return outcomes;
+}
+
+/** One file's outcome from its pieces': what they wrote together, and whether the last left more. */
+function joinPieces(first: FileOutcome, next: FileOutcome): FileOutcome {
+  if (next.status !== 'indexed') return { ...next, warnings: [...first.warnings, ...next.warnings] };
+  const joined: FileOutcome = {
+    ...next,
+    entries: first.entries + next.entries,
+    filtered: first.filtered + next.filtered,
+    bytes: first.bytes + next.bytes,
+    warnings: [...first.warnings, ...next.warnings],
+    resumed: first.resumed,
+  };
+  if (!next.more) delete joined.more;
+  return joined;
 }
 
 /**

@@ -11,7 +11,7 @@ import type { DigestReport, DigestRequest } from '../digest/run-digest.js';
 import { isProcessAlive } from '../lock/pid-lock.js';
 import type { IndexRequest, IndexResult } from '../moon.js';
 import { formatResidentialDay, previousDay } from '../time/residential.js';
-import { type DaemonLockPayload, daemonLockPath, readDaemonLock } from './daemon-lock.js';
+import { type DaemonLockPayload, daemonLockPath, readDaemonLock, readStopRequest, recordStopRequest } from './daemon-lock.js';
 import { type WatchLog, createWatchLog, watchLogPath } from './log.js';
 import { runWatchLoop, runWatchOnce } from './loop.js';
 import { type CycleSummary, type WatchState, readWatchState, watchStatePath } from './state.js';
@@ -22,7 +22,8 @@ import { type CycleSummary, type WatchState, readWatchState, watchStatePath } fr
  */
 export interface WatcherStatus {
   daemon: {
-    state: 'running' | 'stale' | 'not running' | 'unreadable';
+    /** `stopping`: running, and asked to stop (`moon stop`, SIGTERM or SIGINT); it has not exited yet. */
+    state: 'running' | 'stopping' | 'stale' | 'not running' | 'unreadable';
     lock: string;
     pid: number | null;
     started_at_epoch_secs: number | null;
@@ -30,6 +31,8 @@ export interface WatcherStatus {
     moon_home: string | null;
     /** A single-line PID lock of an older build. */
     legacy: boolean;
+    /** When the stop now under way was asked for (null unless stopping). */
+    stop_requested_at_epoch_secs?: number | null;
   };
   last_cycle: CycleSummary | null;
   cycles: number;
@@ -114,15 +117,17 @@ export function createWatchApi(deps: WatchDeps) {
       const lock = readDaemonLock(paths);
       const payload: Partial<DaemonLockPayload> = 'payload' in lock ? lock.payload : {};
       const pending = listPendingProjections(paths, readL1State(l1StatePath(paths.home)));
+      const stopRequest = lock.state === 'held' ? readStopRequest(paths, lock.payload.pid) : null;
       return {
         daemon: {
-          state: lock.state === 'held' ? 'running' : lock.state === 'stale' ? 'stale' : lock.state === 'free' ? 'not running' : 'unreadable',
+          state: lock.state === 'held' ? (stopRequest ? 'stopping' : 'running') : lock.state === 'stale' ? 'stale' : lock.state === 'free' ? 'not running' : 'unreadable',
           lock: daemonLockPath(paths),
           pid: payload.pid ?? null,
           started_at_epoch_secs: payload.started_at_epoch_secs ?? null,
           build_uuid: payload.build_uuid ?? null,
           moon_home: payload.moon_home ?? null,
           legacy: 'legacy' in lock ? lock.legacy : false,
+          stop_requested_at_epoch_secs: stopRequest?.requested_at_epoch_secs ?? null,
         },
         last_cycle: state.last_cycle,
         cycles: state.cycles,
@@ -134,12 +139,20 @@ export function createWatchApi(deps: WatchDeps) {
         log: watchLogPath(paths.logs),
       };
     },
-    /** SIGTERM to the daemon, then wait (up to `timeoutMs`) for it to finish its file and let go of the lock. */
+    /**
+     * Record the stop request (`moon status` says "stopping"), SIGTERM the daemon, then wait (up to `timeoutMs`)
+     * for it to let go of the lock and exit: it stops mid-file, between a large file's pieces, within seconds.
+     */
     async stop(timeoutMs = 15_000): Promise<{ state: 'stopped' | 'not running' | 'stale'; pid: number | null }> {
       const lock = readDaemonLock(paths);
       if (lock.state === 'free' || lock.state === 'unreadable') return { state: 'not running', pid: null };
       const pid = lock.payload.pid;
       if (lock.state === 'stale') return { state: 'stale', pid };
+      try {
+        recordStopRequest(paths, { pid, requested_at_epoch_secs: Math.floor(clock() / 1000), by: 'moon stop' });
+      } catch {
+        // Only `moon status` reads it: the stop itself goes on (the daemon records it too when the signal arrives).
+      }
       try {
         process.kill(pid, 'SIGTERM');
       } catch {
@@ -150,7 +163,9 @@ export function createWatchApi(deps: WatchDeps) {
         if (!isProcessAlive(pid)) return { state: 'stopped', pid };
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      throw new MoonError('busy', `the watcher (pid ${pid}) did not stop within ${Math.round(timeoutMs / 1000)} s`, { hint: `it may be in a long file; \`kill ${pid}\` again or wait` });
+      throw new MoonError('busy', `the watcher (pid ${pid}) did not stop within ${Math.round(timeoutMs / 1000)} s`, {
+        hint: `\`moon status\` shows whether it is still stopping; \`kill -KILL ${pid}\` ends it at once (the index keeps its last commit)`,
+      });
     },
     /** Daily memory files, newest first. */
     listDailyFiles(): string[] {

@@ -29,6 +29,8 @@ export interface CycleDeps {
   /** Run digests (plane B); absent: the digest step is skipped. */
   digest?: (request: DigestRequest) => Promise<DigestReport>;
   shouldStop: () => boolean;
+  /** Aborted when the daemon is asked to stop: the index run ends mid-file and its workers are terminated. */
+  signal?: AbortSignal;
   /** Between files: lets a shared process (MCP, HTTP) answer while the watcher works. */
   pause: () => Promise<void>;
 }
@@ -58,12 +60,13 @@ export async function runCycle(deps: CycleDeps, state: WatchState, trigger: Cycl
   try {
     const roots = files?.filter((file) => existsSync(file));
     if (!roots || roots.length > 0) {
-      const report = await deps.index({ roots, shouldStop: deps.shouldStop, workers: roots && roots.length < 4 ? 0 : undefined });
+      const report = await deps.index({ roots, shouldStop: deps.shouldStop, signal: deps.signal, workers: roots && roots.length < 4 ? 0 : undefined });
       summary.files_indexed = report.indexed;
       summary.entries = report.entries;
       for (const error of report.errors) log('warn', 'file failed', { path: error.path, reason: error.reason });
       if (report.fatal) summary.errors.push(`index: ${report.fatal.message}`);
       if (report.indexed > 0) log('info', 'indexed', { files: report.indexed, entries: report.entries, sessions: report.sessions.length });
+      if (report.stopped) log('info', 'indexing stopped: the rest waits for the next start', { files_indexed: report.indexed });
     }
   } catch (error) {
     fail('index', error);

@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { MoonPaths } from '../archive/paths.js';
+import { writeFileAtomic } from '../archive/write.js';
 import { MoonError } from '../errors.js';
 import { type HeldLock, type LockState, readLock, tryAcquireLock } from '../lock/pid-lock.js';
 
@@ -51,6 +52,43 @@ export function acquireDaemonLock(paths: MoonPaths, nowMs: number): HeldLock {
   throw new MoonError('busy', `a moon watcher is already running (${who})`, {
     hint: `\`moon stop\` ends it; its lock is ${daemonLockPath(paths)}`,
   });
+}
+
+/**
+ * A stop asked of the daemon and not yet done: `$MOON_LOGS_DIR/moon-watch.daemon.stopping`, beside the lock,
+ * written by `moon stop` before it signals and by the daemon when a signal reaches it, removed when the daemon
+ * lets go of its lock. It counts only while it names the pid that holds the lock (a leftover of a crash, or of
+ * another daemon, says nothing).
+ */
+export interface StopRequest {
+  pid: number;
+  requested_at_epoch_secs: number;
+  /** `moon stop`, or the signal the daemon received. */
+  by: string;
+}
+
+export function daemonStopPath(paths: MoonPaths): string {
+  return join(paths.logs, 'moon-watch.daemon.stopping');
+}
+
+export function recordStopRequest(paths: MoonPaths, request: StopRequest): void {
+  writeFileAtomic(daemonStopPath(paths), `${JSON.stringify(request)}\n`);
+}
+
+/** The stop asked of the daemon `pid`, or null: none, unreadable, or one asked of another process. */
+export function readStopRequest(paths: MoonPaths, pid: number): StopRequest | null {
+  try {
+    const value = JSON.parse(readFileSync(daemonStopPath(paths), 'utf8')) as Partial<StopRequest>;
+    if (value.pid !== pid || typeof value.requested_at_epoch_secs !== 'number') return null;
+    return { pid, requested_at_epoch_secs: value.requested_at_epoch_secs, by: typeof value.by === 'string' ? value.by : 'unknown' };
+  } catch {
+    return null;
+  }
+}
+
+/** Remove the stop request, if any (the daemon on its way out, and at its start: a crash's leftover). */
+export function clearStopRequest(paths: MoonPaths): void {
+  rmSync(daemonStopPath(paths), { force: true });
 }
 
 /**

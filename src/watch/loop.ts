@@ -2,17 +2,19 @@ import type { FSWatcher } from 'chokidar';
 import { describeError } from '../errors.js';
 import { isSourceFileName } from '../sources/index.js';
 import { type CycleDeps, runCycle } from './cycle.js';
-import { acquireDaemonLock } from './daemon-lock.js';
+import { acquireDaemonLock, clearStopRequest, readStopRequest, recordStopRequest } from './daemon-lock.js';
 import type { CycleSummary, WatchState } from './state.js';
 import { readWatchState, watchStatePath, writeWatchState } from './state.js';
 
 /**
  * `moon watch`: cycles until stopped. File events (chokidar) wake a cycle within `debounce_ms` of the last
  * write, for just the files that changed; a poll every `poll_interval_secs` re-reads every root (events can be
- * missed: network folders, editors that replace files). SIGTERM or SIGINT ends the cycle after the current
- * file, releases the daemon lock and returns. Usage that crosses the compaction ratio runs a cycle at once.
+ * missed: network folders, editors that replace files). SIGTERM or SIGINT (what `moon stop` sends) aborts the
+ * cycle — in the middle of a large file: between its pieces, its ingest workers terminated — records that the
+ * daemon is stopping (`moon status`), releases the daemon lock and returns. Usage that crosses the compaction
+ * ratio runs a cycle at once.
  */
-export interface WatchLoopDeps extends Omit<CycleDeps, 'shouldStop'> {
+export interface WatchLoopDeps extends Omit<CycleDeps, 'shouldStop' | 'signal'> {
   roots: string[];
   pollMs: number;
   debounceMs: number;
@@ -26,8 +28,11 @@ const READY_TIMEOUT_MS = 10_000;
 
 export async function runWatchLoop(deps: WatchLoopDeps): Promise<{ cycles: number }> {
   const lock = acquireDaemonLock(deps.paths, deps.nowMs());
+  // A stop request left by a daemon that died before it could finish is no request to this one.
+  clearStopRequest(deps.paths);
   const statePath = watchStatePath(deps.paths.home);
   const state = readWatchState(statePath);
+  const abort = new AbortController();
   let stopping = false;
   let wake: (() => void) | null = null;
   const changed = new Set<string>();
@@ -41,8 +46,16 @@ export async function runWatchLoop(deps: WatchLoopDeps): Promise<{ cycles: numbe
     resolve?.();
   };
   const stop = (signal: string): void => {
-    if (!stopping) deps.log('info', 'stopping', { signal });
+    if (stopping) return;
     stopping = true;
+    deps.log('info', 'stopping', { signal });
+    try {
+      // `moon stop` wrote its own before it signalled; a bare `kill` or an abort is recorded here.
+      if (!readStopRequest(deps.paths, process.pid)) recordStopRequest(deps.paths, { pid: process.pid, requested_at_epoch_secs: Math.floor(deps.nowMs() / 1000), by: signal });
+    } catch (error) {
+      deps.log('warn', 'stop request not recorded', { reason: describeError(error) });
+    }
+    abort.abort();
     wakeUp();
   };
   const onTerm = (): void => stop('SIGTERM');
@@ -101,7 +114,7 @@ export async function runWatchLoop(deps: WatchLoopDeps): Promise<{ cycles: numbe
       urgent = false;
       if (files === undefined || files.length > 0) {
         try {
-          const summary = await runCycle({ ...deps, shouldStop: () => stopping }, state, trigger, files);
+          const summary = await runCycle({ ...deps, shouldStop: () => stopping, signal: abort.signal }, state, trigger, files);
           writeWatchState(statePath, state);
           if (summary.files_indexed > 0 || summary.l1.written > 0 || summary.syns || summary.errors.length > 0) {
             deps.log('info', 'cycle done', { trigger, indexed: summary.files_indexed, l1: summary.l1.written, syns: summary.syns?.outcome, errors: summary.errors.length });
@@ -122,6 +135,7 @@ export async function runWatchLoop(deps: WatchLoopDeps): Promise<{ cycles: numbe
     await watcher?.close();
     writeWatchState(statePath, state);
     lock.release();
+    clearStopRequest(deps.paths);
     deps.log('info', 'stopped', { cycles: state.cycles });
   }
   return { cycles: state.cycles };

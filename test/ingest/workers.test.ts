@@ -70,10 +70,11 @@ describe('ingest workers', () => {
     mkdirSync(join(root, 'corpus'));
     const small = join(root, 'corpus', 'small.jsonl');
     writeFileSync(small, claudeSession({ sessionId: 'small', turns: [{ role: 'user', text: 'a small session about rotating keys', at: '2026-01-01T10:00:00Z' }] }));
-    // Many long messages: parsing and redacting them needs far more heap than the worker is allowed.
+    // Long messages: parsing and redacting even one piece of the file (a line at least) needs far more heap than
+    // the worker is allowed.
     const huge = join(root, 'corpus', 'huge.jsonl');
-    const text = 'lorem ipsum dolor sit amet '.repeat(40_000);
-    writeFileSync(huge, claudeSession({ sessionId: 'huge', turns: Array.from({ length: 60 }, (_, i) => ({ role: 'user' as const, text: `${i} ${text}`, at: '2026-01-01T10:00:00Z' })) }));
+    const text = 'lorem ipsum dolor sit amet '.repeat(1_000_000);
+    writeFileSync(huge, claudeSession({ sessionId: 'huge', turns: Array.from({ length: 2 }, (_, i) => ({ role: 'user' as const, text: `${i} ${text}`, at: '2026-01-01T10:00:00Z' })) }));
     const pool = new IngestPool(settings, 1, { maxOldGenerationSizeMb: 24 });
     try {
       const failed = await pool.prepare(huge, null, {}).then(

@@ -50,7 +50,7 @@ export function registerWatch(program: Command, context: CliContext): void {
 
   program
     .command('stop')
-    .description('stop the running watcher: it finishes the current file and exits')
+    .description('stop the running watcher: it ends within seconds, mid-file if need be (a file cut short is read again next start)')
     .option('--timeout <secs>', 'how long to wait for it', '15')
     .option('--json', 'print as JSON')
     .action(async (options: { timeout: string; json?: boolean }) => {

@@ -51,6 +51,7 @@ export type { SafeTextOptions } from './inject/safe-text.js';
 export { formatResidentialDay } from './time/residential.js';
 export type { SnapshotReport } from './ingest/run-snapshot.js';
 export type { WatchApi, WatcherStatus } from './watch/api.js';
+export { STOP_EXIT_DEADLINE_MS } from './watch/api.js';
 export type { CycleSummary, UsageRecord } from './watch/state.js';
 export { createClock } from './time/clock.js';
 export { classifyUsage, type UsageLevel, type UsageThresholds } from './usage/classify.js';

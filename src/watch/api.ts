@@ -61,7 +61,12 @@ export interface WatchRunOptions {
   daemon?: boolean;
   echo?: (line: string) => void;
   stopSignal?: AbortSignal;
+  /** See WatchLoopDeps.exitDeadlineMs: only for a process that runs the watcher and nothing else of the caller's. */
+  exitDeadlineMs?: number;
 }
+
+/** How long a stopping `moon watch` process waits for its cycle before it exits anyway (`moon stop` promises 3 s). */
+export const STOP_EXIT_DEADLINE_MS = 2_000;
 
 const pause = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -96,6 +101,7 @@ export function createWatchApi(deps: WatchDeps) {
         debounceMs: config.watcher.debounce_ms,
         checkUsage: deps.checkUsage,
         stopSignal: options.stopSignal,
+        exitDeadlineMs: options.exitDeadlineMs,
       });
     },
     /** What a cycle would do now, without doing it. */

@@ -22,6 +22,12 @@ export interface WatchLoopDeps extends Omit<CycleDeps, 'shouldStop' | 'signal'> 
   checkUsage?: (path: string, state: WatchState) => boolean;
   /** For tests and `moon stop`: resolves when the loop should end (besides signals). */
   stopSignal?: AbortSignal;
+  /**
+   * A process of its own (`moon watch`): once a stop is asked for, the process exits after this many ms even if
+   * the cycle has not come back (a model call under way, a long synchronous step). Safe as a crash is safe: what
+   * is not committed is rolled back and read again at the next start. Unset in-process (tests, libraries).
+   */
+  exitDeadlineMs?: number;
 }
 
 const READY_TIMEOUT_MS = 10_000;
@@ -57,6 +63,21 @@ export async function runWatchLoop(deps: WatchLoopDeps): Promise<{ cycles: numbe
     }
     abort.abort();
     wakeUp();
+    if (deps.exitDeadlineMs !== undefined) armExitDeadline(deps.exitDeadlineMs);
+  };
+  let exitTimer: NodeJS.Timeout | null = null;
+  const armExitDeadline = (ms: number): void => {
+    exitTimer = setTimeout(() => {
+      deps.log('warn', 'the cycle did not end in time: exiting', { after_ms: ms });
+      try {
+        writeWatchState(statePath, state);
+      } catch {
+        // The state is advisory (when the last cycle ran); the index and ledger are what must hold.
+      }
+      lock.release();
+      clearStopRequest(deps.paths);
+      process.exit(0);
+    }, ms).unref();
   };
   const onTerm = (): void => stop('SIGTERM');
   const onInt = (): void => stop('SIGINT');
@@ -128,6 +149,7 @@ export async function runWatchLoop(deps: WatchLoopDeps): Promise<{ cycles: numbe
       trigger = fullPass ? 'poll' : urgent ? 'usage' : 'files';
     }
   } finally {
+    if (exitTimer) clearTimeout(exitTimer);
     clearInterval(poll);
     if (debounceTimer) clearTimeout(debounceTimer);
     process.off('SIGTERM', onTerm);

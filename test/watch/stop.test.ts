@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { BIN, REPO, makeTempDir, spawnMoon } from '../helpers/cli.js';
 import { type TurnSpec, claudeSession } from '../helpers/transcripts.js';
 import { startMcp } from '../mcp/client.js';
+import { startLoopbackServer } from '../helpers/loopback-server.js';
 
 /**
  * `moon stop`, SIGTERM and SIGINT end a busy daemon within seconds — in the middle of a large transcript, or
@@ -53,7 +54,7 @@ interface Home {
   log: string;
 }
 
-function makeHome(options: { env?: Record<string, string>; examples?: boolean } = {}): Home {
+function makeHome(options: { env?: Record<string, string>; examples?: boolean; toml?: string } = {}): Home {
   const dir = makeTempDir('moon-stop-');
   cleanups.push(dir.cleanup);
   const home = join(dir.path, 'home');
@@ -61,7 +62,7 @@ function makeHome(options: { env?: Record<string, string>; examples?: boolean } 
   mkdirSync(home, { recursive: true });
   if (options.examples) cpSync(join(REPO, 'examples'), sources, { recursive: true });
   else mkdirSync(sources, { recursive: true });
-  writeFileSync(join(home, 'moon.toml'), '[watcher]\npoll_interval_secs = 600\ndebounce_ms = 150\ncooldown_secs = 0\n');
+  writeFileSync(join(home, 'moon.toml'), `[watcher]\npoll_interval_secs = 600\ndebounce_ms = 150\ncooldown_secs = 0\n${options.toml ?? ''}`);
   return {
     home,
     sources,
@@ -281,6 +282,26 @@ describe('stopping a busy watcher daemon', () => {
     for (const file of growing) expect(listed.sessions.find((session) => session.id === file.sessionId)?.entries).toBe(file.written);
     await expectVerified(home);
   }, 180_000);
+
+  test('in the middle of a distillation whose model never answers, `moon stop` ends it within 3 s', async () => {
+    // A model that takes the request and never answers: the call is bounded only by distill.timeout_ms (10 min here).
+    const model = await startLoopbackServer(() => undefined);
+    const home = makeHome({ toml: `[distill]\nprovider = "openai-compatible"\nbase_url = "${model.baseUrl}/v1"\nmodel = "m"\ntimeout_ms = 600000\n` });
+    // Yesterday's daily file: the cycle's L2 synthesis reads it and asks the model.
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    mkdirSync(join(home.home, 'memory'), { recursive: true });
+    writeFileSync(join(home.home, 'memory', `${yesterday}.md`), `# ${yesterday}\n\n- decided to keep the cache layout flat\n`);
+    const daemon = startDaemon(home);
+    await waitFor('the model to be asked', () => (model.requests.length > 0 ? true : null), 60_000);
+    const stop = await stopDaemon(home, daemon);
+    reportTime('moon stop mid-distillation, from the request', stop.fromRequestMs);
+    expect(stop.stdout).toContain(`stopped the watcher (pid ${daemon.pid})`);
+    expect(stop.fromRequestMs).toBeLessThanOrEqual(STOP_BOUND_MS + MARGIN_MS);
+    expect(existsSync(home.lock)).toBe(false);
+    expect(existsSync(home.stopFile)).toBe(false);
+    expect(readLog(home)).toContain('"event":"the cycle did not end in time: exiting"');
+    await expectVerified(home);
+  }, 120_000);
 
   test('`moon status` says "stopping" from the stop request until the daemon has exited', async () => {
     const home = makeHome();

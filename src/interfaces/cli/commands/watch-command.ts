@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { MoonError } from '../../../errors.js';
-import type { CycleSummary } from '../../../index.js';
+import { type CycleSummary, STOP_EXIT_DEADLINE_MS } from '../../../index.js';
 import type { CliContext } from '../context.js';
 import { startServer } from './serve-command.js';
 import { escapeControl } from '../format.js';
@@ -42,7 +42,7 @@ export function registerWatch(program: Command, context: CliContext): void {
       // One process, both jobs: indexing yields between files, so requests are answered while it works.
       const server = options.serve ? await startServer(context, options) : null;
       try {
-        await watcher.watch({ daemon: options.daemon, echo: (line) => context.io.err(line) });
+        await watcher.watch({ daemon: options.daemon, echo: (line) => context.io.err(line), exitDeadlineMs: STOP_EXIT_DEADLINE_MS });
       } finally {
         await server?.close();
       }

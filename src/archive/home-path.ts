@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { isInside } from '../project/confine-path.js';
 
 /**
  * Paths moon keeps inside a home are stored relative to it (forward slashes, no `..`) and resolved against the
@@ -19,9 +20,9 @@ export function isHomeRelative(stored: string): boolean {
 /** `path` relative to `home` when it lies inside it (forward slashes); any other path unchanged. */
 export function toHomeRelative(home: string, path: string): string {
   if (!isAbsolute(path)) return isHomeRelative(path) ? path.split(/[\\/]/).join('/') : path;
-  const inside = relative(resolve(home), resolve(path));
-  if (inside === '' || inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside)) return path;
-  return inside.split(sep).join('/');
+  const [root, target] = [resolve(home), resolve(path)];
+  if (target === root || !isInside(target, root)) return path;
+  return relative(root, target).split(sep).join('/');
 }
 
 /** The same, keeping null as null. */

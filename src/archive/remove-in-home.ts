@@ -1,6 +1,7 @@
 import { lstatSync, realpathSync, unlinkSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { errnoOf, toIoError } from '../errors.js';
+import { isInside } from '../project/confine-path.js';
 import { resolveHomePath } from './home-path.js';
 
 /** What became of one file moon was asked to delete under a home. */
@@ -24,7 +25,7 @@ export function removeHomeFile(home: string, path: string): RemovalOutcome {
     throw toIoError(home, error, 'resolve the home');
   }
   // Checked on the lexical path too: a `..` that resolves back inside a symlinked folder is still refused.
-  if (!isInside(resolve(home), target) && !isInside(realHome, target)) return 'outside-home';
+  if (!isBelow(resolve(home), target) && !isBelow(realHome, target)) return 'outside-home';
   try {
     realFolder = realpathSync(dirname(target));
   } catch (error) {
@@ -32,7 +33,7 @@ export function removeHomeFile(home: string, path: string): RemovalOutcome {
     throw toIoError(dirname(target), error, 'resolve the folder of');
   }
   const real = join(realFolder, basename(target));
-  if (!isInside(realHome, real)) return 'outside-home';
+  if (!isBelow(realHome, real)) return 'outside-home';
   try {
     if (lstatSync(real).isDirectory()) return 'not-a-file';
     unlinkSync(real);
@@ -43,8 +44,7 @@ export function removeHomeFile(home: string, path: string): RemovalOutcome {
   }
 }
 
-/** Whether `path` is strictly inside `folder` (not the folder itself). */
-function isInside(folder: string, path: string): boolean {
-  const rel = relative(folder, path);
-  return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+/** Whether `path` lies below `folder` (not the folder itself). */
+function isBelow(folder: string, path: string): boolean {
+  return path !== folder && isInside(path, folder);
 }

@@ -1,5 +1,5 @@
 import type { DecisionsRequest, DecisionsResult, FixesRequest, FixesResult } from './fixes/query.js';
-import type { MarkersRequest, MarkersResult } from './markers/query.js';
+import type { MarkersRequest, MarkersResult } from './browse/markers.js';
 import { listMarkerTypes, resolveMarkerConfig } from './markers/config.js';
 import { copyFileSync, existsSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -8,7 +8,6 @@ import { type MoonPaths, projectionPathFor, resolvePaths } from './archive/paths
 import { type MoonConfig, defaultSourceRoots, maskUrlPassword } from './config.js';
 import { MoonError } from './errors.js';
 import type { Embedder } from './embed/embedder.js';
-import type { EmbedProgress } from './embed/pipeline.js';
 import type { IngestContext } from './ingest/context.js';
 import type { IngestSettings } from './ingest/settings.js';
 import type { IndexReport } from './ingest/run-index.js';
@@ -48,7 +47,7 @@ import type { DoctorReport } from './doctor/run-doctor.js';
 import type { HookDeps, HookOutcome, HookRequest } from './hooks/run-hook.js';
 import type { HookUsageReport } from './hooks/usage-state.js';
 import type { DigestListRequest, DigestReport, DigestRequest, DigestScope, DigestSearchRequest, DigestSearchResult } from './digest/run-digest.js';
-import type { RunDigest } from './digest/types.js';
+import type { RunDigest } from './records/digests.js';
 import type { ContextPackRequest, PackDeps } from './pack/build.js';
 import type { DocsIndexReport } from './pack/documents.js';
 import type { ContextPack } from './pack/types.js';
@@ -57,25 +56,8 @@ import type { RlmPhase } from './rlm/generator.js';
 import type { HistoryQueryRequest, HistoryQueryResult } from './rlm/query.js';
 import type { ProcessingStatistics } from './rlm/types.js';
 
-export interface IndexRequest {
-  /** Files or folders; empty: the configured source roots, else the default locations. */
-  roots?: string[];
-  force?: boolean;
-  reproject?: boolean;
-  excludeSessions?: string[];
-  onProgress?: (done: number, total: number, path: string) => void;
-  /** Skip the embedding step even when a provider is configured. */
-  noEmbed?: boolean;
-  onEmbedProgress?: (progress: EmbedProgress) => void;
-  /** Asked between files and a large file's pieces: true stops after what is committed (the watcher's SIGTERM). */
-  shouldStop?: () => boolean;
-  /** Aborted: the run stops as soon as it can, its ingest workers terminated (the watcher's stop); no embedding. */
-  signal?: AbortSignal;
-  /** Worker threads for this run, overriding index.workers (a watcher indexing one grown file needs none). */
-  workers?: number;
-}
-
-export type IndexResult = IndexReport & { embeddings: EmbedProgress | null };
+import type { IndexRequest, IndexResult } from './ingest/index-request.js';
+export type { IndexRequest, IndexResult };
 
 export interface UsageRequest {
   /** Transcript files or folders; empty: the source roots (configured, else the default locations). */
@@ -713,7 +695,7 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
       return queryDecisions((await openStore(true)).fixes, request);
     },
     async markers(request = {}) {
-      const [engine, { queryMarkers }] = await Promise.all([openStore(true), import('./markers/query.js')]);
+      const [engine, { queryMarkers }] = await Promise.all([openStore(true), import('./browse/markers.js')]);
       await engine.markers.sync();
       return queryMarkers(
         { markers: engine.markers, browse: engine.browse, knownTypes: listMarkerTypes(markerConfig), zone: config.distill.residential_timezone },
@@ -812,7 +794,7 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
       const [{ buildContextPack }, { recallHistorySource }, { loadTokenCounter }, { decisionHistorySource, digestHistorySource, fixHistorySource }, { readPackFacts }] = await Promise.all([
         import('./pack/build.js'),
         import('./pack/sources.js'),
-        import('./hooks/tokens.js'),
+        import('./text/tokens.js'),
         import('./pack/plane-sources.js'),
         import('./fixes/query.js'),
       ]);
@@ -861,14 +843,14 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
       return api.makeSafe(pack);
     },
     async planning(cwd) {
-      const [{ beadsWriteback }, { resolveNamespace }] = await Promise.all([import('./pack/beads.js'), import('./memory/records.js')]);
+      const [{ beadsWriteback }, { resolveNamespace }] = await Promise.all([import('./pack/beads.js'), import('./records/envelope.js')]);
       const here = cwd ?? process.cwd();
       return beadsWriteback(resolveNamespace(here).root ?? here, { log: (message) => hooks.onNotice?.(message) });
     },
     async indexDocs(request = {}) {
       const [{ indexDocs }, { resolveNamespace }, { resolve }] = await Promise.all([
         import('./pack/documents.js'),
-        import('./memory/records.js'),
+        import('./records/envelope.js'),
         import('node:path'),
       ]);
       const namespace = resolveNamespace(request.path ? resolve(request.path) : process.cwd());
@@ -880,7 +862,7 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
       const [{ generateHistoryIndex }, { formatStatistics }, { openTokenCounter }] = await Promise.all([
         import('./rlm/generator.js'),
         import('./rlm/stats.js'),
-        import('./hooks/tokens.js'),
+        import('./text/tokens.js'),
       ]);
       // A counter of the run's own (a worker in the built package): its tokenizer is let go once the first pass
       // has counted every prompt, which the run's peak memory feels (docs/benchmarks.md).

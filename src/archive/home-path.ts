@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { isInside } from '../project/confine-path.js';
+import { isInside } from './confine-path.js';
 
 /**
  * Paths moon keeps inside a home are stored relative to it (forward slashes, no `..`) and resolved against the

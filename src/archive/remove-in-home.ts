@@ -1,7 +1,7 @@
 import { lstatSync, realpathSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { errnoOf, toIoError } from '../errors.js';
-import { isInside } from '../project/confine-path.js';
+import { isInside } from './confine-path.js';
 import { resolveHomePath } from './home-path.js';
 
 /** What became of one file moon was asked to delete under a home. */

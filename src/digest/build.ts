@@ -1,10 +1,10 @@
 import type { Entry } from '../model.js';
 import type { Provider } from '../llm/provider.js';
-import { type Namespace, resolveNamespace } from '../memory/records.js';
+import { type Namespace, resolveNamespace } from '../records/envelope.js';
 import type { StoredSession } from '../store/types.js';
 import { buildHeuristicDigest } from './heuristic.js';
 import { buildLlmDigest } from './llm.js';
-import type { RunDigest } from './types.js';
+import type { RunDigest } from '../records/digests.js';
 
 export interface BuildDigestOptions {
   nowMs: number;

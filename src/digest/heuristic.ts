@@ -1,7 +1,7 @@
 import type { Entry } from '../model.js';
 import type { StoredSession } from '../store/types.js';
 import { findCommits, findPullRequests } from './evidence.js';
-import type { DigestBody, DigestChange, DigestLine, DigestOutcome } from './types.js';
+import type { DigestBody, DigestChange, DigestLine, DigestOutcome } from '../records/digests.js';
 
 /**
  * The heuristic digest: moon's own rules over a session's stored entries — no network, the same input always

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Entry } from '../model.js';
 import type { Provider } from '../llm/provider.js';
 import { lineFrom } from './heuristic.js';
-import type { DigestBody, DigestChange, DigestLine } from './types.js';
+import type { DigestBody, DigestChange, DigestLine } from '../records/digests.js';
 
 /**
  * The digest a generative provider writes: the session's entries, each with its id, go in; JSON comes out, is

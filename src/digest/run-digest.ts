@@ -1,11 +1,11 @@
 import { requireSessionId } from '../browse/resolve-session-id.js';
 import { MoonError } from '../errors.js';
 import type { Provider } from '../llm/provider.js';
-import { type Namespace, resolveNamespace } from '../memory/records.js';
+import { type Namespace, resolveNamespace } from '../records/envelope.js';
 import type { StoreEngine } from '../store/ports.js';
 import type { StoredSession } from '../store/types.js';
 import { buildDigest } from './build.js';
-import type { DigestHit, RunDigest } from './types.js';
+import type { DigestHit, RunDigest } from '../records/digests.js';
 
 export interface DigestRequest {
   /** One session (an id or a unique prefix). */

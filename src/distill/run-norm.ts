@@ -10,7 +10,7 @@ import { dailyFilePath, removeDailyBlock, upsertDailyBlock } from './daily-file.
 import { renderL1Block } from './l1-block.js';
 import { type L1StateFile, l1StatePath, readL1State, writeL1State } from './l1-state.js';
 import { readDistillInput } from './read-projection.js';
-import { sha256 } from '../ingest/hash.js';
+import { sha256 } from '../text/hash.js';
 
 /**
  * L1 normalisation (seed 001 Distill Trigger contract): pending projections in archives/mlib/*.md become blocks

@@ -3,7 +3,7 @@ import type { MoonPaths } from '../archive/paths.js';
 import { removeHomeFile } from '../archive/remove-in-home.js';
 import { writeFileAtomic } from '../archive/write.js';
 import { MoonError, describeError } from '../errors.js';
-import { sha256 } from '../ingest/hash.js';
+import { sha256 } from '../text/hash.js';
 import type { Provider } from '../llm/provider.js';
 import { tryAcquireLock } from '../lock/pid-lock.js';
 import type { DistillationRecord } from '../model.js';

@@ -1,7 +1,7 @@
 import { isTestRun } from '../normalize/decisions.js';
 import { markChangedFiles, sameCommit } from './patterns.js';
-import type { EvidenceState, FixEvent } from './types.js';
-import type { RecordEnvelope } from '../memory/records.js';
+import type { EvidenceState, FixEvent } from '../records/fixes.js';
+import type { RecordEnvelope } from '../records/envelope.js';
 
 /**
  * Decisions verified against outcomes (seed 003 part 4): a choice stated in a session ("let's keep WAL mode",

@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import type { Entry } from '../model.js';
-import type { Namespace } from '../memory/records.js';
+import type { Namespace } from '../records/envelope.js';
 import { findChoiceSentences } from '../normalize/decisions.js';
 import { extractErrorSignatures, normalizeErrorSignature } from './signature.js';
-import type { FixEvent } from './types.js';
+import type { FixEvent } from '../records/fixes.js';
 
 /** Tools that run a command (Claude Code, Codex, OpenClaw). */
 const EXEC_TOOLS = new Set(['bash', 'shell', 'exec_command', 'local_shell', 'container.exec', 'exec', 'run_command', 'shell_command', 'execute_command']);

@@ -1,4 +1,4 @@
-import { type Namespace, resolveNamespace } from '../memory/records.js';
+import { type Namespace, resolveNamespace } from '../records/envelope.js';
 import type { StoreEngine } from '../store/ports.js';
 import { extractFixEvents, hashFileOnDisk } from './extract.js';
 

@@ -1,5 +1,5 @@
 import { extractErrorSignatures, normalizeErrorSignature } from './signature.js';
-import type { EvidenceState, FixEvent, FixEvidence, FixPattern, PatternState } from './types.js';
+import type { EvidenceState, FixEvent, FixEvidence, FixPattern, PatternState } from '../records/fixes.js';
 
 interface OpenFailure {
   signatures: Set<string>;

@@ -1,10 +1,10 @@
 import { existsSync, statSync } from 'node:fs';
-import { resolveNamespace } from '../memory/records.js';
+import { resolveNamespace } from '../records/envelope.js';
 import type { FixPort } from '../store/ports.js';
 import { hashFileOnDisk } from './extract.js';
 import { buildFixPatterns, selectPatterns } from './patterns.js';
 import { type DecisionRecord, buildDecisionRecords, selectDecisions } from './decisions.js';
-import type { EvidenceState, FixEvent, FixPattern } from './types.js';
+import type { EvidenceState, FixEvent, FixPattern } from '../records/fixes.js';
 
 export interface FixesRequest {
   /** A signature, an error text (normalised to its signature), or words every pattern shown must contain. */

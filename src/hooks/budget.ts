@@ -1,4 +1,4 @@
-import type { TokenCounter } from './tokens.js';
+import type { TokenCounter } from '../text/tokens.js';
 
 /**
  * Fitting what a hook prints to its token budget. The context is built from pieces (a session's heading, its

@@ -9,7 +9,7 @@ import { HOOK_EVENT_NAMES, HOOK_EVENTS, type HookEvent, isHookEvent } from './ev
 import { locateTranscript } from './locate.js';
 import { parseHookPayload } from './payload.js';
 import { type SessionStartDeps, buildSessionStartContext } from './session-start.js';
-import { loadTokenCounter, preloadTokenCounter } from './tokens.js';
+import { loadTokenCounter, preloadTokenCounter } from '../text/tokens.js';
 import { recordHookRun } from './usage-state.js';
 import { buildPromptRecall } from './user-prompt.js';
 

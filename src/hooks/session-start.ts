@@ -6,11 +6,11 @@ import type { StoredSession } from '../store/types.js';
 import { abbreviateZone, formatLocalIso } from '../time/format.js';
 import { type Piece, fitToBudget } from './budget.js';
 import { type SessionDigest, readSessionDigest } from './digest.js';
-import { readMemoryLines } from './memory-lines.js';
+import { readMemoryLines } from '../memory/memory-lines.js';
 import { type BeadsIssue, isReady, readBeads } from '../pack/beads.js';
 import type { ContextPack, PackItem } from '../pack/types.js';
-import { type ProjectScope, findProjectScope, normalizePath } from './project-scope.js';
-import type { TokenCounter } from './tokens.js';
+import { type ProjectScope, findProjectScope, normalizePath } from '../search/project-scope.js';
+import type { TokenCounter } from '../text/tokens.js';
 
 /**
  * The context session-start hands the agent: the recent work of the project the session starts in — the last

@@ -5,9 +5,9 @@ import type { RecallOptions } from '../search/options.js';
 import { shortenSessionId } from '../browse/resolve-session-id.js';
 import type { BrowsePort } from '../store/ports.js';
 import { type Piece, fitToBudget } from './budget.js';
-import { findProjectScope, isWithin, normalizePath } from './project-scope.js';
+import { findProjectScope, isWithin, normalizePath } from '../search/project-scope.js';
 import { describeWhen } from './session-start.js';
-import type { TokenCounter } from './tokens.js';
+import type { TokenCounter } from '../text/tokens.js';
 
 /**
  * user-prompt-submit (hooks.user_prompt_recall): a small recall for what the user just typed — the best few

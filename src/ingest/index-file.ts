@@ -6,7 +6,7 @@ import { BatchAbortedError, type FailureRecord, type FileState, type StoredSessi
 import { rawArchivePathFor } from '../archive/paths.js';
 import { copyRawArchive, describeArchive } from './archive-raw.js';
 import { type FileOutcome, type IngestContext, type NormalizedChunk, fingerprintOf, makeOutcome } from './context.js';
-import { sha256 } from './hash.js';
+import { sha256 } from '../text/hash.js';
 import { type ResumePoint, type TranscriptRead, readTranscript } from './read-transcript.js';
 import { type SerializedError, reviveError, serializeError } from './errors-across.js';
 import { type SourceName, mergeByKey } from '../model.js';

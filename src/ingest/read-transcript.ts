@@ -4,7 +4,7 @@ import { type JsonlRead, parseHead, parseJsonlBuffer } from '../sources/jsonl.js
 import { DETECT_WINDOW, describeSourceLabels, detectSource, recordSourceByName } from '../sources/index.js';
 import type { Source } from '../sources/source.js';
 import type { IngestContext, NormalizedChunk } from './context.js';
-import { looksBinary, mostlyBinary } from './hash.js';
+import { looksBinary, mostlyBinary } from '../text/hash.js';
 
 /** Line warnings reported per file; the rest are summed up in one line. */
 export const MAX_LINE_WARNINGS = 20;

@@ -4,7 +4,7 @@ import { describeError } from '../errors.js';
 import { createEntry, type Entry, type Role, type Session } from '../model.js';
 import { parseProjection } from '../project/parse.js';
 import type { IngestContext } from './context.js';
-import { sha256 } from './hash.js';
+import { sha256 } from '../text/hash.js';
 import { docFromChunk, writeProjection } from './project-session.js';
 import { readTranscript } from './read-transcript.js';
 

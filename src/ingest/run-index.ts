@@ -9,7 +9,7 @@ export { type FatalError, type IndexReport, describeFatal, emptyReport };
 import type { IngestPort, IngestTx, StoreEngine } from '../store/ports.js';
 import { BatchAbortedError, type FailureRecord, type FileState } from '../store/types.js';
 import { type FileOutcome, type IngestContext, makeOutcome } from './context.js';
-import { sha256 } from './hash.js';
+import { sha256 } from '../text/hash.js';
 import { discoverFiles } from './discover.js';
 import { type IndexFileOptions, type PreparedFile, indexPreparedFile, prepareFile } from './index-file.js';
 import { serializeError } from './errors-across.js';

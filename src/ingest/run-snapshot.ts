@@ -2,7 +2,7 @@ import { describeError, isMoonError } from '../errors.js';
 import type { IngestContext } from './context.js';
 import { archiveRaw, copyDocumentArchive, describeArchive } from './archive-raw.js';
 import { discoverFiles } from './discover.js';
-import { sha256 } from './hash.js';
+import { sha256 } from '../text/hash.js';
 import { docFromChunk, writeProjection } from './project-session.js';
 import { readRegularFile } from './read-file.js';
 import { readTranscript } from './read-transcript.js';

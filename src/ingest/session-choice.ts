@@ -1,6 +1,6 @@
 import type { IngestTx } from '../store/ports.js';
 import type { StoredSession } from '../store/types.js';
-import { sha256 } from './hash.js';
+import { sha256 } from '../text/hash.js';
 import type { IndexFileOptions } from './index-file.js';
 
 /** Why a file is recorded but not indexed: another file holding the same transcript is indexed already. */

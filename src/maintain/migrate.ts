@@ -1,4 +1,4 @@
-import type { FixEvent } from '../fixes/types.js';
+import type { FixEvent } from '../records/fixes.js';
 import type { DocSection } from '../store/types.js';
 import type { StoreEngine } from '../store/ports.js';
 import type { FileState, StoredSession } from '../store/types.js';

@@ -3,11 +3,11 @@ import { MoonError } from '../errors.js';
 import type { StoreEngine } from '../store/ports.js';
 import { type AgentMemoryFile, MEMORY_AGENTS, type MemoryAgent, findAgentMemoryFiles, hashContent, listGivenFiles, splitMemoryFile } from './import-agents.js';
 import { type RememberResult, rememberMemory } from './long-term-service.js';
-import { type LongTermMemory, MEMORY_SCOPES, type MemoryScope, type MemoryVersion, REVIEW_STATES, type ReviewState } from './long-term.js';
+import { type LongTermMemory, MEMORY_SCOPES, type MemoryScope, type MemoryVersion, REVIEW_STATES, type ReviewState } from '../records/long-term.js';
 import type { Mem0Client } from './mem0.js';
 import { PROMOTION_SOURCES, type PromotionSource, cachedNamespaceOf } from './promote.js';
-import { type Namespace, resolveNamespace } from './records.js';
-import { isVisibleIn, sharedReach } from './sharing.js';
+import { type Namespace, resolveNamespace } from '../records/envelope.js';
+import { isVisibleIn, sharedReach } from '../records/sharing.js';
 
 /** A namespace's reads include what other namespaces share with it (team and user scope); every namespace needs none. */
 const sharedWith = (namespaceId: string | null) => (namespaceId === null ? undefined : sharedReach(namespaceId));

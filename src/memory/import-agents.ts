@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { MemoryScope } from './long-term.js';
+import type { MemoryScope } from '../records/long-term.js';
 
 /**
  * The agents' own memories as sources of long-term memory: each paragraph or bullet of the files an agent loads

@@ -1,5 +1,5 @@
 import { findDuplicate, type DuplicateKind } from './dedupe.js';
-import { type LongTermMemory, type MemoryProvenance, type MemoryScope, type ReviewState, newMemoryId } from './long-term.js';
+import { type LongTermMemory, type MemoryProvenance, type MemoryScope, type ReviewState, newMemoryId } from '../records/long-term.js';
 import type { MemoryPort } from '../store/ports.js';
 
 export interface RememberInput {

@@ -1,6 +1,6 @@
 import { MoonError } from '../errors.js';
 import { postJson } from '../net/http.js';
-import type { LongTermMemory, MemoryProvenance } from './long-term.js';
+import type { LongTermMemory, MemoryProvenance } from '../records/long-term.js';
 
 /**
  * The optional Mem0 backend of long-term memory (MEMORY_LONG_TERM=mem0, MEM0_BASE_URL, MEM0_API_KEY), over

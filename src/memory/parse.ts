@@ -1,6 +1,6 @@
 import { MoonError } from '../errors.js';
 import { MEMORY_AGENTS, type MemoryAgent } from './import-agents.js';
-import { MEMORY_SCOPES, type MemoryScope, REVIEW_STATES, type ReviewState } from './long-term.js';
+import { MEMORY_SCOPES, type MemoryScope, REVIEW_STATES, type ReviewState } from '../records/long-term.js';
 
 /** Values of the long-term memory requests, checked; errors name the request field (the CLI shows its flag). */
 export function parseScope(value: string | undefined): MemoryScope | undefined {

@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { readDistillInput } from '../distill/read-projection.js';
 import type { StoreEngine } from '../store/ports.js';
 import { duplicateKind } from './dedupe.js';
-import type { MemoryProvenance } from './long-term.js';
-import { resolveNamespace } from './records.js';
+import type { MemoryProvenance } from '../records/long-term.js';
+import { resolveNamespace } from '../records/envelope.js';
 
 /**
  * Promotion: stable learnings proposed as long-term memory DRAFTS with their provenance — never approved here.

@@ -1,5 +1,5 @@
 import type { Entry } from '../model.js';
-import { type PatchFile, readPatchCall } from '../project/diff.js';
+import { type PatchFile, readPatchCall } from './diff.js';
 import { findLongestBacktickRun } from '../text/backticks.js';
 import { ANALYSIS_SCAN_CHARS, sliceHead } from '../text/limits.js';
 import { summarizeOutcome } from './outcome.js';

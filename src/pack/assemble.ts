@@ -1,5 +1,5 @@
 import { MoonError } from '../errors.js';
-import type { TokenCounter } from '../hooks/tokens.js';
+import type { TokenCounter } from '../text/tokens.js';
 import {
   type ContextPack,
   type Omission,

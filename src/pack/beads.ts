@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { errnoOf } from '../errors.js';
-import type { RunRef } from '../memory/records.js';
+import type { RunRef } from '../records/envelope.js';
 import { type PackCandidate, type PackRequest, type PackSubsystem, SubsystemUnavailable } from './types.js';
 
 /**

@@ -1,13 +1,13 @@
 import type { MoonConfig } from '../config.js';
-import type { TokenCounter } from '../hooks/tokens.js';
-import { type Namespace, resolveNamespace } from '../memory/records.js';
+import type { TokenCounter } from '../text/tokens.js';
+import { type Namespace, resolveNamespace } from '../records/envelope.js';
 import type { DocPort } from '../store/ports.js';
 import { assemblePack } from './assemble.js';
 import { beadsSubsystem } from './beads.js';
 import { documentsSubsystem } from './documents.js';
 import { type HistorySource, historySubsystem, memoryFileSubsystem } from './sources.js';
 import { longTermSubsystem } from './plane-sources.js';
-import type { LongTermMemory } from '../memory/long-term.js';
+import type { LongTermMemory } from '../records/long-term.js';
 import { type ContextPack, type Omission, PACK_SECTIONS, type PackRequest, type PackSection, type PackSubsystem } from './types.js';
 
 export interface ContextPackRequest {

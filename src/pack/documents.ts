@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import type { Namespace } from '../memory/records.js';
+import type { Namespace } from '../records/envelope.js';
 import type { DocPort } from '../store/ports.js';
 import type { DocSection } from '../store/types.js';
 import { type PackRequest, type PackSubsystem, SubsystemUnavailable } from './types.js';

@@ -1,9 +1,9 @@
-import type { RunDigest } from '../digest/types.js';
+import type { RunDigest } from '../records/digests.js';
 import { isMoonError } from '../errors.js';
 import type { DecisionRecord } from '../fixes/decisions.js';
-import type { FixPattern } from '../fixes/types.js';
-import type { LongTermMemory } from '../memory/long-term.js';
-import { isInjectable } from '../memory/long-term.js';
+import type { FixPattern } from '../records/fixes.js';
+import type { LongTermMemory } from '../records/long-term.js';
+import { isInjectable } from '../records/long-term.js';
 import type { HistorySource } from './sources.js';
 import { type PackCandidate, type PackSubsystem, SubsystemUnavailable } from './types.js';
 

@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
-import { readMemoryLines } from '../hooks/memory-lines.js';
-import { resolveNamespace } from '../memory/records.js';
+import { readMemoryLines } from '../memory/memory-lines.js';
+import { resolveNamespace } from '../records/envelope.js';
 import type { RecallResult } from '../model.js';
 import type { RecallOptions } from '../search/options.js';
 import type { SessionPlace } from '../store/types.js';

@@ -1,4 +1,4 @@
-import type { RecordKind, TrustClass } from '../memory/records.js';
+import type { RecordKind, TrustClass } from '../records/envelope.js';
 
 /**
  * The context pack (seed 003 §4): before an agent acts, one token-budgeted bundle of planning state, history,

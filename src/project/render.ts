@@ -5,7 +5,7 @@ import { describeOutcomeHead, summarizeOutcome } from '../normalize/outcome.js';
 import { inferTopics } from '../normalize/topics.js';
 import { findLongestBacktickRun } from '../text/backticks.js';
 import { isIndexCut } from '../text/limits.js';
-import { describePatchFiles, readPatchCall, renderDiffBlock } from './diff.js';
+import { describePatchFiles, readPatchCall, renderDiffBlock } from '../normalize/diff.js';
 import type { SessionDoc } from './doc.js';
 import { computeTemporalMarkers, type TemporalMarker } from './temporal-markers.js';
 import {

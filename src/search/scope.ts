@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { posix } from 'node:path';
-import { chooseRoot } from '../hooks/project-scope.js';
+import { chooseRoot } from './project-scope.js';
 import { fileURLToPath } from 'node:url';
 import { findWorktreeRepoPath } from '../sources/path-names.js';
 import type { RecallOptions } from './options.js';

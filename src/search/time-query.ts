@@ -4,10 +4,10 @@ import { findChronoAtoms, findMonthAtoms } from './time/dates.js';
 import { evaluateGroup, groupAtoms, type Group } from './time/groups.js';
 import { readLookback } from './time/lookback.js';
 import { findSessionRelative } from './time/session.js';
-import type { Atom, DailyWindow, TimeQuery, TimeWindow } from './time/types.js';
+import type { Atom, DailyWindow, TimeQuery, TimeWindow } from '../time/types.js';
 import { findZoneTokens } from '../time/zone-names.js';
 
-export type { DailyWindow, SessionRelative, TimeQuery, TimeWindow } from './time/types.js';
+export type { DailyWindow, SessionRelative, TimeQuery, TimeWindow } from '../time/types.js';
 export { toDailyFilters } from './time/daily.js';
 export { resolveZoneName } from '../time/zone-names.js';
 

@@ -1,4 +1,4 @@
-import type { FixEvent, FixEventKind } from '../fixes/types.js';
+import type { FixEvent, FixEventKind } from '../records/fixes.js';
 
 /** A fix fact as both engines store it: the columns queried on, the rest in one JSON document. */
 export interface FixEventRow {

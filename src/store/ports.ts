@@ -1,8 +1,8 @@
-import type { SharedReach } from '../memory/sharing.js';
-import type { LongTermMemory, MemoryProvenance, MemoryVersion, NewMemory, ReviewState } from '../memory/long-term.js';
+import type { SharedReach } from '../records/sharing.js';
+import type { LongTermMemory, MemoryProvenance, MemoryVersion, NewMemory, ReviewState } from '../records/long-term.js';
 import type { ArchiveRecord, CompactionAnchor, Entry } from '../model.js';
-import type { FixEvent, FixEventFilter } from '../fixes/types.js';
-import type { DigestHit, RunDigest } from '../digest/types.js';
+import type { FixEvent, FixEventFilter } from '../records/fixes.js';
+import type { DigestHit, RunDigest } from '../records/digests.js';
 import type { MarkerQuery, MarkerSync, StoredMarker } from '../markers/types.js';
 import type {
   Candidate,
@@ -167,7 +167,7 @@ export interface CopyPort {
 
 /**
  * Fix patterns (seed 003, plane B): the facts indexing found in each session — errors by signature, passing
- * commands, edits, claims, commits, reverts (src/fixes/types.ts). Patterns are derived from them when read
+ * commands, edits, claims, commits, reverts (src/records/fixes.ts). Patterns are derived from them when read
  * (src/fixes/patterns.ts), so facts of a session indexed later can verify or make stale those of an earlier one.
  */
 export interface FixPort {
@@ -224,7 +224,7 @@ export interface MemoryQuery {
   /** One namespace, or null for every namespace (`--all-namespaces`). */
   namespaceId: string | null;
   /**
-   * Also the entries other namespaces share with this one (src/memory/sharing.ts): `user`-scoped ones of every
+   * Also the entries other namespaces share with this one (src/records/sharing.ts): `user`-scoped ones of every
    * namespace, `team`-scoped ones whose namespace starts with `teamPrefix`. Absent: the namespace's own entries only.
    */
   shared?: SharedReach;

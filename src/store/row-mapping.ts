@@ -1,5 +1,5 @@
 import type { CompactionAnchor, Entry, EntryKind, Priority, Role, SourceName } from '../model.js';
-import type { LongTermMemory, MemoryProvenance, MemoryScope, ReviewState } from '../memory/long-term.js';
+import type { LongTermMemory, MemoryProvenance, MemoryScope, ReviewState } from '../records/long-term.js';
 import type { FailureRecord, FileState, RunRecord, StoredSession } from './types.js';
 
 /**

@@ -4,7 +4,7 @@
  */
 import type { ArchiveRecord, CompactionAnchor, Entry, Role, Session, SourceName, UsageSnapshot } from '../model.js';
 import type { ResultPatch } from '../model.js';
-import type { FixEvent, FixEventFilter } from '../fixes/types.js';
+import type { FixEvent, FixEventFilter } from '../records/fixes.js';
 import type { DocFile, DocHit, DocQuery, DocSection } from './types.js';
 import type {
   Candidate, EmbeddingModel, FailureRecord, FileCommit, FileState, LexicalQuery, PendingEmbedding, RunRecord,

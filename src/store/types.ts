@@ -1,6 +1,6 @@
 import type { ArchiveRecord, CompactionAnchor, Entry, ResultPatch, Role, Session, SourceName, UsageSnapshot } from '../model.js';
 import type { PreparedDocument } from './index-document.js';
-import type { RecordEnvelope } from '../memory/records.js';
+import type { RecordEnvelope } from '../records/envelope.js';
 
 /**
  * The shapes the store ports (ports.ts) take and return. Shared by every engine; no engine's types leak out.
@@ -298,7 +298,7 @@ export class BatchAbortedError extends Error {
   }
 }
 
-/** One section of an indexed document: a `doc` record (src/memory/records.ts) with its place in the file. */
+/** One section of an indexed document: a `doc` record (src/records/envelope.ts) with its place in the file. */
 export interface DocSection extends RecordEnvelope {
   record_kind: 'doc';
   /** The file, relative to the namespace's root, with `/` separators. */

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import type { Clock, DayPart, LocalDate } from '../search/time/types.js';
+import type { Clock, DayPart, LocalDate } from './types.js';
 
 /**
  * Calendar arithmetic happens on local dates and is turned into instants only at the end, through luxon in the

@@ -9,7 +9,7 @@ import { type SynsResult, runSyns } from '../distill/run-syns.js';
 import type { Provider } from '../llm/provider.js';
 import type { DigestReport, DigestRequest } from '../digest/run-digest.js';
 import { isProcessAlive } from '../lock/pid-lock.js';
-import type { IndexRequest, IndexResult } from '../moon.js';
+import type { IndexRequest, IndexResult } from '../ingest/index-request.js';
 import { formatResidentialDay, previousDay } from '../time/residential.js';
 import { type DaemonLockPayload, daemonLockPath, readDaemonLock, readStopRequest, recordStopRequest } from './daemon-lock.js';
 import { type WatchLog, createWatchLog, watchLogPath } from './log.js';

@@ -6,7 +6,7 @@ import { dailyFilePath } from '../distill/daily-file.js';
 import { resolveChunking, runNormQueue } from '../distill/run-norm.js';
 import { runSyns } from '../distill/run-syns.js';
 import type { Provider } from '../llm/provider.js';
-import type { IndexRequest, IndexResult } from '../moon.js';
+import type { IndexRequest, IndexResult } from '../ingest/index-request.js';
 import type { DigestReport, DigestRequest } from '../digest/run-digest.js';
 import { formatResidentialDay, previousDay } from '../time/residential.js';
 import type { WatchLog } from './log.js';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import type { RunDigest } from '../../src/digest/types.js';
+import type { RunDigest } from '../../src/records/digests.js';
 import { describeEachEngine, useFreshEngine } from './engines.js';
 
 const NOW = Date.UTC(2026, 3, 10);

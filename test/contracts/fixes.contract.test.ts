@@ -5,7 +5,7 @@ import { expect, test } from 'vitest';
 import { migrateIndex } from '../../src/maintain/migrate.js';
 import { openSqliteEngine } from '../../src/store/sqlite/engine.js';
 import { buildFixPatterns } from '../../src/fixes/patterns.js';
-import type { FixEvent } from '../../src/fixes/types.js';
+import type { FixEvent } from '../../src/records/fixes.js';
 import { describeEachEngine, useFreshEngine } from './engines.js';
 import { at, commitCorpus } from './fixtures.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import type { NewMemory } from '../../src/memory/long-term.js';
+import type { NewMemory } from '../../src/records/long-term.js';
 import { rememberMemory } from '../../src/memory/long-term-service.js';
-import { sharedReach } from '../../src/memory/sharing.js';
+import { sharedReach } from '../../src/records/sharing.js';
 import { migrateIndex } from '../../src/maintain/migrate.js';
 import { openSqliteEngine } from '../../src/store/sqlite/engine.js';
 import { mkdtempSync, rmSync } from 'node:fs';

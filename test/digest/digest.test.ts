@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { findCommits, findPullRequests } from '../../src/digest/evidence.js';
-import type { DigestLine, RunDigest } from '../../src/digest/types.js';
+import type { DigestLine, RunDigest } from '../../src/records/digests.js';
 import { type Moon, createMoon } from '../../src/moon.js';
 import { makeTempDir } from '../helpers/cli.js';
 import { makeIndexedHome, type TestHome } from '../helpers/home.js';

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { buildDecisionRecords, selectDecisions } from '../../src/fixes/decisions.js';
 import { extractFixEvents } from '../../src/fixes/extract.js';
-import type { FixEvent } from '../../src/fixes/types.js';
+import type { FixEvent } from '../../src/records/fixes.js';
 import type { Entry } from '../../src/model.js';
 
 let ts = 0;

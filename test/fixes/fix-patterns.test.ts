@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type TestPostgres, startTestPostgres } from '../helpers/postgres.js';
 import { loadConfig } from '../../src/config.js';
-import type { FixPattern } from '../../src/fixes/types.js';
+import type { FixPattern } from '../../src/records/fixes.js';
 import { type Moon, createMoon } from '../../src/moon.js';
 import { REPO, makeTempDir, spawnMoon } from '../helpers/cli.js';
 import { type TurnSpec, claudeSession } from '../helpers/transcripts.js';

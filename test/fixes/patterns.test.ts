@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { buildFixPatterns, selectPatterns } from '../../src/fixes/patterns.js';
-import type { FixEvent } from '../../src/fixes/types.js';
+import type { FixEvent } from '../../src/records/fixes.js';
 
 const SIG = "KeyError: 'customer_id'";
 let ts = 0;

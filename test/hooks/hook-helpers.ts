@@ -31,7 +31,7 @@ export function runHookProcess(args: string[], stdin: string | null, env: Record
   });
 }
 
-/** The same count the hooks use (src/hooks/tokens.ts): cl100k_base, special-token text counted as text. */
+/** The same count the hooks use (src/text/tokens.ts): cl100k_base, special-token text counted as text. */
 export function countHookTokens(text: string): number {
   return countTokens(text, { allowedSpecial: new Set(), disallowedSpecial: new Set() });
 }

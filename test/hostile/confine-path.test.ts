@@ -3,7 +3,7 @@ import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { MoonError } from '../../src/errors.js';
-import { MAX_PATH_CHARS, confinePath, isInside, resolveRealPath } from '../../src/project/confine-path.js';
+import { MAX_PATH_CHARS, confinePath, isInside, resolveRealPath } from '../../src/archive/confine-path.js';
 import { makeTempDir } from '../helpers/cli.js';
 import { propertyRuns } from './runs.js';
 

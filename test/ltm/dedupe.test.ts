@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { duplicateKind, findDuplicate, normaliseMemoryText, tokenSetOverlap } from '../../src/memory/dedupe.js';
-import { mergeProvenance } from '../../src/memory/long-term.js';
+import { mergeProvenance } from '../../src/records/long-term.js';
 
 describe('normaliseMemoryText', () => {
   test('case, accents, bullets, emphasis, punctuation and spacing go', () => {
@@ -72,7 +72,7 @@ describe('mergeProvenance', () => {
 
 describe('isInjectable (what a context pack may use)', () => {
   test('approved, live and not already loaded by the agent', async () => {
-    const { isInjectable } = await import('../../src/memory/long-term.js');
+    const { isInjectable } = await import('../../src/records/long-term.js');
     const base = { review_state: 'approved' as const, agent_loaded: false, expires_at_ms: null };
     expect(isInjectable(base, 10)).toBe(true);
     expect(isInjectable({ ...base, review_state: 'draft' }, 10)).toBe(false);

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { normalizeRemote, resolveNamespace } from '../../src/memory/records.js';
+import { normalizeRemote, resolveNamespace } from '../../src/records/envelope.js';
 import { makeTempDir } from '../helpers/cli.js';
 
 const dirs: (() => void)[] = [];

@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { isVisibleIn, sharedReach, teamOf } from '../../src/memory/sharing.js';
+import { isVisibleIn, sharedReach, teamOf } from '../../src/records/sharing.js';
 
 test('the team of a namespace is its host and owner; folders and project names have none', () => {
   expect(teamOf('github.com/acme/shop')).toBe('github.com/acme');

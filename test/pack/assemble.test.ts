@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { loadTokenCounter } from '../../src/hooks/tokens.js';
+import { loadTokenCounter } from '../../src/text/tokens.js';
 import { assemblePack } from '../../src/pack/assemble.js';
 import { type PackCandidate, type PackRequest, type PackSection, type PackSubsystem, SubsystemUnavailable } from '../../src/pack/types.js';
 

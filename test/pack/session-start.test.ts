@@ -6,7 +6,7 @@ import { INJECTION_CORPUS, findUnsafe } from '../helpers/injection.js';
 import { claudeSession } from '../helpers/transcripts.js';
 import { claudePayload, countHookTokens, readAdditionalContext, runHookProcess } from '../hooks/hook-helpers.js';
 import { BEADS_ISSUES, writeShopRepo } from './repo.js';
-import { resolveNamespace } from '../../src/memory/records.js';
+import { resolveNamespace } from '../../src/records/envelope.js';
 
 /** session-start (built CLI) hands over the planning plane: the project's Beads work in progress and ready items. */
 let temp: { path: string; cleanup: () => void };

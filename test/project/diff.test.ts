@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describePatchFiles, DIFF_LINES, isPatchText, readPatchCall, renderDiffBlock } from '../../src/project/diff.js';
+import { describePatchFiles, DIFF_LINES, isPatchText, readPatchCall, renderDiffBlock } from '../../src/normalize/diff.js';
 import { parseProjection, renderProjection } from '../../src/project/index.js';
 import { buildBasicDoc, makeEntry } from './fixture.js';
 

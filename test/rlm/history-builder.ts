@@ -1,4 +1,4 @@
-import { loadTokenCounter } from '../../src/hooks/tokens.js';
+import { loadTokenCounter } from '../../src/text/tokens.js';
 
 /**
  * Real-schema Puffin histories for the RLM tests: the shape `src/main/puffin-state.js` writes (see

@@ -9,7 +9,7 @@ import {
   shiftDate,
 } from '../../time/calendar.js';
 import { COUNT_SOURCE, readCountWord } from './numbers.js';
-import type { Atom, DayPart, LocalDate, TimeWindow } from './types.js';
+import type { Atom, DayPart, LocalDate, TimeWindow } from '../../time/types.js';
 
 /**
  * Word-level time phrases recognised by hand rather than by chrono: chrono's casual parser also reads "sat",

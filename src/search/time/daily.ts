@@ -1,6 +1,6 @@
 import type { DailyFilter } from '../../store/types.js';
 import { listOffsetPeriods } from '../../time/offsets.js';
-import type { DailyWindow } from './types.js';
+import type { DailyWindow } from '../../time/types.js';
 
 const DAY_MS = 86_400_000;
 

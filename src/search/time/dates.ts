@@ -4,7 +4,7 @@ import { compareDates, isValidDate } from '../../time/calendar.js';
 import { isGluedToCode, type CasualContext } from './casual.js';
 import { readLookback } from './lookback.js';
 import { readOffsetMinutes } from '../../time/zone-names.js';
-import type { Atom, Clock, LocalDate } from './types.js';
+import type { Atom, Clock, LocalDate } from '../../time/types.js';
 
 /**
  * Calendar dates and clock times ("21 Feb 2026", "February 21st", "5:39am", "2pm-4pm", "at 5pm on 21 Feb") come

@@ -10,7 +10,7 @@ import {
   shiftDate,
 } from '../../time/calendar.js';
 import { readLookback } from './lookback.js';
-import type { Atom, Clock, DailyWindow, LocalDate, ParseContext, TimeWindow } from './types.js';
+import type { Atom, Clock, DailyWindow, LocalDate, ParseContext, TimeWindow } from '../../time/types.js';
 
 const MINUTE = 60_000;
 /** "05:39" is said to the minute, "3pm" to the hour; the windows are as loose as the way it was said. */

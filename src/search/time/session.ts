@@ -1,4 +1,4 @@
-import type { SessionRelative } from './types.js';
+import type { SessionRelative } from '../../time/types.js';
 import { COUNT_SOURCE, readCountWord } from './numbers.js';
 
 const MINUTE = 60_000;

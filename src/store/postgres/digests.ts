@@ -1,4 +1,4 @@
-import { type RunDigest, digestSearchText } from '../../digest/types.js';
+import { type RunDigest, digestSearchText } from '../../records/digests.js';
 import type { DigestPort } from '../ports.js';
 import type { PgClient } from './client.js';
 

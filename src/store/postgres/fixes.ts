@@ -1,4 +1,4 @@
-import type { FixEvent, FixEventFilter } from '../../fixes/types.js';
+import type { FixEvent, FixEventFilter } from '../../records/fixes.js';
 import { type FixEventRow, fixEventData, toFixEvent } from '../fix-rows.js';
 import type { PgClient } from './client.js';
 

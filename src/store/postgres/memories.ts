@@ -1,7 +1,7 @@
-import type { LongTermMemory, MemoryVersion } from '../../memory/long-term.js';
-import { mergeProvenance, sameProvenance, searchWords } from '../../memory/long-term.js';
+import type { LongTermMemory, MemoryVersion } from '../../records/long-term.js';
+import { mergeProvenance, sameProvenance, searchWords } from '../../records/long-term.js';
 import type { MemoryPort, MemoryQuery } from '../ports.js';
-import type { LongTermMemory as Stored } from '../../memory/long-term.js';
+import type { LongTermMemory as Stored } from '../../records/long-term.js';
 import type { PgClient } from './client.js';
 import { type MemoryColumns, memoryFromColumns } from '../row-mapping.js';
 import { Params, escapeLike } from './filters.js';

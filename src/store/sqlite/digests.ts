@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { type RunDigest, digestSearchText } from '../../digest/types.js';
+import { type RunDigest, digestSearchText } from '../../records/digests.js';
 import type { DigestPort } from '../ports.js';
 import { type WriteLockOptions, runWriteTransaction } from './write-lock.js';
 

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { FixEvent, FixEventFilter } from '../../fixes/types.js';
+import type { FixEvent, FixEventFilter } from '../../records/fixes.js';
 import { type FixEventRow, fixEventData, toFixEvent } from '../fix-rows.js';
 
 /** FixPort on SQLite. The caller holds the write transaction for putFixEvents. */

@@ -1,5 +1,5 @@
-import type { LongTermMemory, MemoryProvenance, MemoryVersion } from '../../memory/long-term.js';
-import { mergeProvenance, sameProvenance, searchWords } from '../../memory/long-term.js';
+import type { LongTermMemory, MemoryProvenance, MemoryVersion } from '../../records/long-term.js';
+import { mergeProvenance, sameProvenance, searchWords } from '../../records/long-term.js';
 import type { MemoryDump, MemoryPort, MemoryQuery } from '../ports.js';
 import type { PlaneHandle } from './sqlite-store.js';
 import { type MemoryColumns, memoryFromColumns } from '../row-mapping.js';

@@ -53,7 +53,7 @@ import { guardStore, toStoreError } from './guard.js';
 import { findForgettableSessions, hasTombstone, listTombstoneRows, putTombstone } from './forget.js';
 import { migrate } from './schema.js';
 import { listFixEvents, listFixNamespaces, putFixEvents } from './fixes.js';
-import type { FixEvent, FixEventFilter } from '../../fixes/types.js';
+import type { FixEvent, FixEventFilter } from '../../records/fixes.js';
 import { listDocFiles, readDocs, replaceDocFiles, searchDocs } from './docs.js';
 import { DEFAULT_MARKER_CONFIG, type MarkerConfig } from '../../markers/extract.js';
 import { SqliteMarkers } from './markers.js';

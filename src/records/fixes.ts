@@ -1,4 +1,4 @@
-import type { RecordEnvelope } from '../memory/records.js';
+import type { RecordEnvelope } from './envelope.js';
 
 /**
  * What indexing a session records for fix patterns: facts in the order they happened, each tied to the entry it

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 /**
  * Long-term memory (plane C, seed 003 §3): curated, reusable knowledge — decisions, conventions, pitfalls,
  * preferences — with provenance and review. Entries carry the record envelope's namespace, repo and times
- * (src/memory/records.ts); their trust class follows the review state (approved → `approved`, else `derived`).
+ * (src/records/envelope.ts); their trust class follows the review state (approved → `approved`, else `derived`).
  */
 export const MEMORY_SCOPES = ['project', 'team', 'user'] as const;
 export type MemoryScope = (typeof MEMORY_SCOPES)[number];

@@ -1,4 +1,4 @@
-import type { RecordEnvelope } from '../memory/records.js';
+import type { RecordEnvelope } from './envelope.js';
 
 /**
  * A run digest (plane B, seed 003 §5.3): what one finished agent session set out to do, how it ended, what it

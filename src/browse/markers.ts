@@ -1,10 +1,10 @@
 import { homedir } from 'node:os';
 import { MoonError } from '../errors.js';
-import { requireSessionId } from '../browse/resolve-session-id.js';
+import { requireSessionId } from './resolve-session-id.js';
 import { parseIsoBound } from '../search/options.js';
 import { type ProjectScope, resolveProjectScope } from '../search/scope.js';
 import type { BrowsePort, MarkerPort } from '../store/ports.js';
-import type { MarkerQuery, StoredMarker } from './types.js';
+import type { MarkerQuery, StoredMarker } from '../markers/types.js';
 
 /** `moon markers`, the `markers` MCP tool and `GET /v1/markers`: which markers to list. */
 export interface MarkersRequest {

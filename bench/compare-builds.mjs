@@ -52,10 +52,10 @@ async function recallAll(build, home) {
   const moon = createMoon(loadConfig({ env: { MOON_HOME: home } }));
   const times = [];
   try {
-    for (const query of queries.slice(0, 20)) await moon.recall({ query }); // warm-up
+    for (const query of queries.slice(0, 20)) await (moon.history ?? moon).recall({ query }); // warm-up
     for (const query of queries) {
       const started = performance.now();
-      await moon.recall({ query });
+      await (moon.history ?? moon).recall({ query });
       times.push(performance.now() - started);
     }
   } finally {

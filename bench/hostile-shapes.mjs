@@ -276,12 +276,12 @@ async function timeLibraryRecall(home, query) {
   const { loadConfig, createMoon } = await import(pathToFileURL(join(repo, 'dist', 'index.js')).href);
   const moon = createMoon(loadConfig({ env: { PATH: process.env.PATH, MOON_HOME: home, MOON_RESIDENTIAL_TIMEZONE: 'UTC' } }));
   try {
-    await moon.recall({ query: 'warm up', limit: 10 });
+    await moon.history.recall({ query: 'warm up', limit: 10 });
     const time = async (text) => {
       const runs = [];
       for (let run = 0; run < 5; run += 1) {
         const started = performance.now();
-        await moon.recall({ query: text, limit: 10 });
+        await moon.history.recall({ query: text, limit: 10 });
         runs.push(performance.now() - started);
       }
       return median(runs);

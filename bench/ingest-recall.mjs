@@ -429,12 +429,12 @@ async function recallWorker(home, options) {
   try {
     const rssBefore = process.memoryUsage().rss;
     // recall() may return the result or a promise of it (the API became async with vector search); await covers both.
-    await moon.recall({ query: 'warm up the index', limit: 10 });
+    await moon.history.recall({ query: 'warm up the index', limit: 10 });
     const perQuery = QUERIES.map((q) => ({ ...q, ms: [], sessions: 0, matches: 0 }));
     for (let rep = 0; rep < options.reps; rep++) {
       for (const q of perQuery) {
         const started = performance.now();
-        const result = await moon.recall({ query: q.query, limit: 10 });
+        const result = await moon.history.recall({ query: q.query, limit: 10 });
         q.ms.push(performance.now() - started);
         q.sessions = result.matches.length;
         q.matches = result.matches.reduce((sum, match) => sum + (match.metadata.match_count ?? 0), 0);

@@ -81,7 +81,7 @@ const tasks = [
   'TypeError: Cannot read properties of undefined (reading map)',
 ];
 const pack = (index) =>
-  moon.contextPack({ task: tasks[index % tasks.length], planning: `shop-${20 + (index % 50)}`, error: index % 2 ? 'TS2339: Property does not exist' : null, cwd: shop, namespace, budget: 2000 });
+  moon.memory.contextPack({ task: tasks[index % tasks.length], planning: `shop-${20 + (index % 50)}`, error: index % 2 ? 'TS2339: Property does not exist' : null, cwd: shop, namespace, budget: 2000 });
 
 let started = performance.now();
 const first = await pack(0);

@@ -41,7 +41,7 @@ try {
   for (const [name, dir] of Object.entries(builds)) {
     const { createMoon, loadConfig } = await import(pathToFileURL(join(dir, 'dist', 'index.js')).href);
     libraries[name] = createMoon(loadConfig({ env: env(index.url, index.home) }));
-    await libraries[name].recall({ query: 'warm up', limit: 10 });
+    await (libraries[name].history ?? libraries[name]).recall({ query: 'warm up', limit: 10 });
   }
   const times = { before: [], after: [] };
   const differing = [];
@@ -49,10 +49,10 @@ try {
     const seen = {};
     const mine = { before: [], after: [] };
     // One untimed run by each build first: whichever build ran a query first would otherwise pay for a cold cache.
-    for (const name of ['before', 'after']) await libraries[name].recall({ query, limit: 10 });
+    for (const name of ['before', 'after']) await (libraries[name].history ?? libraries[name]).recall({ query, limit: 10 });
     for (const name of ['before', 'after', 'after', 'before', 'before', 'after']) {
       const started = performance.now();
-      const result = await libraries[name].recall({ query, limit: 10 });
+      const result = await (libraries[name].history ?? libraries[name]).recall({ query, limit: 10 });
       mine[name].push(performance.now() - started);
       seen[name] = JSON.stringify(result.matches.map((match) => [match.metadata.session_id, match.metadata.message_ids, match.score]));
     }

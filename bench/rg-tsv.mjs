@@ -52,13 +52,13 @@ const { loadConfig, createMoon } = await import(pathToFileURL(join(repo, 'dist',
 const env = { ...process.env, MOON_HOME: home, MOON_RESIDENTIAL_TIMEZONE: 'UTC' };
 for (const name of Object.keys(env)) if (/^MOON_(SOURCES|CURRENT_SESSION_ID|RECALL_|EMBED_|DATABASE_URL)/.test(name)) delete env[name];
 const moon = createMoon(loadConfig({ env }));
-await moon.recall({ query: 'warm up the index', limit: 10 });
+await moon.history.recall({ query: 'warm up the index', limit: 10 });
 const rows = [];
 for (const q of QUERIES) {
   const times = [];
   for (let rep = 0; rep < reps; rep += 1) {
     const started = performance.now();
-    await moon.recall({ query: q.query, limit: 10 });
+    await moon.history.recall({ query: q.query, limit: 10 });
     times.push(performance.now() - started);
   }
   rows.push({ ...q, moonMs: median(times), ...grep(q.query) });

@@ -2,8 +2,8 @@
 // Rewrites calls on the Moon facade to the plane that owns them: `moon.recall(…)` → `moon.history.recall(…)`,
 // `context.moon().memory()` → `context.moon().memory.longTerm()`. Receivers are found by type (the TypeScript
 // checker over tsconfig.json), so `home.moon.timeline`, `context.moon().fixes` and a local named anything are all
-// caught, while `engine.forget.forget` or `tx.getSession` are not. Safe to run again: an access already on a
-// plane has a plane as its receiver, not Moon.
+// caught, while `engine.forget.forget` or `tx.getSession` are not. Safe to run again (after other branches merge):
+// an access already on a plane has a plane as its receiver, not Moon, and `moon.memory.…` is left as it is.
 //
 //   node scripts/rename-plane-calls.mjs            rewrite src/interfaces/, test/, and the library benches
 //   node scripts/rename-plane-calls.mjs --check    list what would change; exit 1 if anything would
@@ -33,16 +33,23 @@ const TYPED_ROOTS = ['src/interfaces/', 'test/'];
 /** Benchmarks load a built dist/ without types: `<name>.recall(` where the name holds a Moon (`moon`, `build.moon`). */
 const UNTYPED = ['bench/compare-builds.mjs', 'bench/exact-top-k.mjs', 'bench/hostile-shapes.mjs', 'bench/ingest-recall.mjs', 'bench/pack.mjs', 'bench/pg-builds.mjs', 'bench/rg-tsv.mjs', 'bench/recall-eval/lab.mjs', 'bench/recall-eval/run.mjs'];
 
+/** A Moon, or a Moon that may be null or undefined (`moon?.recall`). */
 function isMoonType(type) {
-  const names = [type.aliasSymbol?.getName(), type.getSymbol()?.getName()];
-  return names.includes('Moon');
+  const types = type.isUnion() ? type.types : [type];
+  return types.some((one) => one.aliasSymbol?.getName() === 'Moon' || one.getSymbol()?.getName() === 'Moon');
+}
+
+/** `moon.memory` is the memory plane itself; only `moon.memory()` (the long-term API) moves. */
+function isFormerCall(node) {
+  if (node.name.text !== 'memory') return true;
+  return ts.isCallExpression(node.parent) && node.parent.expression === node;
 }
 
 /** Edits for one typed file: [position after the receiver, text to insert], and the renamed `memory` calls. */
 function editsFor(checker, source) {
   const edits = [];
   const visit = (node) => {
-    if (ts.isPropertyAccessExpression(node) && PLANE_OF.has(node.name.text) && isMoonType(checker.getTypeAtLocation(node.expression))) {
+    if (ts.isPropertyAccessExpression(node) && PLANE_OF.has(node.name.text) && isFormerCall(node) && isMoonType(checker.getTypeAtLocation(node.expression))) {
       edits.push({ start: node.name.getStart(source), end: node.name.getEnd(), text: PLANE_OF.get(node.name.text) });
     }
     ts.forEachChild(node, visit);

@@ -26,7 +26,7 @@ export type { MigrateRequest, ServiceRequest, StatusReport, UpkeepPlane, UsageRe
  * packs, distilled history indexes), agents (hooks, install, doctor, safe output) and upkeep (status, verify,
  * rebuild, forget, migrate, the watcher, usage, continuity).
  */
-export interface MoonPlanes {
+export interface Moon {
   readonly config: MoonConfig;
   readonly paths: MoonPaths;
   /** Now, as this instance sees it (MOON_FAKE_NOW in tests). */
@@ -37,11 +37,6 @@ export interface MoonPlanes {
   readonly upkeep: UpkeepPlane;
   close(): Promise<void>;
 }
-
-type Delegates = Omit<HistoryPlane & Omit<MemoryPlane, 'longTerm'> & AgentsPlane & UpkeepPlane, never>;
-
-/** The planes, and (until the doors call the planes) each plane's methods on Moon itself. */
-export type Moon = Omit<MoonPlanes, 'memory'> & Delegates & { readonly planes: { memory: MemoryPlane }; memory: MemoryPlane['longTerm'] };
 
 /**
  * The composition root: turns a config into the planes, each built from the shared dependencies (src/app/shared.ts).
@@ -106,14 +101,9 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
     paths,
     clock,
     history,
+    memory,
     agents,
     upkeep,
-    planes: { memory },
-    ...history,
-    ...memory,
-    ...agents,
-    ...upkeep,
-    memory: () => memory.longTerm(),
     close: () => shared.close(),
   };
 }

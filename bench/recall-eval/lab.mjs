@@ -73,7 +73,7 @@ async function run() {
     for (const q of questions) {
       const home = protocol === 'pooled' ? join(dir, 'pooled', homeName) : join(dir, 'per-question', q.id, homeName);
       const moon = open(home);
-      const ask = (group) => moon.recall({ query: q.question, group, limit: 10, now: q.nowIso, tz: 'UTC', ...extra, ...(args.includes('--until-now') ? { until: q.nowIso } : {}) });
+      const ask = (group) => moon.history.recall({ query: q.question, group, limit: 10, now: q.nowIso, tz: 'UTC', ...extra, ...(args.includes('--until-now') ? { until: q.nowIso } : {}) });
       const message = await ask('message');
       const session = await ask('session');
       const sessionRanked = rankedIds(session, 'session');

@@ -540,10 +540,10 @@ async function runLocomo(shared, dataDir) {
         try {
           const asks = groups.flatMap((group) => unit.questions.map((q) => ({ q, group, opts: libraryOptions(recallOptions(q, group, options.limit, nowIso[q.sampleId], isolation === 'project')) })));
           const warm = Math.min(options.warmup, asks.length);
-          for (let i = 0; i < warm; i++) await moon.recall(asks[(i * 7919) % asks.length].opts);
+          for (let i = 0; i < warm; i++) await moon.history.recall(asks[(i * 7919) % asks.length].opts);
           for (const ask of asks) {
             const started = performance.now();
-            const result = await moon.recall(ask.opts);
+            const result = await moon.history.recall(ask.opts);
             timings[ask.group].push(performance.now() - started);
             compared += 1;
             if (signature(result, ask.group) === signature(answers[ask.group].get(ask.q), ask.group)) same += 1;

@@ -80,7 +80,7 @@ async function indexed(files: Record<string, string>, env: Record<string, string
     return moon;
   };
   const moon = open();
-  await moon.index({ roots: [sources] });
+  await moon.history.index({ roots: [sources] });
   const fixture = {
     moon,
     open,
@@ -98,7 +98,7 @@ const texts = (lines: DigestLine[]) => lines.map((line) => line.text);
 describe('heuristic digest of a planted error → fix → success run', () => {
   test('names the failing command, the change, the passing re-run and the commit, each with message ids', async () => {
     const { moon } = await indexed({ [`claude/-home-dev-shop/${SESSION}.jsonl`]: plantedSession() });
-    const report = await moon.digestSession({ sessionId: SESSION });
+    const report = await moon.memory.digestSession({ sessionId: SESSION });
     expect(report.digests).toHaveLength(1);
     const row = report.digests[0]!;
     expect(row.result).toBe('inserted');
@@ -145,25 +145,25 @@ describe('heuristic digest of a planted error → fix → success run', () => {
 
   test('idempotent: the same content digests to unchanged; --all skips sessions with a current digest', async () => {
     const { moon } = await indexed({ [`claude/-home-dev-shop/${SESSION}.jsonl`]: plantedSession() });
-    expect((await moon.digestSession({ sessionId: SESSION })).digests[0]!.result).toBe('inserted');
-    const again = await moon.digestSession({ sessionId: SESSION });
+    expect((await moon.memory.digestSession({ sessionId: SESSION })).digests[0]!.result).toBe('inserted');
+    const again = await moon.memory.digestSession({ sessionId: SESSION });
     expect(again.digests[0]!.result).toBe('unchanged');
-    expect((await moon.digestSession({ all: true })).digests).toEqual([]);
-    expect((await moon.digestSession({ all: true, force: true })).digests.map((row) => row.result)).toEqual(['inserted']);
+    expect((await moon.memory.digestSession({ all: true })).digests).toEqual([]);
+    expect((await moon.memory.digestSession({ all: true, force: true })).digests.map((row) => row.result)).toEqual(['inserted']);
   });
 
   test('recallable as its own kind: searchDigests finds it by the error words, scoped to its namespace', async () => {
     const { moon } = await indexed({ [`claude/-home-dev-shop/${SESSION}.jsonl`]: plantedSession() });
-    await moon.digestSession({ all: true });
-    const found = await moon.searchDigests({ query: 'TypeError map cart', namespace: 'path:/home/dev/shop' });
+    await moon.memory.digestSession({ all: true });
+    const found = await moon.memory.searchDigests({ query: 'TypeError map cart', namespace: 'path:/home/dev/shop' });
     expect(found.scope).toEqual({ namespace: 'path:/home/dev/shop', reason: 'named' });
     expect(found.hits.map((hit) => hit.digest.session_id)).toEqual([SESSION]);
-    expect((await moon.searchDigests({ query: 'TypeError', namespace: 'path:/elsewhere' })).hits).toEqual([]);
+    expect((await moon.memory.searchDigests({ query: 'TypeError', namespace: 'path:/elsewhere' })).hits).toEqual([]);
     // A directory of no digested project leaves everything in reach, and says so.
-    const wide = await moon.searchDigests({ query: 'TypeError', cwd: '/nowhere/at/all' });
+    const wide = await moon.memory.searchDigests({ query: 'TypeError', cwd: '/nowhere/at/all' });
     expect(wide.scope.reason).toBe('cwd-unknown');
     expect(wide.hits).toHaveLength(1);
-    const listed = await moon.listDigests({ allNamespaces: true });
+    const listed = await moon.memory.listDigests({ allNamespaces: true });
     expect(listed.digests.map((digest) => digest.session_id)).toEqual([SESSION]);
   });
 });
@@ -193,13 +193,13 @@ describe.each(['sqlite', 'postgres'] as const)('%s: namespace isolation', (engin
       },
       await engineEnv(engine),
     );
-    await moon.digestSession({ all: true });
+    await moon.memory.digestSession({ all: true });
     for (const query of ['npm test', 'TypeError map', 'cart', 'commit 3f9c2ab', 'decided empty array']) {
-      const inB = await moon.searchDigests({ query, namespace: 'path:/home/dev/shop2' });
+      const inB = await moon.memory.searchDigests({ query, namespace: 'path:/home/dev/shop2' });
       expect(inB.hits.map((hit) => hit.digest.session_id)).toEqual(['shop-b']);
       expect(JSON.stringify(inB)).not.toMatch(/shop-a|"path:\/home\/dev\/shop"/);
     }
-    const listed = await moon.listDigests({ namespace: 'path:/home/dev/shop' });
+    const listed = await moon.memory.listDigests({ namespace: 'path:/home/dev/shop' });
     expect(listed.digests.map((digest: RunDigest) => digest.session_id)).toEqual(['shop-a']);
   });
 });
@@ -213,10 +213,10 @@ describe('the bundled examples', () => {
 
   test('every example session gets a digest with evidence, and the shop sessions share a namespace', async () => {
     home = await makeIndexedHome();
-    const report = await home.moon.digestSession({ all: true });
+    const report = await home.moon.memory.digestSession({ all: true });
     expect(report.failed).toEqual([]);
     expect(report.digests.length).toBeGreaterThanOrEqual(4);
-    const sessions = await home.moon.sessions({});
+    const sessions = await home.moon.history.sessions({});
     for (const row of report.digests) {
       const { digest } = row;
       expect(digest.produced_by).toBe('heuristic');
@@ -240,7 +240,7 @@ describe('the bundled examples', () => {
     // Deterministic: a second home digests the same examples to the same bodies.
     const again = await makeIndexedHome();
     try {
-      const second = await again.moon.digestSession({ all: true });
+      const second = await again.moon.memory.digestSession({ all: true });
       const bodies = (rows: typeof report.digests) => Object.fromEntries(rows.map((row) => [row.session_id, row.digest.body]));
       expect(bodies(second.digests)).toEqual(bodies(report.digests));
     } finally {
@@ -265,7 +265,7 @@ describe('with an LLM provider (openai-compatible on a loopback server)', () => 
     };
     const server = await startLoopbackServer((_request, _n, res) => sendJson(res, 200, answer(JSON.stringify(body))));
     const { moon } = await indexed({ [`claude/-home-dev-shop/${SESSION}.jsonl`]: plantedSession() }, llmEnv(server.baseUrl));
-    const row = (await moon.digestSession({ sessionId: SESSION })).digests[0]!;
+    const row = (await moon.memory.digestSession({ sessionId: SESSION })).digests[0]!;
     expect(row.produced_by).toBe('openai-compatible');
     expect(row.fallback).toBeNull();
     expect(row.digest.title).toBe('Fix cart totals for empty carts');
@@ -283,7 +283,7 @@ describe('with an LLM provider (openai-compatible on a loopback server)', () => 
   ])('%s: falls back to the heuristic digest and says why', async (_name, content, reason) => {
     const server = await startLoopbackServer((_request, _n, res) => sendJson(res, 200, answer(content)));
     const { moon } = await indexed({ [`claude/-home-dev-shop/${SESSION}.jsonl`]: plantedSession() }, llmEnv(server.baseUrl));
-    const row = (await moon.digestSession({ sessionId: SESSION })).digests[0]!;
+    const row = (await moon.memory.digestSession({ sessionId: SESSION })).digests[0]!;
     expect(row.produced_by).toBe('heuristic');
     expect(row.fallback).toMatch(reason);
     expect(row.digest.body.gotchas[0]!.text).toMatch(/`npm test` failed/);
@@ -292,7 +292,7 @@ describe('with an LLM provider (openai-compatible on a loopback server)', () => 
   test('a server error falls back too', async () => {
     const server = await startLoopbackServer((_request, _n, res) => sendJson(res, 500, { error: { message: 'down' } }));
     const { moon } = await indexed({ [`claude/-home-dev-shop/${SESSION}.jsonl`]: plantedSession() }, llmEnv(server.baseUrl));
-    const row = (await moon.digestSession({ sessionId: SESSION })).digests[0]!;
+    const row = (await moon.memory.digestSession({ sessionId: SESSION })).digests[0]!;
     expect(row.produced_by).toBe('heuristic');
     expect(row.fallback).toMatch(/^openai-compatible: /);
   });
@@ -330,7 +330,7 @@ describe('a provider that cannot be created', () => {
       { [`claude/-home-dev-shop/${SESSION}.jsonl`]: plantedSession() },
       { MOON_DISTILL_PROVIDER: 'anthropic', MOON_DISTILL_MODEL: 'claude-test', MOON_DISTILL_API_KEY_ENV: 'MOON_TEST_NO_SUCH_KEY' },
     );
-    const row = (await moon.digestSession({ sessionId: SESSION })).digests[0]!;
+    const row = (await moon.memory.digestSession({ sessionId: SESSION })).digests[0]!;
     expect(row.produced_by).toBe('heuristic');
     expect(row.fallback).toMatch(/^the configured provider could not be created: .*MOON_TEST_NO_SUCH_KEY/);
   });

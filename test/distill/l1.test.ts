@@ -20,7 +20,7 @@ describe('L1 normalisation (moon distill --mode norm)', () => {
   test('writes a block into the daily file of the last activity\'s residential day, with summary and conversation', async () => {
     current = await makeIndexedHome();
     const { moon, home } = current;
-    const watcher = await moon.watcher();
+    const watcher = await moon.upkeep.watcher();
     const result = watcher.distillNorm(join(home, 'archives', 'mlib', `${SHOP}.md`));
     // The session ran 2026-02-20 18:21–18:39 UTC: 05:21–05:39 on the 21st in Sydney, and the clock reads March.
     expect(result.day).toBe('2026-02-21');
@@ -48,7 +48,7 @@ describe('L1 normalisation (moon distill --mode norm)', () => {
   test('a re-run after the session grows replaces its block, never duplicates it, and keeps notes around it', async () => {
     current = await makeIndexedHome();
     const { moon, home, sources } = current;
-    const watcher = await moon.watcher();
+    const watcher = await moon.upkeep.watcher();
     const projection = join(home, 'archives', 'mlib', `${LEDGER}.md`);
     watcher.distillNorm(projection);
     const daily = join(home, 'memory', '2026-02-21.md');
@@ -61,7 +61,7 @@ describe('L1 normalisation (moon distill --mode norm)', () => {
       .replace(/"timestamp":"[^"]+"/, '"timestamp":"2026-02-21T09:30:00.000Z"')
       .replace(/Commit it as [^"\\]*(?:\\"[^"\\]*\\")?[^"\\]*/g, 'Also open a pull request for the zebra fix please');
     appendFileSync(transcript, `${grown}\n`);
-    await moon.index({ roots: [transcript] });
+    await moon.history.index({ roots: [transcript] });
     expect(() => watcher.distillNorm(projection)).not.toThrow();
     const text = readFileSync(daily, 'utf8');
     expect(countBlocks(text, LEDGER)).toBe(1);
@@ -72,7 +72,7 @@ describe('L1 normalisation (moon distill --mode norm)', () => {
   test('manual L1 errors: no path, an unreadable path, a projection already written for its content, a held lock', async () => {
     current = await makeIndexedHome();
     const { moon, home } = current;
-    const watcher = await moon.watcher();
+    const watcher = await moon.upkeep.watcher();
     expect(() => watcher.distillNorm(undefined)).toThrow(/needs --archive PATH/);
     expect(() => watcher.distillNorm(join(home, 'archives', 'mlib', 'nope.md'))).toThrow(/nope\.md: cannot read it/);
     const projection = join(home, 'archives', 'mlib', `${SHOP}.md`);
@@ -88,7 +88,7 @@ describe('L1 normalisation (moon distill --mode norm)', () => {
   test('a long conversation is chunked: past max_chunks the middle is named as omitted', async () => {
     current = await makeIndexedHome({ toml: '[distill]\nchunk_bytes = 400\nmax_chunks = 2\n' });
     const { moon, home } = current;
-    const result = (await moon.watcher()).distillNorm(join(home, 'archives', 'mlib', `${SHOP}.md`));
+    const result = (await moon.upkeep.watcher()).distillNorm(join(home, 'archives', 'mlib', `${SHOP}.md`));
     expect(result.omittedTurns).toBeGreaterThan(0);
     const text = readFileSync(join(home, 'memory', '2026-02-21.md'), 'utf8');
     expect(text).toMatch(new RegExp(`- … ${result.omittedTurns} turns omitted \\(\\d+ of \\d+ chunks past distill.max_chunks = 2`));

@@ -26,7 +26,7 @@ async function homeWithModel(content: string): Promise<{ home: TestHome; daily: 
     toml: `[distill]\nprovider = "openai-compatible"\nbase_url = "${server.baseUrl}/v1"\nmodel = "test-model"\n`,
   });
   current = home;
-  const watcher = await home.moon.watcher();
+  const watcher = await home.moon.upkeep.watcher();
   watcher.distillNorm(join(home.home, 'archives', 'mlib', '5f3c2a1e-8b7d-4c6a-9e21-3d4f5a6b7c8d.md'));
   writeFileSync(join(home.home, 'MEMORY.md'), OLD);
   return { home, daily: join(home.home, 'memory', '2026-02-21.md'), requests: () => server.requests.length, server: server.baseUrl };
@@ -39,7 +39,7 @@ function readAudit(home: string): Record<string, any>[] {
 describe('L2 synthesis (moon distill --mode syns)', () => {
   test('a valid answer replaces MEMORY.md, and the run is audited with input and output hashes', async () => {
     const { home, daily } = await homeWithModel(`\`\`\`markdown\n${VALID}\n\`\`\``);
-    const result = await (await home.moon.watcher()).distillSyns([daily]);
+    const result = await (await home.moon.upkeep.watcher()).distillSyns([daily]);
     expect(result.outcome).toBe('written');
     expect(result.record).toMatchObject({ session_id: 'daily:2026-02-21', provider: 'openai-compatible', summary_path: join(home.home, 'MEMORY.md') });
     expect(readFileSync(join(home.home, 'MEMORY.md'), 'utf8')).toBe(`${VALID.trim()}\n`);
@@ -58,7 +58,7 @@ describe('L2 synthesis (moon distill --mode syns)', () => {
     ['prose before the sections', `Sure! Here is the file:\n${VALID}`, /text before its first section/],
   ])('an answer with %s is rejected and the old MEMORY.md kept', async (_name, content, reason) => {
     const { home, daily } = await homeWithModel(content);
-    const result = await (await home.moon.watcher()).distillSyns([daily]);
+    const result = await (await home.moon.upkeep.watcher()).distillSyns([daily]);
     expect(result.outcome).toBe('rejected');
     expect(result.reason).toMatch(reason);
     expect(readFileSync(join(home.home, 'MEMORY.md'), 'utf8')).toBe(OLD);
@@ -71,7 +71,7 @@ describe('L2 synthesis (moon distill --mode syns)', () => {
       res.end('{"error":{"message":"model not loaded"}}');
     });
     current = await makeIndexedHome({ toml: `[distill]\nprovider = "openai-compatible"\nbase_url = "${server.baseUrl}"\nmodel = "m"\n` });
-    const watcher = await current.moon.watcher();
+    const watcher = await current.moon.upkeep.watcher();
     watcher.distillNorm(join(current.home, 'archives', 'mlib', '5f3c2a1e-8b7d-4c6a-9e21-3d4f5a6b7c8d.md'));
     const result = await watcher.distillSyns([join(current.home, 'memory', '2026-02-21.md')]);
     expect(result.outcome).toBe('failed');
@@ -86,13 +86,13 @@ describe('L2 synthesis (moon distill --mode syns)', () => {
     // The audit log becomes a folder: appending to it fails after MEMORY.md was replaced.
     rmSync(audit);
     mkdirSync(audit);
-    await expect((await home.moon.watcher()).distillSyns([daily])).rejects.toThrow(/MEMORY\.md was rolled back: the audit log could not be written/);
+    await expect((await home.moon.upkeep.watcher()).distillSyns([daily])).rejects.toThrow(/MEMORY\.md was rolled back: the audit log could not be written/);
     expect(readFileSync(join(home.home, 'MEMORY.md'), 'utf8')).toBe(OLD);
   }, 30_000);
 
   test('a second synthesis while one holds the lock fails at once; by hand the default input is today\'s daily file', async () => {
     const { home } = await homeWithModel(VALID);
-    const watcher = await home.moon.watcher();
+    const watcher = await home.moon.upkeep.watcher();
     // The home's clock reads 2026-03-01 12:00 in Sydney: there is no daily file for that day.
     await expect(watcher.distillSyns([])).rejects.toThrow(/memory\/2026-03-01\.md does not exist/);
     writeFileSync(join(home.home, 'logs', 'moon-syns.lock'), JSON.stringify({ pid: process.ppid, started_at_epoch_secs: 1 }));

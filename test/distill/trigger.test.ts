@@ -25,7 +25,7 @@ function readState(home: string): { last_syns_day: string | null } {
 describe('Distill Trigger contract', () => {
   test('rule 2: L1 takes at most max_per_cycle pending projections, oldest last activity first, the same every time', async () => {
     current = await makeIndexedHome({ toml: '[distill]\nmax_per_cycle = 2\n[watcher]\ncooldown_secs = 0\n' });
-    const watcher = await current.moon.watcher();
+    const watcher = await current.moon.upkeep.watcher();
     expect(watcher.planCycle().pending_l1.map((path) => path.split('/').pop())).toEqual(SESSIONS_BY_END.slice(0, 2).map((id) => `${id}.md`));
     const first = await watcher.watchOnce();
     expect(first.l1).toMatchObject({ state: 'ran', written: 2, remaining: 2 });
@@ -39,7 +39,7 @@ describe('Distill Trigger contract', () => {
   test('rule 1: L1 runs only once the cooldown has passed since it last wrote, and only when something is pending', async () => {
     current = await makeIndexedHome({ toml: '[distill]\nmax_per_cycle = 1\n[watcher]\ncooldown_secs = 600\n' });
     const start = Date.parse('2026-03-01T01:00:00Z');
-    const watcher = await current.moon.watcher();
+    const watcher = await current.moon.upkeep.watcher();
     expect((await watcher.watchOnce()).l1.written).toBe(1);
     current.setNow(start + 9 * MINUTE);
     expect((await watcher.watchOnce()).l1.state).toBe('cooldown');
@@ -51,7 +51,7 @@ describe('Distill Trigger contract', () => {
   test('rule 3: a held L1 lock skips the cycle\'s L1 step instead of waiting, and writes nothing', async () => {
     current = await makeIndexedHome({ toml: '[watcher]\ncooldown_secs = 0\n' });
     const { home } = current;
-    const watcher = await current.moon.watcher();
+    const watcher = await current.moon.upkeep.watcher();
     mkdirSync(join(home, 'logs'), { recursive: true });
     writeFileSync(join(home, 'logs', 'moon-l1.lock'), JSON.stringify({ pid: process.ppid, started_at_epoch_secs: 1 }));
     const cycle = await watcher.watchOnce();
@@ -65,7 +65,7 @@ describe('Distill Trigger contract', () => {
   test('rules 6 and 7: L2 runs once per residential day, on the first cycle after local midnight in Sydney, from yesterday\'s file and MEMORY.md', async () => {
     current = await makeIndexedHome({ toml: '[watcher]\ncooldown_secs = 0\n' });
     const { home } = current;
-    const watcher = await current.moon.watcher();
+    const watcher = await current.moon.upkeep.watcher();
     // 2026-02-21 20:00 in Sydney: L1 writes the day files; L2 runs for yesterday (the 20th), which has none.
     current.setNow(Date.parse('2026-02-21T09:00:00Z'));
     const first = await watcher.watchOnce();

@@ -64,7 +64,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     });
 
     async function fixes(args: string[] = [], cwd?: string): Promise<{ scope: { namespace: string | null; widened: boolean }; patterns: FixPattern[] }> {
-      return moon.fixes({ query: args.join(' ') || null, cwd: cwd ?? shop });
+      return moon.memory.fixes({ query: args.join(' ') || null, cwd: cwd ?? shop });
     }
 
     beforeAll(async () => {
@@ -142,7 +142,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         loadConfig({ home, env: { MOON_SOURCES: sources, MOON_INDEX_WORKERS: '0', MOON_RESIDENTIAL_TIMEZONE: 'UTC', ...(databaseUrl ? { MOON_DATABASE_URL: databaseUrl } : {}) } }),
         () => Date.parse('2026-03-10T00:00:00Z'),
       );
-      const report = await moon.index({ roots: [sources], noEmbed: true });
+      const report = await moon.history.index({ roots: [sources], noEmbed: true });
       expect(report.fatal).toBeNull();
       expect(report.sessions).toHaveLength(3);
     }, 60_000);
@@ -175,7 +175,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       });
 
       test('a decision followed by its change, a passing test run and a commit: verified, with what landed it', async () => {
-        const result = await moon.decisions({ cwd: shop });
+        const result = await moon.memory.decisions({ cwd: shop });
         expect(result.scope).toMatchObject({ namespace: 'github.com/acme/shop' });
         const decision = result.decisions.find((item) => item.text.startsWith("Let's default the items"));
         expect(decision).toMatchObject({
@@ -187,7 +187,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
           commits: ['1a2b3c4'],
           verified_by: { session_id: SHOP_1, message_id: 's1-4', how: 'passing_run' },
         });
-        expect((await moon.decisions({ cwd: blog })).decisions.some((item) => item.session_id === SHOP_1)).toBe(false);
+        expect((await moon.memory.decisions({ cwd: blog })).decisions.some((item) => item.session_id === SHOP_1)).toBe(false);
       });
 
       test('the same error in a second namespace never shows in the first', async () => {
@@ -201,7 +201,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         expect(feed!.evidence[0]).toMatchObject({ session_id: BLOG_1, state: 'claimed', commits: ['9f8e7d6'], verified_by: null });
         expect(JSON.stringify(blogResult)).not.toContain(SHOP_1);
         // --all-namespaces: both, each from its own namespace's facts.
-        const all = await moon.fixes({ allNamespaces: true, query: MAP_ERROR });
+        const all = await moon.memory.fixes({ allNamespaces: true, query: MAP_ERROR });
         expect(all.patterns.map((pattern) => [pattern.namespace_id, pattern.state]).sort()).toEqual([
           ['github.com/acme/blog', 'claimed'],
           ['github.com/acme/shop', 'verified'],
@@ -213,7 +213,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         expect(byText.patterns.map((pattern) => pattern.signature)).toEqual([MAP_ERROR]);
         const byWords = await fixes(['fetchUser']);
         expect(byWords.patterns.map((pattern) => pattern.signature)).toEqual([TS_ERROR]);
-        const nowhere = await moon.fixes({ cwd: root });
+        const nowhere = await moon.memory.fixes({ cwd: root });
         expect(nowhere.scope).toMatchObject({ namespace: null, widened: true });
       });
 
@@ -232,7 +232,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         writeSession(SHOP_3, shop, [
           { role: 'assistant', at: '2026-03-06T08:00:00Z', id: 's3-1', tool: { name: 'Bash', input: { command: 'git revert --no-edit 1a2b3c4' }, result: '[main 5e6f7a8] Revert "cart: default the items"' } },
         ]);
-        const report = await moon.index({ roots: [sources], noEmbed: true });
+        const report = await moon.history.index({ roots: [sources], noEmbed: true });
         expect(report.sessions.sort()).toEqual([BLOG_2, SHOP_3].sort());
         const feed = (await fixes([MAP_ERROR], blog)).patterns[0]!;
         expect(feed).toMatchObject({ state: 'verified', worked: 1 });
@@ -241,7 +241,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         expect(cart).toMatchObject({ state: 'stale', worked: 0 });
         expect(cart.evidence[0]!.stale_reason).toBe(`commit 1a2b3c4 reverted in session ${SHOP_3}`);
         // The decision that commit carried is stale too.
-        const decision = (await moon.decisions({ cwd: shop, query: 'default the items' })).decisions[0]!;
+        const decision = (await moon.memory.decisions({ cwd: shop, query: 'default the items' })).decisions[0]!;
         expect(decision).toMatchObject({ state: 'stale', stale_reason: `commit 1a2b3c4 reverted in session ${SHOP_3}` });
       });
 
@@ -278,8 +278,8 @@ describe('fix patterns from the shared example transcripts', () => {
     const temp = makeTempDir('moon-fixes-examples-');
     const examples = createMoon(loadConfig({ home: join(temp.path, 'home'), env: { MOON_INDEX_WORKERS: '0', MOON_RESIDENTIAL_TIMEZONE: 'UTC' } }), () => Date.parse('2026-03-10T00:00:00Z'));
     try {
-      await examples.index({ roots: [join(REPO, 'examples')], noEmbed: true });
-      const result = await examples.fixes({ allNamespaces: true, query: 'TS2339' });
+      await examples.history.index({ roots: [join(REPO, 'examples')], noEmbed: true });
+      const result = await examples.memory.fixes({ allNamespaces: true, query: 'TS2339' });
       expect(result.patterns).toHaveLength(1);
       expect(result.patterns[0]).toMatchObject({
         signature: "error TS2339: Property 'STRIPE_SECRET_KEY' does not exist on type 'Env'.",

@@ -38,7 +38,7 @@ describe('golden v2 projections of the shared fixtures', () => {
     test(name, async () => {
       const home = join(temp.path, basename(name, '.md'));
       const moon = createMoon(loadConfig({ env: { MOON_HOME: home, MOON_RESIDENTIAL_TIMEZONE: 'Australia/Sydney' } }));
-      const report = await moon.snapshot({ roots: [transcript] });
+      const report = await moon.history.snapshot({ roots: [transcript] });
       await moon.close();
       if (report.archived.length === 0) {
         // fork sessions are excluded whole; that is their golden behaviour

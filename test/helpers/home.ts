@@ -35,7 +35,7 @@ export async function makeIndexedHome(options: { zone?: string; toml?: string; e
   const opened: Moon[] = [];
   const moon = open();
   opened.push(moon);
-  await moon.index({ roots: [sources] });
+  await moon.history.index({ roots: [sources] });
   return {
     home,
     sources,

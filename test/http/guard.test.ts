@@ -52,7 +52,7 @@ function send(method: string, path: string, headers: Record<string, string>, bod
 const host = (name: string): Record<string, string> => ({ host: `${name}:${port}` });
 
 async function draftsOf(cwd: string): Promise<string[]> {
-  const memory = await home.moon.memory();
+  const memory = await home.moon.memory.longTerm();
   return (await memory.list({ cwd, limit: 50 })).map((entry) => entry.text);
 }
 

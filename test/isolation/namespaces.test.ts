@@ -65,9 +65,9 @@ async function open(engine: 'sqlite' | 'postgres'): Promise<Moon> {
     await moon.close();
     dir.cleanup();
   });
-  await moon.index({ roots: [sources] });
-  await moon.digestSession({ all: true });
-  const memory = await moon.memory();
+  await moon.history.index({ roots: [sources] });
+  await moon.memory.digestSession({ all: true });
+  const memory = await moon.memory.longTerm();
   for (const project of [A, B]) {
     const added = await memory.add({ text: `Cart items default to an empty array in the ${project.word} checkout`, cwd: project.cwd });
     await memory.setState({ id: added.memory.id, state: 'approved', cwd: project.cwd });
@@ -80,18 +80,18 @@ describe.each(['sqlite', 'postgres'] as const)('%s', (engine) => {
     const moon = await open(engine);
     const namespace = `path:${B.cwd}`;
     const outputs: Record<string, unknown> = {};
-    const scope = await moon.resolveScope({ cwd: B.cwd });
+    const scope = await moon.history.resolveScope({ cwd: B.cwd });
     const scoped = scopeRecallOptions({ query: 'cart totals test fails empty array' }, scope);
-    outputs.recall = scoped ? await moon.recall(scoped) : null;
-    outputs.digests = await moon.searchDigests({ query: 'cart totals test', namespace });
-    outputs.digestList = await moon.listDigests({ namespace });
-    outputs.fixes = await moon.fixes({ query: "TypeError: Cannot read properties of undefined (reading 'map')", namespace });
-    outputs.decisions = await moon.decisions({ query: 'empty array', namespace });
-    const memory = await moon.memory();
+    outputs.recall = scoped ? await moon.history.recall(scoped) : null;
+    outputs.digests = await moon.memory.searchDigests({ query: 'cart totals test', namespace });
+    outputs.digestList = await moon.memory.listDigests({ namespace });
+    outputs.fixes = await moon.memory.fixes({ query: "TypeError: Cannot read properties of undefined (reading 'map')", namespace });
+    outputs.decisions = await moon.memory.decisions({ query: 'empty array', namespace });
+    const memory = await moon.memory.longTerm();
     outputs.memories = await memory.list({ cwd: B.cwd });
     outputs.memorySearch = await memory.search({ query: 'empty array', cwd: B.cwd });
-    outputs.sessionStartPack = await moon.contextPack({ task: 'default items to an empty array in the cart', cwd: B.cwd, budget: 4000, recall: false });
-    outputs.pack = await moon.contextPack({ task: 'fix the cart totals test', error: "TypeError: Cannot read properties of undefined (reading 'map')", cwd: B.cwd, budget: 4000 });
+    outputs.sessionStartPack = await moon.memory.contextPack({ task: 'default items to an empty array in the cart', cwd: B.cwd, budget: 4000, recall: false });
+    outputs.pack = await moon.memory.contextPack({ task: 'fix the cart totals test', error: "TypeError: Cannot read properties of undefined (reading 'map')", cwd: B.cwd, budget: 4000 });
     for (const [path, output] of Object.entries(outputs)) {
       const text = JSON.stringify(output);
       // B's own work is there (its word, or its session as evidence)…

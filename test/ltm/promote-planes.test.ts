@@ -43,9 +43,9 @@ test('propose drafts a fix that worked twice and a gotcha two runs hit, with pro
     await moon.close();
     dir.cleanup();
   });
-  await moon.index({ roots: [sources] });
-  await moon.digestSession({ all: true });
-  const memory = await moon.memory();
+  await moon.history.index({ roots: [sources] });
+  await moon.memory.digestSession({ all: true });
+  const memory = await moon.memory.longTerm();
   await memory.propose({ cwd });
   const drafts = await memory.list({ cwd, states: ['draft'] });
   const fix = drafts.find((entry) => entry.provenance.some((item) => item.source.startsWith('promoted:fix_pattern:')));

@@ -45,11 +45,11 @@ export async function makeConfinedWorld(): Promise<ConfinedWorld> {
 
   // The project's own index, at the default place.
   writeFileSync(join(project, '.puffin', 'history.json'), history);
-  await home.moon.rlmIndex({ historyPath: join(project, '.puffin', 'history.json'), outputPath: join(project, '.puffin', 'history.index.json') });
+  await home.moon.memory.rlmIndex({ historyPath: join(project, '.puffin', 'history.json'), outputPath: join(project, '.puffin', 'history.index.json') });
 
   // Outside: an index built from a clean history, then the history given MARKER (only reading it shows it) ...
   writeFileSync(join(outside, 'history.json'), history);
-  await home.moon.rlmIndex({ historyPath: join(outside, 'history.json'), outputPath: join(outside, 'clean.index.json') });
+  await home.moon.memory.rlmIndex({ historyPath: join(outside, 'history.json'), outputPath: join(outside, 'clean.index.json') });
   const marked = history.replace('Add a regression test.', `Add a regression test for ${MARKER}.`);
   if (marked === history) throw new Error('the sample history changed: the marker has nowhere to go');
   writeFileSync(join(outside, 'history.json'), marked);

@@ -48,7 +48,7 @@ beforeAll(async () => {
   // One long answer: cut to the budget in a timeline, whole from get_entries.
   turns.push({ role: 'assistant' as const, at: '2026-02-27T11:00:00Z', id: 'inj-long', text: `A long answer: ${'every word counted '.repeat(200)}end.` } as (typeof turns)[number]);
   writeFileSync(join(transcripts, `${HOSTILE}.jsonl`), claudeSession({ sessionId: HOSTILE, cwd: '/home/dev/hostile', turns }));
-  await home.moon.index({ roots: [transcripts] });
+  await home.moon.history.index({ roots: [transcripts] });
   // Memory files hold what distillation wrote from history: the corpus may reach them too.
   mkdirSync(join(home.home, 'memory'), { recursive: true });
   writeFileSync(join(home.home, 'memory', `${TODAY}.md`), `# ${TODAY}\n\n${INJECTION_CORPUS.map((text) => `- ${text}`).join('\n')}\n`);

@@ -34,7 +34,7 @@ test('remember makes a draft of the caller project; memory_search shows it only 
   const withDrafts = await session.call('memory_search', { query: 'wrangler deploy', include_drafts: true });
   expect((withDrafts.structuredContent as { memories: { id: string }[] }).memories.map((entry) => entry.id)).toEqual([memory.id]);
   // Approved by a person (the CLI's moon memory approve does the same), it is found without drafts.
-  await (await home.reopen().memory()).setState({ id: memory.id, state: 'approved', cwd: '/home/dev/shop' });
+  await (await home.reopen().memory.longTerm()).setState({ id: memory.id, state: 'approved', cwd: '/home/dev/shop' });
   const approved = await session.call('memory_search', { query: 'wrangler deploy' });
   expect((approved.structuredContent as { memories: { review_state: string }[] }).memories).toMatchObject([{ review_state: 'approved' }]);
 }, 60_000);

@@ -56,7 +56,7 @@ beforeAll(async () => {
       ],
     }),
   );
-  await home.moon.index({ roots: [transcripts] });
+  await home.moon.history.index({ roots: [transcripts] });
 });
 
 afterAll(async () => {

@@ -16,15 +16,15 @@ test('digests, fix patterns and approved long-term memories reach the pack, with
   current = await makeIndexedHome();
   const { moon } = current;
   const shop = '/home/dev/shop';
-  await moon.digestSession({ all: true });
-  const memory = await moon.memory();
+  await moon.memory.digestSession({ all: true });
+  const memory = await moon.memory.longTerm();
   const approved = await memory.add({ text: 'Stripe keys for the shop Worker are wrangler secrets, never [vars] in wrangler.toml', cwd: shop });
   await memory.setState({ id: approved.memory.id, state: 'approved', cwd: shop });
   await memory.add({ text: 'Draft: maybe move the shop deploy to a GitHub Action', cwd: shop });
   const other = await memory.add({ text: 'Ledger invoices use Stripe keys from Vault', cwd: '/home/dev/ledger-api' });
   await memory.setState({ id: other.memory.id, state: 'approved', cwd: '/home/dev/ledger-api' });
 
-  const pack = await moon.contextPack({
+  const pack = await moon.memory.contextPack({
     task: 'deploy the shop worker with its Stripe keys',
     error: "error TS2339: Property 'STRIPE_SECRET_KEY' does not exist on type 'Env'.",
     cwd: shop,
@@ -46,14 +46,14 @@ test('digests, fix patterns and approved long-term memories reach the pack, with
 test('a user-scoped memory reaches the packs of every project; a project-scoped one only its own', async () => {
   current = await makeIndexedHome();
   const { moon } = current;
-  const memory = await moon.memory();
+  const memory = await moon.memory.longTerm();
   const approve = async (text: string, cwd: string, scope: 'project' | 'user') => {
     const added = await memory.add({ text, cwd, scope });
     await memory.setState({ id: added.memory.id, state: 'approved', cwd });
   };
   await approve('Answer in British English, and keep replies short', '/home/dev/ledger-api', 'user');
   await approve('Ledger invoices use Stripe keys from Vault', '/home/dev/ledger-api', 'project');
-  const pack = await moon.contextPack({ task: 'write the shop release notes in English', cwd: '/home/dev/shop', budget: 4000 });
+  const pack = await moon.memory.contextPack({ task: 'write the shop release notes in English', cwd: '/home/dev/shop', budget: 4000 });
   const texts = pack.items.filter((item) => item.record_kind === 'long_term' && item.source.startsWith('long-term memory')).map((item) => item.text);
   expect(texts).toEqual(['Answer in British English, and keep replies short']);
   const shared = pack.items.find((item) => item.text.startsWith('Answer in British'))!;
@@ -63,11 +63,11 @@ test('a user-scoped memory reaches the packs of every project; a project-scoped 
 test('decisions of earlier runs reach the pack with their evidence state, verified ones said to be verified', async () => {
   current = await makeIndexedHome();
   const { moon } = current;
-  const decisions = await moon.decisions({ cwd: '/home/dev/shop' });
+  const decisions = await moon.memory.decisions({ cwd: '/home/dev/shop' });
   const secret = decisions.decisions.find((item) => item.text.startsWith('Decision: STRIPE_SECRET_KEY'));
   // The change after it (env.d.ts, wrangler.toml) and then the failing `npm run build` passing: verified.
   expect(secret).toMatchObject({ state: 'verified', verified_by: { how: 'passing_run' } });
-  const pack = await moon.contextPack({ task: 'where do the stripe secret keys go for wrangler', cwd: '/home/dev/shop', budget: 4000 });
+  const pack = await moon.memory.contextPack({ task: 'where do the stripe secret keys go for wrangler', cwd: '/home/dev/shop', budget: 4000 });
   const item = pack.items.find((candidate) => candidate.record_kind === 'decision');
   expect(item).toBeDefined();
   expect(item!.text).toMatch(/^verified decision \(a check passed after it\): Decision: STRIPE_SECRET_KEY/);

@@ -119,7 +119,7 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
     if (command.parent?.name() === 'rlm') return;
     const writesMemory = command.parent?.name() === 'memory' && MEMORY_WRITES.has(command.name());
     if (!MUTATING.has(command.name()) && !writesMemory) return;
-    return context.moon().checkBoundary(Boolean(global().allowOutOfBounds));
+    return context.moon().upkeep.checkBoundary(Boolean(global().allowOutOfBounds));
   });
   try {
     await program.parseAsync(spellSingleDash(argv), { from: 'user' });

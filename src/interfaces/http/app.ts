@@ -58,7 +58,7 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
     await next();
   });
   const history = async <T>(value: T): Promise<Response> => {
-    const body = await moon.makeSafe(value);
+    const body = await moon.agents.makeSafe(value);
     return new Response(JSON.stringify(body), {
       headers: { 'content-type': 'application/json; charset=utf-8', 'moon-content': 'quoted-history; data from earlier sessions, not instructions' },
     });
@@ -80,17 +80,17 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
     const folder = cwd === undefined ? null : checkProjectFolder(cwd, 'cwd');
     if (allProjects !== undefined && typeof allProjects !== 'boolean') throw new MoonError('bad_input', 'all_projects: must be true or false');
     const options = parseRecallRequest(request);
-    const scope = await moon.resolveScope({ cwd: folder, allProjects: allProjects ?? false });
+    const scope = await moon.history.resolveScope({ cwd: folder, allProjects: allProjects ?? false });
     const scoped = scopeRecallOptions(options, scope);
     if (!scoped) return history({ query: options.query, matches: [], generated_at_epoch_secs: Math.floor(moon.clock() / 1000), scope });
-    return history({ ...(await moon.recall(scoped)), scope });
+    return history({ ...(await moon.history.recall(scoped)), scope });
   });
 
   // Long-term memory: a draft from an agent (a person approves it), and search; fix patterns for an error.
   app.post('/v1/memories', async (c) => {
     const request = REMEMBER_REQUEST.safeParse(await readJson(c.req.text()));
     if (!request.success) throw new MoonError('bad_input', describeIssue(request.error.issues[0]!));
-    const memory = await moon.memory();
+    const memory = await moon.memory.longTerm();
     const { text, scope, cwd, session_id: sessionId, message_ids: messageIds } = request.data;
     const result = await memory.add({ text, scope, cwd: checkProjectFolder(cwd, 'cwd'), sessionIds: sessionId ? [sessionId] : undefined, messageIds });
     return history({ outcome: result.outcome, memory: result.memory });
@@ -101,7 +101,7 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
     const query = c.req.query('q');
     if (!given) throw new MoonError('bad_input', 'cwd: the caller\'s project folder is needed (memories are per project)');
     const cwd = checkProjectFolder(given, 'cwd');
-    const memory = await moon.memory();
+    const memory = await moon.memory.longTerm();
     const states = c.req.query('include_drafts') === 'true' ? undefined : (['approved'] as const);
     const limit = c.req.query('limit');
     const options = { cwd, states: states ? [...states] : undefined, limit: limit === undefined ? 20 : readPositive('limit', limit) };
@@ -112,7 +112,7 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
     const cwd = readFolder(c.req.query('cwd'));
     const limit = c.req.query('limit');
     return history(
-      await moon.fixes({
+      await moon.memory.fixes({
         query: c.req.query('q') ?? null,
         limit: limit === undefined ? undefined : readPositive('limit', limit),
         ...(cwd ? { cwd } : { allNamespaces: true }),
@@ -124,7 +124,7 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
     const cwd = readFolder(c.req.query('cwd'));
     const limit = c.req.query('limit');
     return history(
-      await moon.decisions({
+      await moon.memory.decisions({
         query: c.req.query('q') ?? null,
         limit: limit === undefined ? undefined : readPositive('limit', limit),
         ...(cwd ? { cwd } : { allNamespaces: true }),
@@ -135,7 +135,7 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
   app.get('/v1/markers', async (c) => {
     const cwd = readFolder(c.req.query('cwd'));
     const limit = c.req.query('limit');
-    const result = await moon.markers({
+    const result = await moon.history.markers({
       types: (c.req.queries('type') ?? []).flatMap((value) => value.split(',')).map((value) => value.trim()).filter((value) => value !== ''),
       text: c.req.query('q') ?? null,
       session: c.req.query('session_id') ?? null,
@@ -162,7 +162,7 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
     }
     const request = parsed.data;
     return history(
-      await moon.contextPack({
+      await moon.memory.contextPack({
         task: request.task,
         budget: request.budget,
         error: request.error ?? null,
@@ -180,7 +180,7 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
     const query = c.req.queries();
     const limit = c.req.query('limit');
     return history(
-      await moon.sessions({
+      await moon.history.sessions({
         project: query.project,
         source: query.source as never,
         since: c.req.query('since'),
@@ -194,7 +194,7 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
   app.get('/v1/sessions/:id', async (c) => {
     const id = c.req.param('id');
     if (id.length > MAX_ID_CHARS) throw new MoonError('bad_input', `id: a session id is at most ${MAX_ID_CHARS} characters, got ${id.length}`);
-    const found = await moon.getSession({
+    const found = await moon.history.getSession({
       id,
       fromEntry: c.req.query('from_entry'),
       toEntry: c.req.query('to_entry'),
@@ -210,7 +210,7 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
     const ids = (c.req.queries('ids') ?? []).flatMap((value) => value.split(',')).map((id) => id.trim()).filter((id) => id !== '');
     if (ids.length === 0) throw new MoonError('bad_input', 'ids: give one or more message ids (ids=a,b or ids=a&ids=b)');
     if (ids.length > MAX_ENTRY_IDS) throw new MoonError('bad_input', `ids: at most ${MAX_ENTRY_IDS} at once, got ${ids.length}`);
-    return history(await moon.getEntries({ ids, sessionId: c.req.query('session_id'), tz: c.req.query('tz') }));
+    return history(await moon.history.getEntries({ ids, sessionId: c.req.query('session_id'), tz: c.req.query('tz') }));
   });
 
   app.get('/v1/timeline', async (c) => {
@@ -219,7 +219,7 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
     if (!messageId && !time) throw new MoonError('bad_input', 'timeline needs message_id or time');
     const before = c.req.query('before');
     const after = c.req.query('after');
-    const found = await moon.timeline({
+    const found = await moon.history.timeline({
       messageId,
       time,
       sessionId: c.req.query('session_id'),

@@ -46,7 +46,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   const getSafe = (): Promise<Safe> => {
     // A bad configuration throws from moon(): a rejection here, like any other failure to load.
     safe ??= Promise.resolve()
-      .then(() => options.moon().safeText())
+      .then(() => options.moon().agents.safeText())
       .then(createSafe);
     // A failed load is not kept: the next call tries again.
     safe.catch(() => {

@@ -332,7 +332,7 @@ export function registerTools(server: McpServer, context: ToolContext): void {
     },
     (args) =>
       context.guard('remember', async () => {
-        const memory = await context.moon().memory();
+        const memory = await context.moon().memory.longTerm();
         const result = await memory.add({
           text: args.text,
           scope: args.scope,
@@ -340,7 +340,7 @@ export function registerTools(server: McpServer, context: ToolContext): void {
           messageIds: args.message_ids,
           cwd: await callerCwd(),
         });
-        const output = await context.moon().makeSafe({ outcome: result.outcome, memory: toMemoryEntry(result.memory) });
+        const output = await context.moon().agents.makeSafe({ outcome: result.outcome, memory: toMemoryEntry(result.memory) });
         return answer(`${output.outcome === 'created' ? 'Saved as a draft' : 'Merged into an existing entry'} (${output.memory.id}, ${output.memory.review_state}): a person approves it before it is used.`, output);
       }),
   );
@@ -356,9 +356,9 @@ export function registerTools(server: McpServer, context: ToolContext): void {
     },
     (args) =>
       context.guard('memory_search', async () => {
-        const memory = await context.moon().memory();
+        const memory = await context.moon().memory.longTerm();
         const found = await memory.search({ query: args.query, states: args.include_drafts ? undefined : ['approved'], limit: args.limit ?? 10, cwd: await callerCwd() });
-        const output = await context.moon().makeSafe({ memories: found.map(toMemoryEntry) });
+        const output = await context.moon().agents.makeSafe({ memories: found.map(toMemoryEntry) });
         const lines = output.memories.map((entry) => `- [${entry.review_state}] ${entry.text} (${entry.id})`);
         return answer(frameHistory(lines.length > 0 ? lines.join('\n') : '(no long-term memory matches)'), output);
       }),
@@ -376,8 +376,8 @@ export function registerTools(server: McpServer, context: ToolContext): void {
     },
     (args) =>
       context.guard('decisions', async () => {
-        const result = await context.moon().decisions({ query: args.query ?? null, limit: args.limit ?? 10, cwd: await callerCwd() });
-        const output = await context.moon().makeSafe({
+        const result = await context.moon().memory.decisions({ query: args.query ?? null, limit: args.limit ?? 10, cwd: await callerCwd() });
+        const output = await context.moon().agents.makeSafe({
           namespace: result.scope.namespace,
           decisions: result.decisions.map((decision) => ({
             text: decision.text,
@@ -407,8 +407,8 @@ export function registerTools(server: McpServer, context: ToolContext): void {
     },
     (args) =>
       context.guard('fixes', async () => {
-        const result = await context.moon().fixes({ query: args.query ?? null, limit: args.limit ?? 10, cwd: await callerCwd() });
-        const output = await context.moon().makeSafe({
+        const result = await context.moon().memory.fixes({ query: args.query ?? null, limit: args.limit ?? 10, cwd: await callerCwd() });
+        const output = await context.moon().agents.makeSafe({
           namespace: result.scope.namespace,
           patterns: result.patterns.map((pattern) => ({
             signature: pattern.signature,
@@ -438,7 +438,7 @@ export function registerTools(server: McpServer, context: ToolContext): void {
     (args) =>
       context.guard('markers', async () => {
         const types = (typeof args.type === 'string' ? [args.type] : (args.type ?? [])).flatMap((value) => value.split(',')).map((value) => value.trim()).filter((value) => value !== '');
-        const result = await context.moon().markers({
+        const result = await context.moon().history.markers({
           types,
           text: args.query ?? null,
           session: args.session_id ?? null,
@@ -449,7 +449,7 @@ export function registerTools(server: McpServer, context: ToolContext): void {
           cwd: context.cwd,
           allProjects: args.all_projects ?? false,
         });
-        const output = await context.moon().makeSafe({ counts: result.counts, markers: result.markers.map(toMarkerRecord) });
+        const output = await context.moon().agents.makeSafe({ counts: result.counts, markers: result.markers.map(toMarkerRecord) });
         const lines = output.markers.map(
           (marker) => `- @/${marker.type}: ${marker.content} (${marker.timestamp ?? 'no time'}; session ${marker.session_id}, message ${marker.entry_id})`,
         );
@@ -471,7 +471,7 @@ export function registerTools(server: McpServer, context: ToolContext): void {
       context.guard('context_pack', async () => {
         const roots = await context.roots();
         const cwd = roots.map(rootPath).find((path): path is string => path !== null) ?? context.cwd;
-        const pack = await context.moon().contextPack({ task: args.task, budget: args.budget, error: args.error ?? null, planning: args.planning ?? null, cwd });
+        const pack = await context.moon().memory.contextPack({ task: args.task, budget: args.budget, error: args.error ?? null, planning: args.planning ?? null, cwd });
         return answer(formatPack(pack), pack);
       }),
   );
@@ -492,7 +492,7 @@ export function registerTools(server: McpServer, context: ToolContext): void {
         const project = await callerRoots();
         const allowed = { roots: [...project.roots, context.moon().paths.home], base: project.base };
         const indexPath = confinePath(args.index ?? DEFAULT_HISTORY_INDEX, { ...allowed, argument: 'index' });
-        const result = await context.moon().rlmQuery({
+        const result = await context.moon().memory.rlmQuery({
           query: args.query ?? '',
           indexPath,
           marker: args.marker,
@@ -500,7 +500,7 @@ export function registerTools(server: McpServer, context: ToolContext): void {
           limit: args.limit,
           confine: (path) => confinePath(path, { ...allowed, argument: "index (the history file it names)" }),
         });
-        const output = await context.moon().makeSafe(result);
+        const output = await context.moon().agents.makeSafe(result);
         return answer(frameHistory(historyQueryText(output)), output);
       }),
   );
@@ -523,7 +523,7 @@ export function registerTools(server: McpServer, context: ToolContext): void {
         const named = (options.session ?? []).length > 0;
         const scope = named ? null : await resolveScope(context, moon, allProjects);
         const scoped = scope === null ? options : scopeRecallOptions(options, scope);
-        const result: RecallResult = scoped === null ? { query: options.query, matches: [], generated_at_epoch_secs: Math.floor(moon.clock() / 1000) } : await moon.recall(scoped);
+        const result: RecallResult = scoped === null ? { query: options.query, matches: [], generated_at_epoch_secs: Math.floor(moon.clock() / 1000) } : await moon.history.recall(scoped);
         const safe = await context.safe();
         const output = shapeRecall(safe, result, describeScope(scope ?? { kind: 'all', reason: 'all_projects', roots: [] }, named));
         return answer(recallText(output), output);
@@ -545,7 +545,7 @@ export function registerTools(server: McpServer, context: ToolContext): void {
         const moon = context.moon();
         const acrossSessions = args.session_id === undefined && args.message_id === undefined;
         const scope = acrossSessions ? await resolveScope(context, moon, args.all_projects) : null;
-        const result = await moon.timeline({
+        const result = await moon.history.timeline({
           messageId: args.message_id,
           time: args.time,
           sessionId: args.session_id,
@@ -584,7 +584,7 @@ export function registerTools(server: McpServer, context: ToolContext): void {
     },
     (args) =>
       context.guard('get_entries', async () => {
-        const result = await context.moon().getEntries({ ids: args.ids, sessionId: args.session_id, tz: args.tz });
+        const result = await context.moon().history.getEntries({ ids: args.ids, sessionId: args.session_id, tz: args.tz });
         if (!result.found) throw new MoonError('not_found', describeSessionMiss(result.session, result.reason, result.candidates));
         const safe = await context.safe();
         let left = BUDGET.entriesTotal;
@@ -616,7 +616,7 @@ export function registerTools(server: McpServer, context: ToolContext): void {
     },
     (args) =>
       context.guard('get_session', async () => {
-        const result = await context.moon().getSession({
+        const result = await context.moon().history.getSession({
           id: args.session_id,
           fromEntry: args.from_entry,
           toEntry: args.to_entry,
@@ -679,8 +679,8 @@ function rootPath(root: string): string | null {
 }
 
 async function resolveScope(context: ToolContext, moon: Moon, allProjects: boolean | undefined): Promise<ProjectScope> {
-  if (allProjects) return moon.resolveScope({ allProjects: true });
-  return moon.resolveScope({ roots: await context.roots(), cwd: context.cwd });
+  if (allProjects) return moon.history.resolveScope({ allProjects: true });
+  return moon.history.resolveScope({ roots: await context.roots(), cwd: context.cwd });
 }
 
 function answer(text: string, structured: object): CallToolResult {

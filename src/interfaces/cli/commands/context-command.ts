@@ -18,7 +18,7 @@ export function registerContext(program: Command, context: CliContext): void {
     .option('--all-namespaces', 'history and documents of every namespace')
     .option('--json', 'print {items, budget, used_tokens, omitted} as JSON')
     .action(async (task: string, options: { budget?: string; planning?: string; error?: string; namespace?: string; allNamespaces?: boolean; json?: boolean }) => {
-      const pack = await context.moon().contextPack({
+      const pack = await context.moon().memory.contextPack({
         task,
         ...(options.budget !== undefined ? { budget: parseCount('--budget', options.budget) } : {}),
         planning: options.planning ?? null,
@@ -44,7 +44,7 @@ export function registerContext(program: Command, context: CliContext): void {
     .option('--commit <sha...>', 'commits of the run')
     .option('--json', 'print {ok, detail}')
     .action(async (id: string, options: { session: string; commit?: string[]; json?: boolean }) => {
-      const writeback = await context.moon().planning(process.cwd());
+      const writeback = await context.moon().memory.planning(process.cwd());
       report(await writeback.claim(id, { session_id: options.session, message_ids: [], archive_path: null, commits: options.commit ?? [] }), options.json);
     });
   plan
@@ -54,7 +54,7 @@ export function registerContext(program: Command, context: CliContext): void {
     .requiredOption('--reason <text>', 'why it is closed')
     .option('--json', 'print {ok, detail}')
     .action(async (id: string, options: { reason: string; json?: boolean }) => {
-      report(await (await context.moon().planning(process.cwd())).close(id, options.reason), options.json);
+      report(await (await context.moon().memory.planning(process.cwd())).close(id, options.reason), options.json);
     });
   plan
     .command('follow-up')
@@ -64,7 +64,7 @@ export function registerContext(program: Command, context: CliContext): void {
     .option('--description <text>', 'its description')
     .option('--json', 'print {ok, detail}')
     .action(async (from: string, title: string, options: { description?: string; json?: boolean }) => {
-      report(await (await context.moon().planning(process.cwd())).createFollowUp(from, title, options.description), options.json);
+      report(await (await context.moon().memory.planning(process.cwd())).createFollowUp(from, title, options.description), options.json);
     });
 
   const docs = program.command('docs').description("the repository's own docs, for context packs");
@@ -75,7 +75,7 @@ export function registerContext(program: Command, context: CliContext): void {
     .option('--namespace <id>', "the namespace to index into (default the folder's)")
     .option('--json', 'print the report as JSON')
     .action(async (path: string | undefined, options: { namespace?: string; json?: boolean }) => {
-      const report = await context.moon().indexDocs({ ...(path ? { path } : {}), ...(options.namespace ? { namespace: options.namespace } : {}) });
+      const report = await context.moon().memory.indexDocs({ ...(path ? { path } : {}), ...(options.namespace ? { namespace: options.namespace } : {}) });
       if (options.json) printJson(context.io, report);
       else context.io.out(formatDocsReport(report));
     });

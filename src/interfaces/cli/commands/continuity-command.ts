@@ -13,7 +13,7 @@ export function registerContinuity(program: Command, context: CliContext): void 
     .option('--json', 'print the map instead of its path')
     .action(async (flags: { from?: string; to?: string; json?: boolean }) => {
       if (flags.from === undefined) throw new MoonError('bad_usage', '--from SESSION is required');
-      const result = await context.moon().continuity({ from: flags.from, to: flags.to });
+      const result = await context.moon().upkeep.continuity({ from: flags.from, to: flags.to });
       if (flags.json) {
         context.io.err(`wrote ${escapeControl(result.path, { oneLine: true })}`);
         printJson(context.io, result.map);

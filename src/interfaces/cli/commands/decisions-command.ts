@@ -31,7 +31,7 @@ export function registerDecisions(program: Command, context: CliContext): void {
       if (bad !== undefined) throw new MoonError('bad_usage', `--state: "${bad}" is not one of ${STATES.join(', ')}`);
       const query = words.join(' ').trim();
       const moon = context.moon();
-      const result = await moon.decisions({
+      const result = await moon.memory.decisions({
         query: query === '' ? null : query,
         states: states.length > 0 ? (states as (typeof STATES)[number][]) : undefined,
         namespace: flags.namespace ?? null,
@@ -39,7 +39,7 @@ export function registerDecisions(program: Command, context: CliContext): void {
         cwd: process.cwd(),
         limit: flags.limit === undefined ? undefined : parsePositive('--limit', flags.limit),
       });
-      if (flags.json) return printJson(context.io, await moon.makeSafe(result));
+      if (flags.json) return printJson(context.io, await moon.agents.makeSafe(result));
       const clean = (text: string): string => escapeControl(text, { oneLine: true });
       const lines: string[] = [];
       if (result.scope.widened) lines.push('this directory matches no indexed project: showing every namespace (--namespace NS to narrow)');

@@ -38,15 +38,15 @@ export function registerDigest(program: Command, context: CliContext): void {
       if (flags.search !== undefined || flags.list) {
         if (session || flags.all) throw new MoonError('bad_usage', '--search/--list take no session and no --all');
         if (flags.search !== undefined) {
-          const result = await moon.searchDigests({ ...scope, query: flags.search });
-          const safe = { scope: result.scope, hits: await moon.makeSafe(result.hits) };
+          const result = await moon.memory.searchDigests({ ...scope, query: flags.search });
+          const safe = { scope: result.scope, hits: await moon.agents.makeSafe(result.hits) };
           if (flags.json) return printJson(context.io, safe);
           const lines = safe.hits.map((hit) => renderDigest(hit.digest, true));
           lines.push(`${plural(safe.hits.length, 'digest')} ${describeScope(safe.scope)}`);
           return context.io.out(lines.join('\n\n'));
         }
-        const listed = await moon.listDigests(scope);
-        const safe = { scope: listed.scope, digests: await moon.makeSafe(listed.digests) };
+        const listed = await moon.memory.listDigests(scope);
+        const safe = { scope: listed.scope, digests: await moon.agents.makeSafe(listed.digests) };
         if (flags.json) return printJson(context.io, safe);
         const lines = safe.digests.map((digest) => renderDigest(digest, true));
         lines.push(`${plural(safe.digests.length, 'digest')} ${describeScope(safe.scope)}`);
@@ -54,8 +54,8 @@ export function registerDigest(program: Command, context: CliContext): void {
       }
       if (!session && !flags.all) throw new MoonError('bad_usage', 'name a session, or pass --all (or --search QUERY, --list)', { hint: 'moon digest SESSION' });
       if (session && flags.all) throw new MoonError('bad_usage', 'a session or --all, not both');
-      const report = await moon.digestSession({ sessionId: session, all: flags.all, force: flags.force });
-      if (flags.json) return printJson(context.io, { ...report, digests: await moon.makeSafe(report.digests) });
+      const report = await moon.memory.digestSession({ sessionId: session, all: flags.all, force: flags.force });
+      if (flags.json) return printJson(context.io, { ...report, digests: await moon.agents.makeSafe(report.digests) });
       const out: string[] = [];
       for (const row of report.digests) {
         if (session) out.push(renderDigest(row.digest, false));

@@ -25,7 +25,7 @@ export function registerDistill(program: Command, context: CliContext): void {
     .option('--json', 'print the DistillationRecord as JSON')
     .action(async (options: DistillFlags) => {
       const clean = (text: string): string => escapeControl(text, { oneLine: true });
-      const watcher = await context.moon().watcher();
+      const watcher = await context.moon().upkeep.watcher();
       if (options.mode === 'norm') {
         if (options.file.length > 0) throw new MoonError('bad_usage', '--file belongs to --mode syns; norm takes --archive');
         const result = watcher.distillNorm(options.archive);

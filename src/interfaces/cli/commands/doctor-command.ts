@@ -14,7 +14,7 @@ export function registerDoctor(program: Command, context: CliContext): void {
     .action(async (flags: { json?: boolean }, command: Command) => {
       let report: DoctorReport;
       try {
-        report = await context.moon().doctor({ env: context.env });
+        report = await context.moon().agents.doctor({ env: context.env });
       } catch (error) {
         // A configuration that does not load is one of the problems to report, not a reason to stop checking.
         if (!isMoonError(error) || error.code !== 'bad_config') throw error;

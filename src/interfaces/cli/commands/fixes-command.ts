@@ -22,14 +22,14 @@ export function registerFixes(program: Command, context: CliContext): void {
     .option('--json', 'print {scope, patterns: [{signature, count, state, evidence: [...]}]} as JSON')
     .action(async (words: string[], flags: FixesFlags) => {
       const query = words.join(' ').trim();
-      const result = await context.moon().fixes({
+      const result = await context.moon().memory.fixes({
         query: query === '' ? null : query,
         namespace: flags.namespace ?? null,
         allNamespaces: flags.allNamespaces ?? false,
         cwd: process.cwd(),
         limit: flags.limit === undefined ? undefined : parsePositive('--limit', flags.limit),
       });
-      if (flags.json) return printJson(context.io, await context.moon().makeSafe(result));
+      if (flags.json) return printJson(context.io, await context.moon().agents.makeSafe(result));
       const clean = (text: string): string => escapeControl(text, { oneLine: true });
       const lines: string[] = [];
       if (result.scope.widened) lines.push('this directory matches no indexed project: showing every namespace (--namespace NS to narrow)');

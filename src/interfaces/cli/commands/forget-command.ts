@@ -20,7 +20,7 @@ export function registerForget(program: Command, context: CliContext): void {
     .option('--dry-run', 'list what would be forgotten, change nothing')
     .option('--json', 'print the report as JSON')
     .action(async (sessions: string[], flags: ForgetFlags) => {
-      const report = await context.moon().forget({ sessions, project: flags.project, before: flags.before, dryRun: flags.dryRun });
+      const report = await context.moon().upkeep.forget({ sessions, project: flags.project, before: flags.before, dryRun: flags.dryRun });
       const clean = (text: string): string => escapeControl(text, { oneLine: true });
       // A named id no indexed session has is tombstoned all the same, but the run did not do what was asked of it.
       if (report.unknown.length > 0) {

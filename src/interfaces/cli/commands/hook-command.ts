@@ -37,20 +37,20 @@ export function registerHook(program: Command, context: CliContext): void {
         const message = oneLine(error);
         const name = escapeControl(event, { oneLine: true }).slice(0, 40);
         context.io.err(`moon hook${name === '' ? '' : ` ${name}`}: ${message}`);
-        await moon?.recordHookFailure(event, message);
+        await moon?.agents.recordHookFailure(event, message);
       };
       try {
         if (event === '') throw new Error(`no hook event: \`moon hook <event>\` takes one of ${HOOK_EVENTS.join(', ')}`);
         // A Moon of the hook's own, silent: a notice ("waiting for another moon process…") would be a second line.
         moon = createMoon(context.config(), createClock(context.env), { env: context.env, onNotice: () => undefined });
         if (options.capture !== undefined) {
-          const result = await moon.captureTranscript(options.capture);
+          const result = await moon.history.captureTranscript(options.capture);
           const problem = result.fatal?.message ?? result.errors[0]?.reason ?? null;
           if (problem !== null) await fail(new Error(problem));
           return;
         }
         const input = await readPayload(context);
-        const outcome = await moon.hook({ event, input });
+        const outcome = await moon.agents.hook({ event, input });
         if (outcome.detach !== null) detachCapture(context, moon, outcome.event, outcome.detach);
         if (outcome.stdout !== null) context.io.out(outcome.stdout);
         if (outcome.warning !== null) context.io.err(`moon hook ${event}: ${escapeControl(outcome.warning, { oneLine: true })}`);

@@ -48,7 +48,7 @@ async function runIndexCommand(context: CliContext, paths: string[], options: In
   const moon = context.moon();
   const progress = createProgress(context.io, 'indexing');
   const embedProgress = createProgress(context.io, 'embedding');
-  const report = await moon.index({
+  const report = await moon.history.index({
     roots: paths,
     force: options.force,
     reproject: options.reproject,

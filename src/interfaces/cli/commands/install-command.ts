@@ -25,7 +25,7 @@ export function registerInstall(program: Command, context: CliContext): void {
       .action(async (agentName: string, flags: InstallFlags) => {
         const agent = parseAgent(agentName);
         const scope = parseScope(flags.scope);
-        const report = await context.moon().install({ action, agent, scope, dryRun: flags.dryRun, env: context.env });
+        const report = await context.moon().agents.install({ action, agent, scope, dryRun: flags.dryRun, env: context.env });
         if (flags.json) printJson(context.io, report);
         else context.io.out(formatInstall(report));
         for (const note of report.notes) context.io.err(`note: ${escapeControl(note, { oneLine: true })}`);

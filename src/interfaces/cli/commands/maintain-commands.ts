@@ -10,7 +10,7 @@ export function registerVerify(program: Command, context: CliContext): void {
     .description('check the index (SQLite quick_check) and that the raw archive, ledger and index agree')
     .option('--json', 'print the report as JSON')
     .action(async (options: { json?: boolean }) => {
-      const report = await context.moon().verify();
+      const report = await context.moon().upkeep.verify();
       const clean = (text: string): string => escapeControl(text, { oneLine: true });
       if (options.json) printJson(context.io, report);
       else if (report.ok) {
@@ -34,7 +34,7 @@ export function registerRebuild(program: Command, context: CliContext): void {
     .description('rebuild the index from the raw archive (built aside, then swapped in)')
     .option('--json', 'print the report as JSON')
     .action(async (options: { json?: boolean }) => {
-      const report = await context.moon().rebuild();
+      const report = await context.moon().upkeep.rebuild();
       const clean = (text: string): string => escapeControl(text, { oneLine: true });
       for (const warning of report.index.warnings) context.io.err(`warning: ${clean(warning)}`);
       for (const error of report.index.errors) context.io.err(`error: ${clean(error.reason)}`);

@@ -35,7 +35,7 @@ export function registerMarkers(program: Command, context: CliContext): void {
       const text = words.join(' ').trim();
       const types = flags.type.flatMap((value) => value.split(',')).map((value) => value.trim()).filter((value) => value !== '');
       const result = await moon
-        .markers({
+        .history.markers({
           types,
           session: flags.session ?? null,
           since: flags.since,
@@ -50,11 +50,11 @@ export function registerMarkers(program: Command, context: CliContext): void {
         });
       const note = describeScope(result.scope);
       if (flags.json) {
-        printJson(context.io, await moon.makeSafe({ scope: toMarkerScopeRecord(result.scope), counts: result.counts, markers: result.markers.map(toMarkerRecord) }));
+        printJson(context.io, await moon.agents.makeSafe({ scope: toMarkerScopeRecord(result.scope), counts: result.counts, markers: result.markers.map(toMarkerRecord) }));
         return;
       }
       if (note) context.io.err(`note: ${note}`);
-      context.io.out(formatMarkers(await moon.makeSafe(result), context.config().distill.residential_timezone, types));
+      context.io.out(formatMarkers(await moon.agents.makeSafe(result), context.config().distill.residential_timezone, types));
     });
 }
 

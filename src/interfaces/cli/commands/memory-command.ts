@@ -36,7 +36,7 @@ function withWhere(command: Command): Command {
 
 export function registerMemory(program: Command, context: CliContext): void {
   const memory = program.command('memory').description('long-term memory: curated conventions, decisions and pitfalls, reviewed before they are injected');
-  const api = () => context.moon().memory();
+  const api = () => context.moon().memory.longTerm();
   const printList = (items: LongTermMemory[], flags: WhereFlags, empty: string): void => {
     if (flags.json) return printJson(context.io, { memories: items });
     context.io.out(items.length === 0 ? empty : items.map(describe).join('\n'));
@@ -146,7 +146,7 @@ export function registerGc(program: Command, context: CliContext): void {
     .description('remove expired records (long-term memories past expires_at; other planes as they add theirs)')
     .option('--json', 'print JSON')
     .action(async (flags: { json?: boolean }) => {
-      const report = await context.moon().gc();
+      const report = await context.moon().upkeep.gc();
       if (flags.json) return printJson(context.io, report);
       context.io.out([...report.steps.map((step) => `${step.name}: ${plural(step.purged, 'expired record')} removed`)].join('\n'));
     });

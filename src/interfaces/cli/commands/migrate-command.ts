@@ -10,7 +10,7 @@ export function registerMigrate(program: Command, context: CliContext): void {
     .requiredOption('--to <url>', 'the target database, postgres://user:pass@host:5432/db')
     .option('--json', 'print the report as JSON')
     .action(async (flags: { to: string; json?: boolean }) => {
-      const report = await context.moon().migrate({ to: flags.to });
+      const report = await context.moon().upkeep.migrate({ to: flags.to });
       if (flags.json) return printJson(context.io, report);
       const clean = (text: string): string => escapeControl(text, { oneLine: true });
       context.io.out(

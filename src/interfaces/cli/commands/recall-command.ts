@@ -70,7 +70,7 @@ export function registerRecall(program: Command, context: CliContext): void {
           try {
             if (!line.trim()) throw new MoonError('bad_input', 'blank line (expected a JSON query object)');
             const options = parseRecallRequestLine(line);
-            context.io.out(JSON.stringify(await safeMatches(moon, await moon.recall(options))));
+            context.io.out(JSON.stringify(await safeMatches(moon, await moon.history.recall(options))));
           } catch (error) {
             if (!isMoonError(error) || error.exitCode !== 2) throw error;
             bad += 1;
@@ -240,16 +240,16 @@ function describeValue(value: unknown): string {
  * indexed session ran in leaves every project in reach. Naming sessions or projects is the caller's own choice.
  */
 async function recallInScope(moon: Moon, options: RecallOptions, flags: RecallFlags): Promise<RecallResult> {
-  if (flags.allProjects || (options.session?.length ?? 0) > 0 || (options.project?.length ?? 0) > 0) return moon.recall(options);
-  const scope = await moon.resolveScope({ cwd: process.cwd() });
+  if (flags.allProjects || (options.session?.length ?? 0) > 0 || (options.project?.length ?? 0) > 0) return moon.history.recall(options);
+  const scope = await moon.history.resolveScope({ cwd: process.cwd() });
   const scoped = scopeRecallOptions(options, scope);
-  if (scope.kind === 'all' || scope.everything) return moon.recall(options);
+  if (scope.kind === 'all' || scope.everything) return moon.history.recall(options);
   const note = `scoped to the ${scope.sessionIds.length} session${scope.sessionIds.length === 1 ? '' : 's'} of ${scope.roots.join(', ')} (the current directory's project); --all-projects searches every project`;
-  const result = scoped ? await moon.recall(scoped) : { query: options.query, matches: [], generated_at_epoch_secs: Math.floor(moon.clock() / 1000) };
+  const result = scoped ? await moon.history.recall(scoped) : { query: options.query, matches: [], generated_at_epoch_secs: Math.floor(moon.clock() / 1000) };
   return { ...result, notes: [...(result.notes ?? []), note] };
 }
 
 /** What a match carries (titles, paths, snippets) made safe to hand an agent; the query is the caller's own. */
 async function safeMatches(moon: Moon, result: RecallResult): Promise<RecallResult> {
-  return { ...result, matches: await moon.makeSafe(result.matches) };
+  return { ...result, matches: await moon.agents.makeSafe(result.matches) };
 }

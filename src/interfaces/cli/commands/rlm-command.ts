@@ -58,7 +58,7 @@ export function registerRlm(program: Command, context: CliContext): void {
         : undefined;
       let report;
       try {
-        report = await context.moon().rlmIndex({
+        report = await context.moon().memory.rlmIndex({
           historyPath: flags.history!,
           outputPath: flags.out!,
           incremental: flags.incremental ?? false,
@@ -91,7 +91,7 @@ export function registerRlm(program: Command, context: CliContext): void {
       const query = words.join(' ').trim();
       if (query === '' && !flags.marker && !flags.topic) throw new MoonError('bad_usage', 'give a query, --marker TYPE or --topic TOPIC', { hint: 'moon rlm query "wal mode" --index PATH' });
       const moon = context.moon();
-      const result = await moon.rlmQuery({
+      const result = await moon.memory.rlmQuery({
         query,
         indexPath: flags.index!,
         marker: flags.marker,
@@ -99,7 +99,7 @@ export function registerRlm(program: Command, context: CliContext): void {
         limit: flags.limit === undefined ? undefined : parsePositive('--limit', flags.limit),
         historyPath: flags.history,
       });
-      const safe = await moon.makeSafe(result);
+      const safe = await moon.agents.makeSafe(result);
       if (flags.json) return printJson(context.io, safe);
       for (const note of safe.notes) context.io.err(`moon: ${escapeControl(note, { oneLine: true })}`);
       context.io.out(renderQuery(safe));

@@ -22,7 +22,7 @@ export function registerService(program: Command, context: CliContext): void {
       .option('--dry-run', 'print the file and the commands, touch nothing')
       .option('--json', 'print the report as JSON')
       .action(async (flags: ServiceFlags) => {
-        const report = await context.moon().service({ action, dryRun: flags.dryRun, env: context.env });
+        const report = await context.moon().upkeep.service({ action, dryRun: flags.dryRun, env: context.env });
         for (const note of report.notes) context.io.err(`warning: ${escapeControl(note, { oneLine: true })}`);
         if (flags.json) printJson(context.io, report);
         else context.io.out(formatService(report));

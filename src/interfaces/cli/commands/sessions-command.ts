@@ -32,7 +32,7 @@ export function registerSessions(program: Command, context: CliContext): void {
     .option('--tz <zone>', 'IANA zone for dates and times shown (default the residential zone)')
     .option('--json', 'print the listing as JSON')
     .action(async (flags: SessionsFlags) => {
-      const listing = await context.moon().sessions({
+      const listing = await context.moon().history.sessions({
         project: flags.project.length > 0 ? flags.project : undefined,
         source: flags.source.length > 0 ? flags.source.map(validateSource) : undefined,
         since: flags.since,

@@ -26,7 +26,7 @@ export function registerShow(program: Command, context: CliContext): void {
     .option('--tz <zone>', 'IANA zone for clock times and the times shown (default the residential zone)')
     .option('--json', 'print the result as JSON (an unknown session is {"found": false, ...})')
     .action(async (session: string, flags: ShowFlags) => {
-      const result = await context.moon().show({
+      const result = await context.moon().history.show({
         session,
         around: flags.around,
         context: flags.context === undefined ? undefined : parseCount('--context', flags.context),

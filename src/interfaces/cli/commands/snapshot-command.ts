@@ -12,7 +12,7 @@ export function registerSnapshot(program: Command, context: CliContext): void {
     .option('--exclude-session <id>', 'skip this session (repeatable)', collect, [])
     .option('--json', 'print the report as JSON')
     .action(async (paths: string[], options: { excludeSession: string[]; json?: boolean }) => {
-      const report = await context.moon().snapshot({ roots: paths, excludeSessions: options.excludeSession });
+      const report = await context.moon().history.snapshot({ roots: paths, excludeSessions: options.excludeSession });
       for (const warning of report.warnings) context.io.err(`warning: ${escapeControl(warning, { oneLine: true })}`);
       for (const error of report.errors) context.io.err(`error: ${escapeControl(error.reason, { oneLine: true })}`);
       if (options.json) printJson(context.io, report);

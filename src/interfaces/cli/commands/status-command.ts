@@ -12,7 +12,7 @@ export function registerStatus(program: Command, context: CliContext): void {
     .description('sessions, entries, sizes, per-source counts, failed files and the last run')
     .option('--json', 'print as JSON')
     .action(async (options: { json?: boolean }) => {
-      const status = await context.moon().status();
+      const status = await context.moon().upkeep.status();
       const damaged = status.damage !== null && status.damage.length > 0;
       if (options.json) printJson(context.io, status);
       else context.io.out(formatStatus(status));

@@ -11,7 +11,7 @@ export function registerUsage(program: Command, context: CliContext): void {
     .argument('[paths...]', 'transcript files or folders (default: the source roots)')
     .option('--json', 'print the sessions as JSON')
     .action(async (paths: string[], options: { json?: boolean }) => {
-      const report = await context.moon().usage({ paths });
+      const report = await context.moon().upkeep.usage({ paths });
       for (const warning of report.warnings) context.io.err(`warning: ${escapeControl(warning, { oneLine: true })}`);
       for (const error of report.errors) context.io.err(`error: ${escapeControl(error.reason, { oneLine: true })}`);
       if (options.json) printJson(context.io, report.sessions);

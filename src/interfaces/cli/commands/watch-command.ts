@@ -18,7 +18,7 @@ export function registerWatch(program: Command, context: CliContext): void {
     .option('--port <port>', 'with --serve: port')
     .option('--json', 'print the cycle summary (or plan) as JSON')
     .action(async (options: { once?: boolean; daemon?: boolean; dryRun?: boolean; json?: boolean; serve?: boolean; host?: string; port?: string }) => {
-      const watcher = await context.moon().watcher();
+      const watcher = await context.moon().upkeep.watcher();
       const clean = (text: string): string => escapeControl(text, { oneLine: true });
       if (options.dryRun) {
         const plan = watcher.planCycle();
@@ -56,7 +56,7 @@ export function registerWatch(program: Command, context: CliContext): void {
     .action(async (options: { timeout: string; json?: boolean }) => {
       const seconds = Number(options.timeout);
       if (!Number.isFinite(seconds) || seconds <= 0) throw new MoonError('bad_usage', `--timeout must be a positive number of seconds, got "${options.timeout}"`);
-      const result = await (await context.moon().watcher()).stop(seconds * 1000);
+      const result = await (await context.moon().upkeep.watcher()).stop(seconds * 1000);
       if (options.json) printJson(context.io, result);
       else context.io.out(result.state === 'stopped' ? `stopped the watcher (pid ${result.pid})` : result.state === 'stale' ? `no watcher running (stale lock of pid ${result.pid})` : 'no watcher running');
     });
@@ -66,7 +66,7 @@ export function registerWatch(program: Command, context: CliContext): void {
     .description('exit 0 when the watcher runs and its last cycle is recent and clean; 1 with the reasons otherwise')
     .option('--json', 'print as JSON')
     .action(async (options: { json?: boolean }) => {
-      const status = (await context.moon().watcher()).status();
+      const status = (await context.moon().upkeep.watcher()).status();
       const config = context.config();
       const problems: string[] = [];
       if (status.daemon.state !== 'running') problems.push(`watcher ${status.daemon.state}${status.daemon.pid ? ` (pid ${status.daemon.pid})` : ''}`);

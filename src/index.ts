@@ -1,6 +1,6 @@
 /** The public library API. CLI, MCP and HTTP call these and nothing deeper. */
 export { createMoon } from './moon.js';
-export type { DoctorRequest, IndexRequest, InstallRequest, Moon, MoonHooks, SafeText, ServiceRequest, StatusReport, UsageRequest } from './moon.js';
+export type { AgentsPlane, DoctorRequest, HistoryPlane, IndexRequest, InstallRequest, MemoryPlane, Moon, MoonHooks, SafeText, ServiceRequest, StatusReport, UpkeepPlane, UsageRequest } from './moon.js';
 export { diagnose } from './moon.js';
 export type { VerifyProblem, VerifyReport } from './maintain/verify.js';
 export type { RebuildReport } from './maintain/rebuild.js';

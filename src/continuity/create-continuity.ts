@@ -14,7 +14,7 @@ import { readProjectionDecisions } from './projection-decisions.js';
 import { chooseTargetSession } from './target.js';
 import { writeContinuityMap } from './write-map.js';
 
-/** `moon continuity` / Moon.continuity(). */
+/** `moon continuity` / moon.upkeep.continuity(). */
 export interface ContinuityRequest {
   /** The session to continue from: an id, or a prefix of one that only one indexed session has. */
   from: string;

@@ -6,7 +6,7 @@ import { parseIsoBound, toList } from '../search/options.js';
 import type { StoreEngine } from '../store/ports.js';
 import type { ForgottenSession } from '../store/types.js';
 
-/** `moon forget` / Moon.forget(): which sessions to take back. At least one criterion; they narrow each other. */
+/** `moon forget` / moon.upkeep.forget(): which sessions to take back. At least one criterion; they narrow each other. */
 export interface ForgetRequest {
   /** Session ids or unique prefixes of 8 characters or more (resolve-session-id.ts). */
   sessions?: string | string[];

@@ -206,7 +206,7 @@ describe('the token worker (built)', () => {
     const { REPO } = await import('../helpers/cli.js');
     const texts = ['hello world', '<|endoftext|> and <|im_start|>', 'Decision: `npm test` → ✓ 21 passed'];
     const script = `
-      const m = await import(${JSON.stringify(join(REPO, 'dist', 'hooks', 'tokens.js'))});
+      const m = await import(${JSON.stringify(join(REPO, 'dist', 'text', 'tokens.js'))});
       const counter = m.createWorkerCounter();
       console.log(JSON.stringify(await counter.count(${JSON.stringify(texts)})));
       // Not closed, not awaited: the process must still exit on its own.

@@ -301,10 +301,7 @@ export interface MoonHooks {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
-/** How long a hook that reads (session-start, user-prompt-submit) waits for another process opening the index. */
-export const HOOK_READ_LOCK_TIMEOUT_MS = 250;
-/** How long stop and pre-compact wait for another writer before handing the capture to a detached process. */
-export const HOOK_CAPTURE_LOCK_TIMEOUT_MS = 3_000;
+export { HOOK_CAPTURE_LOCK_TIMEOUT_MS, HOOK_READ_LOCK_TIMEOUT_MS } from './hooks/compose.js';
 
 /**
  * The composition root: turns a config into wired stages. The only place that picks concrete
@@ -348,21 +345,6 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
       hooks.onNotice?.(`stored paths of ${paths.home} were not made home-relative yet: ${(error as Error).message}`);
     }
     return engine;
-  };
-  /** An engine of its own for a hook, with a hook's short lock wait. */
-  const openForHook = (lockTimeoutMs: number, mustExist: boolean): Promise<StoreEngine> => {
-    if (mustExist && !hasIndex()) return Promise.reject(new MoonError('not_found', `no index at ${paths.db}`, { hint: 'run `moon index` first' }));
-    return openHomeIndex(databaseUrl ? openDatabase(databaseUrl, lockTimeoutMs) : openEngine(paths.db, lockTimeoutMs), lockTimeoutMs);
-  };
-  let hookReader: Promise<StoreEngine> | null = null;
-  const getHookReader = (): Promise<StoreEngine> => {
-    if (!hookReader) {
-      hookReader = openForHook(HOOK_READ_LOCK_TIMEOUT_MS, true);
-      hookReader.catch(() => {
-        hookReader = null;
-      });
-    }
-    return hookReader;
   };
   const databaseUrl = config.store.url;
   /** Whether an index exists to read: the SQLite file, or (always) a configured database. */
@@ -514,33 +496,6 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
     const { ids } = await requireSessionIds(source.browse, short);
     return { ...options, session: [...named.filter(isFullLengthSessionId), ...ids] };
   };
-
-  /** What the hooks stage is given: short lock waits, no embedders, the configured roots. */
-  const hookDeps = (): HookDeps => ({
-    home: paths.home,
-    memoryFile: paths.memoryFile,
-    planning: config.memory.enabled && config.memory.planning === 'beads',
-    zone: config.distill.residential_timezone,
-    homeDir: homedir(),
-    clock,
-    hooks: config.hooks,
-    browse: async () => (await getHookReader()).browse,
-    recall: async (options) => recallFrom(await getHookReader(), options, false),
-    capture: async (path) => {
-      const engine = await openForHook(HOOK_CAPTURE_LOCK_TIMEOUT_MS, false);
-      try {
-        // One file: no worker threads to start; embedding is left to the watcher or the next `moon index`.
-        return await indexInto(engine, { roots: [path], workers: 0, noEmbed: true }, [path]);
-      } finally {
-        await engine.close();
-      }
-    },
-    redact: getRedact,
-    roots: () => sourceRoots(undefined),
-    projectionPathFor: (sessionId) => projectionPathFor(paths, sessionId),
-    // The memory planes' context pack for the project, without recall (the hook lists recent sessions itself).
-    pack: config.memory.enabled ? (request) => api.contextPack({ ...request, recall: false }) : undefined,
-  });
 
   const api: Moon = {
     config,
@@ -805,8 +760,14 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
       return runDiagnosis({ ...request, paths, config, configError: null, watcherStatus: async () => (await getWatcher()).status() });
     },
     async hook(request) {
-      const { runHook } = await import('./hooks/run-hook.js');
-      return runHook(hookDeps(), request);
+      // The hooks plane composes its own (src/hooks/compose.ts): the hook entry uses it without this module.
+      const [{ runHook }, { composeHookDeps }] = await Promise.all([import('./hooks/run-hook.js'), import('./hooks/compose.js')]);
+      const plane = composeHookDeps(config, clock, { env: hooks.env });
+      try {
+        return await runHook(plane.deps, request);
+      } finally {
+        await plane.close();
+      }
     },
     async contextPack(request, options = {}) {
       const [{ buildContextPack }, { recallHistorySource }, { loadTokenCounter }, { decisionHistorySource, digestHistorySource, fixHistorySource }, { readPackFacts }] = await Promise.all([
@@ -928,12 +889,6 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
       }
     },
     async close() {
-      const reader = hookReader;
-      hookReader = null;
-      await reader?.then(
-        (engine) => engine.close(),
-        () => undefined,
-      );
       const open = store;
       store = null;
       await open?.then(

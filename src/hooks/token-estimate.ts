@@ -7,7 +7,7 @@ import type { TokenCounter } from './tokens.js';
  * letter run with the one character before it, digit groups of at most three, punctuation runs with a leading
  * space, whitespace runs), and each piece is given as many tokens as the tokenizer gives it on ordinary text, or
  * more: a word-like letter run (a vowel in four letters or more, at most one capital in three) one token per four
- * letters, any other letter run (random, base64) one per letter, a digit group one, a punctuation character one,
+ * letters and one more unless it follows a space, any other letter run (random, base64) one per letter, a digit group one, a punctuation character one,
  * a whitespace run one, and text outside ASCII one per UTF-8 byte (byte-level BPE never needs more).
  * test/hooks/token-estimate.test.ts measures it against the tokenizer: on the example transcripts, the docs and
  * the hooks' own outputs it is under the true count only on hex digests, by a token or two, and over by a third
@@ -33,8 +33,9 @@ function estimateLetters(piece: string): number {
   const vowels = letters.replace(/[^aeiouyAEIOUY]/g, '').length;
   const capitals = letters.replace(/[^A-Z]/g, '').length;
   const wordLike = letters.length <= 3 || (vowels * 4 >= letters.length && capitals * 3 <= letters.length + 1);
-  // A leading punctuation character (`.map`, `/usr`) may be a token of its own.
-  const lead = /^[^A-Za-z ]/.test(piece) ? 1 : 0;
+  // A run without its leading space is split more often (`Bash` is two tokens, ` Bash` one), and a leading
+  // punctuation character (`.map`, `/usr`) may be a token of its own.
+  const lead = piece.startsWith(' ') ? 0 : 1;
   return (wordLike ? Math.ceil(letters.length / 4) : letters.length) + lead;
 }
 

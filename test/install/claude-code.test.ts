@@ -211,3 +211,31 @@ describe('install after the user edited the file, then uninstall', () => {
     expect(after).toEqual({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'say stopped' }] }] } });
   });
 });
+
+describe('an install from before the Stop hook ran in the background', () => {
+  test('is upgraded in place by the next install (async added, nothing else), once; uninstall still takes it out', () => {
+    const host = fakeHost(root);
+    const moonHome = join(root, 'moon');
+    const settings = join(host.homeDir, '.claude', 'settings.json');
+    install(host, 'claude-code', { moonHome });
+    const current = read(settings)!;
+    // What an older moon wrote: the same handler without "async".
+    const older = current.replace(',\n            "async": true', '');
+    expect(older).not.toContain('"async"');
+    put(settings, older);
+    const upgraded = install(host, 'claude-code', { moonHome });
+    expect(upgraded.files[0]!.done).toEqual(['made the Stop hook run in the background']);
+    const parsed = JSON.parse(read(settings)!) as { hooks: Record<string, { hooks: Record<string, unknown>[] }[]> };
+    const stop = parsed.hooks.Stop!.flatMap((group) => group.hooks);
+    expect(stop).toHaveLength(1);
+    expect(stop[0]).toMatchObject({ type: 'command', command: hook('stop'), timeout: 30, async: true });
+    // Hooks that hand the agent context, or must finish before it goes on, stay blocking.
+    for (const event of ['SessionStart', 'PreCompact', 'SessionEnd']) {
+      for (const handler of parsed.hooks[event]!.flatMap((group) => group.hooks)) expect(handler.async, event).toBeUndefined();
+    }
+    const again = install(host, 'claude-code', { moonHome });
+    expect(again.files.every((file) => file.done.length === 0)).toBe(true);
+    uninstall(host, 'claude-code', { moonHome });
+    expect(read(settings) ?? '').not.toContain('moon.js');
+  });
+});

@@ -19,6 +19,9 @@ const option = (name, fallback) => readOption(args, name, fallback);
 const corpusName = option('--corpus', '100k');
 const runs = Number(option('--runs', '30'));
 const keep = args.includes('--keep');
+// --with-index: a `moon index` loop writes to the same home while the hooks run (a second corpus copy, re-indexed
+// with --force), as when the watcher or a manual index runs beside an agent.
+const withIndex = args.includes('--with-index');
 
 const corpus = ensureCorpus(corpusName);
 const manifest = JSON.parse(readFileSync(join(corpus, 'manifest.json'), 'utf8'));
@@ -128,6 +131,18 @@ const cases = {
 await cases.stop();
 await cases['session-start (startup)']();
 
+let indexer = null;
+let stopIndexer = false;
+const indexLoop = async () => {
+  while (!stopIndexer) {
+    await new Promise((resolve) => {
+      indexer = spawn(process.execPath, [bin, 'index', corpus, '--force', '--json'], { env, stdio: 'ignore' });
+      indexer.on('close', resolve);
+    });
+  }
+};
+const indexing = withIndex ? indexLoop() : null;
+
 const times = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
 const tokens = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
 const baseline = [];
@@ -143,6 +158,9 @@ for (let round = 0; round < runs; round += 1) {
   }
 }
 const loadAfter = loadavg();
+stopIndexer = true;
+indexer?.kill();
+await indexing;
 const state = JSON.parse(readFileSync(join(home, 'state', 'hooks.json'), 'utf8'));
 const today = Object.values(state.days).at(-1) ?? {};
 
@@ -155,7 +173,10 @@ const result = {
   corpus: { name: corpusName, messages: manifest.messages, sessions: manifest.sessions, indexed_entries: report.entries, index_seconds: round(indexSeconds) },
   project: { cwd, sessions: projectSessions.length },
   runs,
+  concurrent_index: withIndex,
   node_baseline: summary(baseline),
+  // Budgets (issue 32) are time beyond node's own start, p95: the baseline's p50 taken off each hook's p95.
+  beyond_node_p95_ms: Object.fromEntries(Object.entries(times).map(([name, values]) => [name, round(percentile(values, 95) - percentile(baseline, 50))])),
   hooks: Object.fromEntries(
     Object.entries(times).map(([name, values]) => [name, { ...summary(values), ...(tokens[name].length > 0 ? { output_chars_p50: percentile(tokens[name], 50) } : {}) }]),
   ),

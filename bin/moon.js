@@ -1,11 +1,22 @@
 #!/usr/bin/env node
-const args = process.argv.slice(2);
-// session-start counts the tokens it prints with a 1 MB rank table: unless the machine is saturated, start
-// loading it on a worker thread now, while the CLI loads (the hook has 300 ms in all; src/text/tokens.ts). Not
-// for user-prompt-submit: it is off by default, and a process that ends while the table loads waits for the load.
-if (args.includes('hook') && args.includes('session-start') && !args.includes('--capture')) {
-  (await import('../dist/text/tokens.js')).preloadTokenCounter();
-}
-const { runCli } = await import('../dist/interfaces/cli/main.js');
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-process.exitCode = await runCli(args);
+const args = process.argv.slice(2);
+const dist = new URL('../dist/', import.meta.url);
+// A clone before `npm run build` (or after `git clean`): say so at once, not a module-not-found stack.
+if (!existsSync(new URL('interfaces/cli/main.js', dist)) || !existsSync(new URL('interfaces/hook/entry.js', dist))) {
+  process.stderr.write(`moon is not built: run \`npm run build\` in ${fileURLToPath(new URL('..', dist))}\n`);
+  process.exit(1);
+}
+// An agent's hook (`[--home D] hook <event>`) goes straight to the hooks plane: it loads what its event needs and
+// never the CLI (src/interfaces/hook/entry.ts). Anything else, or a hook line the entry leaves alone, is the CLI's.
+if (args.includes('hook')) {
+  const { parseHookArgv, runHookEntry } = await import('../dist/interfaces/hook/entry.js');
+  const hook = parseHookArgv(args);
+  if (hook !== null) process.exitCode = await runHookEntry(hook);
+}
+if (process.exitCode === undefined) {
+  const { runCli } = await import('../dist/interfaces/cli/main.js');
+  process.exitCode = await runCli(args);
+}

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { delimiter, join, resolve } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
+import { resolveHome } from './archive/moon-home.js';
 import { MoonError } from './errors.js';
 import { checkMarkerPattern } from './markers/extract.js';
 import { maskUrlPassword } from './text/mask-url.js';
@@ -311,9 +311,7 @@ export interface LoadConfigOptions {
   home?: string;
 }
 
-export function resolveHome(env: NodeJS.ProcessEnv = process.env, home?: string): string {
-  return resolve(home ?? (env.MOON_HOME && env.MOON_HOME.trim() !== '' ? env.MOON_HOME : join(homedir(), '.moon')));
-}
+export { resolveHome };
 
 export function loadConfig(options: LoadConfigOptions = {}): MoonConfig {
   const env = options.env ?? process.env;
@@ -470,12 +468,7 @@ function setDotted(target: Record<string, unknown>, dotted: string, value: unkno
   node[parts[parts.length - 1]!] = value;
 }
 
-/** Default transcript locations, kept only when they exist. */
-export function defaultSourceRoots(home = homedir()): string[] {
-  return [join(home, '.claude', 'projects'), join(home, '.codex', 'sessions'), join(home, '.openclaw', 'agents')].filter(
-    (path) => existsSync(path),
-  );
-}
+export { defaultSourceRoots } from './sources/default-roots.js';
 
 /** The config as shown to people: secrets masked. */
 export function describeConfig(config: MoonConfig): Record<string, unknown> {

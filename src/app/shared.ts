@@ -26,11 +26,6 @@ export interface MoonHooks {
 /** Text made safe to hand an agent: bounded, controls and markup neutralised, secrets redacted again. */
 export type SafeText = (text: string, options?: Omit<SafeTextOptions, 'redact'>) => string;
 
-/** How long a hook that reads (session-start, user-prompt-submit) waits for another process opening the index. */
-export const HOOK_READ_LOCK_TIMEOUT_MS = 250;
-/** How long stop and pre-compact wait for another writer before handing the capture to a detached process. */
-export const HOOK_CAPTURE_LOCK_TIMEOUT_MS = 3_000;
-
 /**
  * What every plane is built from: the configuration and its paths, the clock, and the stores, redactor,
  * embedder and provider, each opened or loaded when a plane first needs it and shared by all of them.
@@ -53,10 +48,6 @@ export interface Shared {
   openEngine(path: string, lockTimeoutMs?: number): Promise<StoreEngine>;
   /** A PostgreSQL engine of its own at `url`, paths stored home-relative. */
   openDatabase(url: string, lockTimeoutMs?: number): Promise<StoreEngine>;
-  /** An engine of its own for a hook, with a hook's short lock wait. */
-  openForHook(lockTimeoutMs: number, mustExist: boolean): Promise<StoreEngine>;
-  /** The hooks' shared reader (HOOK_READ_LOCK_TIMEOUT_MS). */
-  getHookReader(): Promise<StoreEngine>;
   getRedact(): Promise<Redactor>;
   getEmbedder(): Promise<Embedder | null>;
   getProvider(): Promise<Provider>;
@@ -81,7 +72,6 @@ export function createShared(config: MoonConfig, clock: () => number, hooks: Moo
   const databaseUrl = config.store.url;
   let store: Promise<StoreEngine> | null = null;
   let embedder: Promise<Embedder | null> | null = null;
-  let hookReader: Promise<StoreEngine> | null = null;
   // Each stage is loaded when a command first needs it: a `moon recall` from a hook never loads ingest,
   // projection, redaction rules, embedding providers or the other engine (cold start, docs/benchmarks.md).
   const getRedact = once(async (): Promise<Redactor> =>
@@ -114,10 +104,6 @@ export function createShared(config: MoonConfig, clock: () => number, hooks: Moo
     return engine;
   };
   const noIndex = (): MoonError => new MoonError('not_found', `no index at ${paths.db}`, { hint: 'run `moon index` first' });
-  const openForHook = (lockTimeoutMs: number, mustExist: boolean): Promise<StoreEngine> => {
-    if (mustExist && !hasIndex()) return Promise.reject(noIndex());
-    return openHomeIndex(databaseUrl ? openDatabase(databaseUrl, lockTimeoutMs) : openEngine(paths.db, lockTimeoutMs), lockTimeoutMs);
-  };
   const ingestSettings = (excludeSessions: string[] = []): IngestSettings => ({
     home: paths.home,
     redact: { enabled: config.privacy.redact, extraPatterns: config.privacy.extra_patterns },
@@ -154,16 +140,6 @@ export function createShared(config: MoonConfig, clock: () => number, hooks: Moo
     },
     openEngine,
     openDatabase,
-    openForHook,
-    getHookReader() {
-      if (!hookReader) {
-        hookReader = openForHook(HOOK_READ_LOCK_TIMEOUT_MS, true);
-        hookReader.catch(() => {
-          hookReader = null;
-        });
-      }
-      return hookReader;
-    },
     getRedact,
     getEmbedder() {
       embedder ??= import('../embed/index.js').then((module) => module.createEmbedder(config.embed));
@@ -198,12 +174,6 @@ export function createShared(config: MoonConfig, clock: () => number, hooks: Moo
       return (text, options = {}) => makeSafeText(text, { ...options, redact });
     },
     async close() {
-      const reader = hookReader;
-      hookReader = null;
-      await reader?.then(
-        (engine) => engine.close(),
-        () => undefined,
-      );
       const open = store;
       store = null;
       await open?.then(

@@ -4,21 +4,18 @@ import type { Redactor } from '../normalize/redact.js';
 import type { IndexReport } from '../ingest/report.js';
 import type { RecallOptions } from '../search/options.js';
 import type { BrowsePort } from '../store/ports.js';
-import { formatResidentialDay } from '../time/residential.js';
 import { HOOK_EVENT_NAMES, HOOK_EVENTS, type HookEvent, isHookEvent } from './events.js';
 import { locateTranscript } from './locate.js';
 import { parseHookPayload } from './payload.js';
-import { type SessionStartDeps, buildSessionStartContext } from './session-start.js';
-import { loadTokenCounter, preloadTokenCounter } from '../text/tokens.js';
-import { recordHookRun } from './usage-state.js';
-import { buildPromptRecall } from './user-prompt.js';
+import type { SessionStartDeps } from './session-start.js';
 
 /**
  * `moon hook <event>` behind the Moon facade: parse the payload, do the event's work, and say what to print.
  * session-start and user-prompt-submit hand the agent context (`stdout`: the one JSON line Claude Code and Codex
- * both read, `{"hookSpecificOutput":{"hookEventName":…,"additionalContext":…}}`); stop and pre-compact capture
- * the transcript (snapshot + index) at once; session-end only names the transcript for the caller to capture in
- * a detached process (Claude Code kills SessionEnd hooks after 1.5 s). Every run is counted in
+ * both read, `{"hookSpecificOutput":{"hookEventName":…,"additionalContext":…}}`); pre-compact captures the
+ * transcript (snapshot + index) at once, before the agent compacts; stop (after every turn) and session-end only
+ * name the transcript for the caller to capture in a detached process, so the agent waits for neither (Claude
+ * Code kills SessionEnd hooks after 1.5 s; Codex has no asynchronous hooks). Every run is counted in
  * state/hooks.json. Errors are thrown: failing open (exit 0, one line on stderr) is the interface's job.
  */
 export interface HookRequest {
@@ -32,9 +29,9 @@ export interface HookOutcome {
   event: HookEvent;
   /** The one line to print on stdout, or null: print nothing. */
   stdout: string | null;
-  /** Tokens (cl100k_base) of the context handed to the agent; 0 when none. */
+  /** Tokens of the context handed to the agent (cl100k_base, estimated from above: token-estimate.ts); 0 when none. */
   tokens: number;
-  /** A transcript to capture in a detached process: always for session-end, and for stop and pre-compact when
+  /** A transcript to capture in a detached process: always for stop and session-end, and for pre-compact when
    * another moon process held the index longer than a hook may wait. */
   detach: string | null;
   /** What was done, in a few words (for logs and tests). */
@@ -80,7 +77,13 @@ export async function runHook(deps: HookDeps, request: HookRequest): Promise<Hoo
         outcome = nothing('hooks.session_start_budget_tokens = 0');
         break;
       }
-      const [browse, redact, counter] = await Promise.all([deps.browse(), deps.redact(), loadTokenCounter()]);
+      // Each event loads its own modules: a stop never pays for session-start's.
+      const [browse, redact, counter, { buildSessionStartContext }] = await Promise.all([
+        deps.browse(),
+        deps.redact(),
+        import('./token-estimate.js').then((module) => module.estimatingCounter),
+        import('./session-start.js'),
+      ]);
       const context = await buildSessionStartContext(
         {
           browse,
@@ -107,8 +110,12 @@ export async function runHook(deps: HookDeps, request: HookRequest): Promise<Hoo
       }
       if (payload.prompt === null) throw new MoonError('bad_input', 'the UserPromptSubmit payload has no "prompt"');
       // The rank table loads beside the recall when a core is free.
-      preloadTokenCounter();
-      const [browse, redact, counter] = await Promise.all([deps.browse(), deps.redact(), loadTokenCounter()]);
+      const [browse, redact, { estimatingCounter: counter }, { buildPromptRecall }] = await Promise.all([
+        deps.browse(),
+        deps.redact(),
+        import('./token-estimate.js'),
+        import('./user-prompt.js'),
+      ]);
       const recalled = await buildPromptRecall(
         { browse, recall: deps.recall, zone: deps.zone, redact, counter, homeDir: deps.homeDir },
         { prompt: payload.prompt, cwd: payload.cwd, sessionId: payload.sessionId, budget: deps.hooks.user_prompt_budget_tokens },
@@ -118,12 +125,12 @@ export async function runHook(deps: HookDeps, request: HookRequest): Promise<Hoo
         : nothing('no earlier session mentions the prompt');
       break;
     }
+    case 'stop':
     case 'session-end': {
       const path = locateTranscript(payload.transcriptPath, payload.sessionId, deps.roots());
       outcome = { stdout: null, tokens: 0, detach: path, summary: `capturing ${path} in the background` };
       break;
     }
-    case 'stop':
     case 'pre-compact': {
       const path = locateTranscript(payload.transcriptPath, payload.sessionId, deps.roots());
       outcome = await captureNow(deps, path);
@@ -169,9 +176,10 @@ function nothing(summary: string): Omit<HookOutcome, 'event' | 'warning'> {
 }
 
 /** Count the run in state/hooks.json; a failure to count is a warning, never the hook's failure. */
-async function countRun(deps: HookDeps, event: HookEvent, tokens: number): Promise<string | null> {
+export async function countRun(deps: Pick<HookDeps, 'home' | 'zone' | 'clock'>, event: HookEvent, tokens: number): Promise<string | null> {
   try {
     const nowMs = deps.clock();
+    const [{ recordHookRun }, { formatResidentialDay }] = await Promise.all([import('./usage-state.js'), import('../time/residential.js')]);
     const recorded = await recordHookRun(deps.home, { event, day: formatResidentialDay(nowMs, deps.zone), nowMs, tokens });
     return recorded ? null : 'state/hooks.json is locked by another hook: this run was not counted';
   } catch (error) {
@@ -183,6 +191,7 @@ async function countRun(deps: HookDeps, event: HookEvent, tokens: number): Promi
 export async function recordHookFailure(deps: Pick<HookDeps, 'home' | 'zone' | 'clock'>, event: string, message: string): Promise<void> {
   try {
     const nowMs = deps.clock();
+    const [{ recordHookRun }, { formatResidentialDay }] = await Promise.all([import('./usage-state.js'), import('../time/residential.js')]);
     await recordHookRun(deps.home, { event, day: formatResidentialDay(nowMs, deps.zone), nowMs, failure: message });
   } catch {
     // The failure itself is already on stderr.

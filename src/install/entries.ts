@@ -22,6 +22,8 @@ export type Change =
       command: string;
       /** An older moon hook command moon re-pointed (absent: moon added the hook). */
       previousCommand?: string;
+      /** Moon set `"async": true` on the handler it re-pointed (taken off again when it points it back). */
+      madeAsync?: boolean;
       /** Moon created the event's list, and the `hooks` object. */
       createdEvent: boolean;
       createdHooks: boolean;
@@ -32,6 +34,8 @@ interface FoundHook {
   group: number;
   handler: number;
   command: string;
+  /** Claude Code's `"async": true` is set on the handler. */
+  async: boolean;
 }
 
 /**
@@ -80,16 +84,28 @@ function addHook(file: string, doc: ConfigDocument, entry: HookEntry, changes: C
   const list = doc.get(['hooks', entry.event]);
   if (list !== undefined && !Array.isArray(list)) throw unexpectedShape(file, ['hooks', entry.event], 'a list of hook groups');
   const found = findMoonHooks(doc, entry.event).filter((hook) => parseMoonHookCommand(hook.command)?.event === entry.moonEvent);
-  if (found.some((hook) => hook.command === entry.command)) return null;
+  const same = found.find((hook) => hook.command === entry.command);
+  if (same) {
+    // An install from before the hook ran in the background: made asynchronous in place (and only that).
+    if (entry.async !== true || same.async) return null;
+    doc.set(['hooks', entry.event, same.group, 'hooks', same.handler, 'async'], true);
+    return `made the ${entry.event} hook run in the background`;
+  }
   const stale = found[0];
   if (stale) {
     doc.set(['hooks', entry.event, stale.group, 'hooks', stale.handler, 'command'], entry.command);
+    const madeAsync = entry.async === true && !stale.async;
+    if (madeAsync) doc.set(['hooks', entry.event, stale.group, 'hooks', stale.handler, 'async'], true);
     const mine = changes.find((change) => change.kind === 'hook' && change.event === entry.event && change.command === stale.command);
-    if (mine && mine.kind === 'hook') mine.command = entry.command;
-    else changes.push({ kind: 'hook', event: entry.event, command: entry.command, previousCommand: stale.command, createdEvent: false, createdHooks: false });
+    if (mine && mine.kind === 'hook') {
+      mine.command = entry.command;
+      if (madeAsync) mine.madeAsync = true;
+    } else {
+      changes.push({ kind: 'hook', event: entry.event, command: entry.command, previousCommand: stale.command, ...(madeAsync ? { madeAsync } : {}), createdEvent: false, createdHooks: false });
+    }
     return `pointed the ${entry.event} hook at this moon`;
   }
-  const group = { ...(entry.matcher !== undefined ? { matcher: entry.matcher } : {}), hooks: [{ type: 'command', command: entry.command, timeout: entry.timeout }] };
+  const group = { ...(entry.matcher !== undefined ? { matcher: entry.matcher } : {}), hooks: [{ type: 'command', command: entry.command, timeout: entry.timeout, ...(entry.async === true ? { async: true } : {}) }] };
   const createdHooks = hooks === undefined;
   const createdEvent = list === undefined;
   if (createdEvent) doc.set(['hooks', entry.event], [group]);
@@ -126,6 +142,7 @@ function removeHook(doc: ConfigDocument, change: Extract<Change, { kind: 'hook' 
   for (const hook of found.reverse()) {
     if (change.previousCommand !== undefined) {
       doc.set(['hooks', change.event, hook.group, 'hooks', hook.handler, 'command'], change.previousCommand);
+      if (change.madeAsync === true) doc.remove(['hooks', change.event, hook.group, 'hooks', hook.handler, 'async']);
       continue;
     }
     const group = doc.get(['hooks', change.event, hook.group]) as Record<string, unknown>;
@@ -153,7 +170,7 @@ export function findMoonHooks(doc: Pick<ConfigDocument, 'get'>, event: string): 
     if (!isPlainObject(group) || !Array.isArray(group.hooks)) return;
     group.hooks.forEach((handler, handlerIndex) => {
       if (isPlainObject(handler) && typeof handler.command === 'string' && parseMoonHookCommand(handler.command)) {
-        found.push({ group: groupIndex, handler: handlerIndex, command: handler.command });
+        found.push({ group: groupIndex, handler: handlerIndex, command: handler.command, async: handler.async === true });
       }
     });
   });

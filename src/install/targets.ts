@@ -25,6 +25,11 @@ export interface HookEntry {
   command: string;
   /** Seconds the agent gives the command before cancelling it. */
   timeout: number;
+  /**
+   * Claude Code's `"async": true`: the agent starts the command and goes on without waiting for it (it neither
+   * reads its output nor enforces the timeout). For hooks that only capture; never for one that hands context.
+   */
+  async?: true;
 }
 
 export type Entry = KeyEntry | HookEntry;
@@ -44,9 +49,11 @@ export interface Target {
 }
 
 /** Claude Code's hooks: context at the start (and after /clear and compaction), capture at stop, compaction and end. */
-const CLAUDE_HOOKS: { event: string; moonEvent: HookEvent; matcher?: string; timeout: number }[] = [
+const CLAUDE_HOOKS: { event: string; moonEvent: HookEvent; matcher?: string; timeout: number; async?: true }[] = [
   { event: 'SessionStart', moonEvent: 'session-start', matcher: 'startup|resume|clear|compact', timeout: 10 },
-  { event: 'Stop', moonEvent: 'stop', timeout: 30 },
+  // After every turn: in the background, so a turn never waits on moon (the capture itself is detached too).
+  // PreCompact stays blocking: its capture must land before the agent compacts.
+  { event: 'Stop', moonEvent: 'stop', timeout: 30, async: true },
   { event: 'PreCompact', moonEvent: 'pre-compact', timeout: 60 },
   { event: 'SessionEnd', moonEvent: 'session-end', timeout: 5 },
 ];

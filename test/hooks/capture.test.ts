@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RecallResult } from '../../src/model.js';
@@ -33,6 +33,13 @@ async function recall(query: string): Promise<RecallResult> {
   return JSON.parse(run.stdout) as RecallResult;
 }
 
+/** Sessions recall finds for the query; none while the index does not exist yet (a detached capture makes it). */
+async function recalledSessions(query: string): Promise<string[]> {
+  const run = await spawnMoon(['recall', query, '--json'], { MOON_HOME: home });
+  if (run.code !== 0) return [];
+  return (JSON.parse(run.stdout) as RecallResult).matches.map((match) => match.metadata.session_id);
+}
+
 async function eventually(check: () => Promise<boolean>, ms = 30_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {
@@ -42,7 +49,7 @@ async function eventually(check: () => Promise<boolean>, ms = 30_000): Promise<v
 }
 
 describe('capture hooks', () => {
-  test('Claude Code Stop indexes the transcript before it returns (making the index), PreCompact the turns since', async () => {
+  test('Claude Code Stop returns at once and a detached process indexes the transcript (making the index); PreCompact indexes the turns since before it returns', async () => {
     const folder = join(root, 'claude', 'projects', '-home-dev-glaze');
     mkdirSync(folder, { recursive: true });
     const transcript = join(folder, `${CLAUDE_ID}.jsonl`);
@@ -59,7 +66,13 @@ describe('capture hooks', () => {
     );
     const stop = await runHookProcess(['hook', 'stop'], claudePayload.stop({ session_id: CLAUDE_ID, transcript_path: transcript, cwd: '/home/dev/glaze' }), { MOON_HOME: home });
     expect(stop).toMatchObject({ code: 0, stdout: '', stderr: '' });
-    expect((await recall('celadon')).matches.map((match) => match.metadata.session_id)).toEqual([CLAUDE_ID]);
+    await eventually(async () => (await recalledSessions('celadon')).includes(CLAUDE_ID));
+    expect(await recalledSessions('celadon')).toEqual([CLAUDE_ID]);
+    // The detached capture counts the Stop run it took over.
+    await eventually(async () => {
+      const state = JSON.parse(readFileSync(join(home, 'state', 'hooks.json'), 'utf8')) as { days: Record<string, Record<string, { runs: number }>> };
+      return Object.values(state.days).some((day) => (day.stop?.runs ?? 0) >= 1);
+    });
 
     appendFileSync(
       transcript,
@@ -103,7 +116,7 @@ describe('capture hooks', () => {
     const env = { MOON_HOME: home, MOON_SOURCES: codexRoot };
     const stop = await runHookProcess(['hook', 'stop'], codexPayload.stop({ session_id: CODEX_ID, transcript_path: null, cwd: '/home/dev/ledger-api' }), env);
     expect(stop).toMatchObject({ code: 0, stdout: '', stderr: '' });
-    expect((await recall('idempotency refund')).matches[0]?.metadata.session_id).toBe(CODEX_ID);
+    await eventually(async () => (await recalledSessions('idempotency refund'))[0] === CODEX_ID);
 
     appendFileSync(
       rollout,

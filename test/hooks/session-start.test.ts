@@ -169,15 +169,15 @@ describe('moon hook session-start', () => {
     expect(context).not.toContain('shop');
   });
 
-  test('the budget holds, counted with the same tokenizer; a small budget keeps the newest first; 0 turns it off', async () => {
-    for (const budget of [120, 250, 600]) {
+  test('the budget holds, counted with the tokenizer (the hook estimates from above); a small budget keeps the newest first; 0 turns it off', async () => {
+    for (const budget of [200, 300, 600]) {
       const run = await start('/home/dev/shop', 'startup', undefined, { MOON_HOOKS_SESSION_START_BUDGET_TOKENS: String(budget) });
       expect(run.stderr).toBe('');
       const context = readAdditionalContext(run.stdout, 'SessionStart');
       expect(countHookTokens(context)).toBeLessThanOrEqual(budget);
       expect(context).toContain(`session ${NEW.slice(0, 8)}`);
     }
-    const tight = readAdditionalContext((await start('/home/dev/shop', 'startup', undefined, { MOON_HOOKS_SESSION_START_BUDGET_TOKENS: '120' })).stdout, 'SessionStart');
+    const tight = readAdditionalContext((await start('/home/dev/shop', 'startup', undefined, { MOON_HOOKS_SESSION_START_BUDGET_TOKENS: '200' })).stdout, 'SessionStart');
     expect(tight).not.toContain(`session ${OLD.slice(0, 8)}`);
     const off = await start('/home/dev/shop', 'startup', undefined, { MOON_HOOKS_SESSION_START_BUDGET_TOKENS: '0' });
     expect(off).toMatchObject({ code: 0, stdout: '', stderr: '' });

@@ -33,8 +33,8 @@ describe('moon install claude-code', () => {
     expect(data.mcpServers.moon).toEqual({ type: 'stdio', command: NODE, args: [BIN, 'mcp'] });
     expect(Object.keys(data.mcpServers)).toEqual(['github', 'moon']);
     const written = read(settings)!;
-    // The user's Stop hook is first and untouched; moon's is a group of its own after it.
-    expect(written).toContain(`"hooks": [{ "type": "command", "command": "osascript -e 'display notification \\"done\\"'" }]\r\n      },\r\n      {\r\n        "hooks": [\r\n          {\r\n            "type": "command",\r\n            "command": ${JSON.stringify(hook('stop'))},\r\n            "timeout": 30\r\n          }`);
+    // The user's Stop hook is first and untouched; moon's is a group of its own after it, run in the background.
+    expect(written).toContain(`"hooks": [{ "type": "command", "command": "osascript -e 'display notification \\"done\\"'" }]\r\n      },\r\n      {\r\n        "hooks": [\r\n          {\r\n            "type": "command",\r\n            "command": ${JSON.stringify(hook('stop'))},\r\n            "timeout": 30,\r\n            "async": true\r\n          }`);
     expect(written).toContain(`"SessionStart": [\r\n      {\r\n        "matcher": "startup|resume|clear|compact",\r\n        "hooks": [\r\n          {\r\n            "type": "command",\r\n            "command": ${JSON.stringify(hook('session-start'))}`);
     expect(written).toContain(JSON.stringify(hook('pre-compact')));
     expect(written).toContain(JSON.stringify(hook('session-end')));
@@ -184,7 +184,7 @@ describe('install after the user edited the file, then uninstall', () => {
     put(settings, original);
     install(host, 'claude-code', { moonHome });
     // The user removes moon's Stop group by hand and switches the model.
-    const stopGroup = `,\n      {\n        "hooks": [\n          {\n            "type": "command",\n            "command": ${JSON.stringify(hook('stop'))},\n            "timeout": 30\n          }\n        ]\n      }`;
+    const stopGroup = `,\n      {\n        "hooks": [\n          {\n            "type": "command",\n            "command": ${JSON.stringify(hook('stop'))},\n            "timeout": 30,\n            "async": true\n          }\n        ]\n      }`;
     const edited = read(settings)!;
     expect(edited).toContain(stopGroup);
     put(settings, edited.replace(stopGroup, '').replace('"model": "opus"', '"model": "sonnet"'));
@@ -203,10 +203,39 @@ describe('install after the user edited the file, then uninstall', () => {
     const settings = join(host.homeDir, '.claude', 'settings.json');
     put(settings, '{\n  "hooks": {\n    "Stop": []\n  }\n}\n');
     install(host, 'claude-code', { moonHome });
-    const withMine = read(settings)!.replace(`"timeout": 30\n          }`, `"timeout": 30\n          },\n          { "type": "command", "command": "say stopped" }`);
+    const withMine = read(settings)!.replace(`"async": true\n          }`, `"async": true\n          },\n          { "type": "command", "command": "say stopped" }`);
+    expect(withMine).toContain('say stopped');
     put(settings, withMine);
     uninstall(host, 'claude-code', { moonHome });
     const after = JSON.parse(read(settings)!) as unknown;
     expect(after).toEqual({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'say stopped' }] }] } });
+  });
+});
+
+describe('an install from before the Stop hook ran in the background', () => {
+  test('is upgraded in place by the next install (async added, nothing else), once; uninstall still takes it out', () => {
+    const host = fakeHost(root);
+    const moonHome = join(root, 'moon');
+    const settings = join(host.homeDir, '.claude', 'settings.json');
+    install(host, 'claude-code', { moonHome });
+    const current = read(settings)!;
+    // What an older moon wrote: the same handler without "async".
+    const older = current.replace(',\n            "async": true', '');
+    expect(older).not.toContain('"async"');
+    put(settings, older);
+    const upgraded = install(host, 'claude-code', { moonHome });
+    expect(upgraded.files[0]!.done).toEqual(['made the Stop hook run in the background']);
+    const parsed = JSON.parse(read(settings)!) as { hooks: Record<string, { hooks: Record<string, unknown>[] }[]> };
+    const stop = parsed.hooks.Stop!.flatMap((group) => group.hooks);
+    expect(stop).toHaveLength(1);
+    expect(stop[0]).toMatchObject({ type: 'command', command: hook('stop'), timeout: 30, async: true });
+    // Hooks that hand the agent context, or must finish before it goes on, stay blocking.
+    for (const event of ['SessionStart', 'PreCompact', 'SessionEnd']) {
+      for (const handler of parsed.hooks[event]!.flatMap((group) => group.hooks)) expect(handler.async, event).toBeUndefined();
+    }
+    const again = install(host, 'claude-code', { moonHome });
+    expect(again.files.every((file) => file.done.length === 0)).toBe(true);
+    uninstall(host, 'claude-code', { moonHome });
+    expect(read(settings) ?? '').not.toContain('moon.js');
   });
 });

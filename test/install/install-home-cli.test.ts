@@ -81,6 +81,9 @@ describe('installed wiring carries its home (built CLI)', () => {
     const agentEnv = { HOME: home, PATH: process.env.PATH ?? '', MOON_RESIDENTIAL_TIMEZONE: 'UTC' };
     const hook = await runAsAgent(stop, claudePayload.stop({ session_id: SESSION, transcript_path: transcript, cwd: '/home/dev/kiln' }), agentEnv);
     expect(hook, hook.stderr).toEqual({ code: 0, stderr: '' });
+    // The Stop hook hands the capture to a detached process, which indexes into A and then counts the run there.
+    const deadline = Date.now() + 30_000;
+    while (!existsSync(join(homeA, 'state', 'hooks.json')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
     expect(existsSync(join(homeA, 'moon.db'))).toBe(true);
     expect(existsSync(join(home, '.moon'))).toBe(false);
 

@@ -10,19 +10,7 @@ export function plural(count: number, one: string, many = `${one}s`): string {
   return `${count} ${count === 1 ? one : many}`;
 }
 
-/**
- * Transcript text is untrusted: an escape sequence inside it must not move the cursor, recolour or clear the
- * reader's terminal. Control characters become visible escapes; newlines and tabs are kept unless `oneLine`.
- */
-export function escapeControl(text: string, options: { oneLine?: boolean } = {}): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (char) => {
-    if (!options.oneLine && (char === '\n' || char === '\t')) return char;
-    if (char === '\n') return '\\n';
-    if (char === '\t') return '\\t';
-    if (char === '\r') return '\\r';
-    return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
-  });
-}
+export { escapeControl } from '../../text/escape-control.js';
 
 /** `2026-02-22 05:39 AEDT` in the given zone. */
 export function formatLocalStamp(ms: number, zone: string, options: { seconds?: boolean } = {}): string {

@@ -1,0 +1,7 @@
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/** The moon home: `--home`, else $MOON_HOME, else `~/.moon`, made absolute. */
+export function resolveHome(env: NodeJS.ProcessEnv = process.env, home?: string): string {
+  return resolve(home ?? (env.MOON_HOME && env.MOON_HOME.trim() !== '' ? env.MOON_HOME : join(homedir(), '.moon')));
+}

@@ -1,0 +1,249 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { MoonConfig } from '../../config.js';
+import { describeError, isMoonError } from '../../errors.js';
+import { escapeControl } from '../../text/escape-control.js';
+import { HOOK_EVENTS, isHookEvent } from '../../hooks/events.js';
+
+/**
+ * `moon hook <event>` as the agent runs it (`node "<path>/bin/moon.js" [--home "<dir>"] hook <event>`): bin/moon.js
+ * sends it here before anything else loads, so a hook pays for its event's own modules only — never commander,
+ * the CLI's commands, the `src/index.ts` barrel or the composition root (`src/moon.ts`). `moon hook` through the
+ * CLI ends in `answerHook` too. Reads the hook's JSON on stdin; prints on stdout only the one JSON line the agent
+ * reads, or nothing. It FAILS OPEN: whatever goes wrong exits 0 with one line on stderr and nothing on stdout,
+ * and the failure is counted in state/hooks.json (`moon status` shows the last one).
+ */
+
+/** How long a hook waits for its payload: agents write it at once, and a hook must never hang the agent. */
+export const STDIN_TIMEOUT_MS = 3_000;
+
+/** bin/moon.js, two levels above dist/hooks/ (and src/hooks/). */
+const BIN = fileURLToPath(new URL('../../../bin/moon.js', import.meta.url));
+
+export interface HookArgs {
+  home?: string;
+  timezone?: string;
+  /** false: `--no-redact`. */
+  redact?: boolean;
+  /** '' when none was given (failed open like anything else). */
+  event: string;
+  /** `--capture PATH`: capture this transcript now (what the detached process runs). */
+  capture?: string;
+  /** `--count`, with `--capture`: count the run as the event's (its hook handed the capture over before counting). */
+  count?: boolean;
+}
+
+export interface HookIO {
+  out(text: string): void;
+  err(text: string): void;
+  readStdin(): Promise<string>;
+}
+
+/**
+ * The words of a hook's command line: moon's global options (`--home`, `--timezone`, `--no-redact`,
+ * `--allow-out-of-bounds`, as `--x V` or `--x=V`), `hook`, the event and `--capture PATH`. Extra words and unknown
+ * options after `hook` are ignored, as the CLI ignores them (a hook line written once into an agent's settings
+ * must not start failing). Null when the words are not a hook run — another command, help, a version, an unknown
+ * option before `hook`, an option without its value: the CLI answers those.
+ */
+export function parseHookArgv(argv: readonly string[]): HookArgs | null {
+  const args: HookArgs = { event: '' };
+  let sawHook = false;
+  let sawEvent = false;
+  for (let index = 0; index < argv.length; index += 1) {
+    const word = argv[index]!;
+    if (word === '-h' || word === '--help' || word === '-V' || word === '--version') return null;
+    const valued = /^--(home|timezone|capture)(?:=(.*))?$/.exec(word);
+    if (valued) {
+      const value = valued[2] ?? argv[(index += 1)];
+      if (value === undefined || value === '') return null;
+      if (valued[1] === 'capture') {
+        if (!sawHook) return null;
+        args.capture = value;
+      } else args[valued[1] as 'home' | 'timezone'] = value;
+      continue;
+    }
+    if (word === '--no-redact') {
+      args.redact = false;
+      continue;
+    }
+    if (word === '--allow-out-of-bounds') continue;
+    if (word === '--count' && sawHook) {
+      args.count = true;
+      continue;
+    }
+    if (!sawHook) {
+      if (word !== 'hook') return null;
+      sawHook = true;
+      continue;
+    }
+    if (word.startsWith('-')) continue;
+    if (!sawEvent) {
+      args.event = word;
+      sawEvent = true;
+    }
+  }
+  return sawHook ? args : null;
+}
+
+/** bin/moon.js's hook route: the configuration from the flags and the environment, then `answerHook`. Always 0. */
+export async function runHookEntry(args: HookArgs, io: HookIO = processIO(), env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const overrides = { 'distill.residential_timezone': args.timezone, 'privacy.redact': args.redact === false ? false : undefined };
+  // The flags go with a capture handed to a detached process, so it runs on the same home, zone and redaction.
+  const flags = [
+    ...(args.home === undefined ? [] : ['--home', args.home]),
+    ...(args.timezone === undefined ? [] : ['--timezone', args.timezone]),
+    ...(args.redact === false ? ['--no-redact'] : []),
+  ];
+  await answerHook({
+    event: args.event,
+    capture: args.capture,
+    count: args.count,
+    io,
+    env,
+    config: async () => (await import('./config-cache.js')).loadHookConfig({ env, home: args.home, overrides }),
+    flags,
+  });
+  return 0;
+}
+
+export interface AnswerHookRequest {
+  event: string;
+  capture?: string;
+  /** With `capture`: count the run as `event`'s. */
+  count?: boolean;
+  io: HookIO;
+  env: NodeJS.ProcessEnv;
+  config: () => MoonConfig | Promise<MoonConfig>;
+  /**
+   * The global flags the hook was run with, when known: stop and session-end whose payload names an existing
+   * transcript then hand it to a detached process at once, with these flags, before loading the configuration.
+   */
+  flags?: string[];
+}
+
+/** One hook run, failing open. Shared by the hook entry and `moon hook` in the CLI. */
+export async function answerHook(request: AnswerHookRequest): Promise<void> {
+  const { event, io, env } = request;
+  let counted: { home: string; zone: string; clock: () => number } | null = null;
+  let close: (() => Promise<void>) | null = null;
+  const fail = async (error: unknown): Promise<void> => {
+    const message = oneLine(error);
+    const name = escapeControl(event, { oneLine: true }).slice(0, 40);
+    io.err(`moon hook${name === '' ? '' : ` ${name}`}: ${message}`);
+    if (counted === null && event !== '') {
+      // Failed before the configuration was needed (a hook handing its capture over): load it to count the failure.
+      try {
+        const config = await request.config();
+        counted = { home: config.home, zone: config.distill.residential_timezone, clock: await clockOf(env) };
+      } catch {
+        // The configuration is what failed, or cannot be read: the failure is on stderr alone.
+      }
+    }
+    if (counted !== null) await (await import('../../hooks/run-hook.js')).recordHookFailure(counted, event, message);
+  };
+  try {
+    if (event === '') throw new Error(`no hook event: \`moon hook <event>\` takes one of ${HOOK_EVENTS.join(', ')}`);
+    let input: string | null = null;
+    if ((event === 'stop' || event === 'session-end') && request.capture === undefined && request.flags !== undefined) {
+      input = await readPayload(io);
+      const handed = await handOver(event, input, request.flags, env);
+      if (handed) return;
+    }
+    const config = await request.config();
+    const clock = await clockOf(env);
+    counted = { home: config.home, zone: config.distill.residential_timezone, clock };
+    const [{ composeHookDeps }, { runHook, countRun }] = await Promise.all([import('../../app/hook-deps.js'), import('../../hooks/run-hook.js')]);
+    if (request.capture !== undefined) {
+      // The detached capture has time: it waits for another writer as long as any command does.
+      const plane = composeHookDeps(config, clock, { env, captureLockTimeoutMs: config.index.lock_timeout_ms });
+      close = plane.close;
+      const report = await plane.deps.capture(request.capture);
+      const problem = report.fatal?.message ?? report.errors[0]?.reason ?? null;
+      if (problem !== null) await fail(new Error(problem));
+      else if (request.count === true && isHookEvent(event)) await countRun(counted, event, 0);
+      return;
+    }
+    const plane = composeHookDeps(config, clock, { env });
+    close = plane.close;
+    input ??= await readPayload(io);
+    const outcome = await runHook(plane.deps, { event, input });
+    if (outcome.detach !== null) detachCapture(captureFlags(config), env, outcome.event, outcome.detach, false);
+    if (outcome.stdout !== null) io.out(outcome.stdout);
+    if (outcome.warning !== null) io.err(`moon hook ${event}: ${escapeControl(outcome.warning, { oneLine: true })}`);
+  } catch (error) {
+    await fail(error);
+  } finally {
+    // Closing never fails a hook: what it had to say is already out.
+    await close?.().catch(() => undefined);
+  }
+}
+
+/** MOON_FAKE_NOW (tests, demos) is parsed only when set: the parser's date library stays unloaded otherwise. */
+async function clockOf(env: NodeJS.ProcessEnv): Promise<() => number> {
+  return env.MOON_FAKE_NOW ? (await import('../../time/clock.js')).createClock(env) : Date.now;
+}
+
+async function readPayload(io: HookIO): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      // Nothing will come: stop reading so the process can exit.
+      process.stdin.destroy();
+      reject(new Error(`no hook payload on stdin within ${STDIN_TIMEOUT_MS / 1000} s`));
+    }, STDIN_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([io.readStdin(), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * stop and session-end whose payload names a transcript that exists: the capture goes to a detached process at
+ * once, which also counts the run (or records its failure) — the hook itself loads no configuration, no index and
+ * no ingest. False when the payload names no transcript (Codex may give only a session id): the transcript is
+ * then looked for under the configured roots, the long way. A payload that is wrong is thrown, to fail open.
+ */
+async function handOver(event: 'stop' | 'session-end', input: string, flags: string[], env: NodeJS.ProcessEnv): Promise<boolean> {
+  const [{ parseHookPayload }, { locateTranscript }] = await Promise.all([import('../../hooks/payload.js'), import('../../hooks/locate.js')]);
+  const payload = parseHookPayload(input, event);
+  if (payload.transcriptPath === null) return false;
+  detachCapture(flags, env, event, locateTranscript(payload.transcriptPath, payload.sessionId, []), true);
+  return true;
+}
+
+/** The flags a detached capture is given when the configuration is loaded: its home, zone and redaction. */
+function captureFlags(config: MoonConfig): string[] {
+  return ['--home', config.home, '--timezone', config.distill.residential_timezone, ...(config.privacy.redact ? [] : ['--no-redact'])];
+}
+
+/**
+ * `moon hook <event> --capture PATH [--count]` in a process of its own: detached (its own process group, so the
+ * agent killing the hook does not kill it), no stdio (nothing holds the agent's pipes open), unref'd (this process
+ * exits at once). It ends when its capture does; the home, time zone and redaction setting go with it.
+ */
+function detachCapture(flags: string[], env: NodeJS.ProcessEnv, event: string, path: string, count: boolean): void {
+  const args = [BIN, ...flags, 'hook', event, '--capture', path, ...(count ? ['--count'] : [])];
+  const child = spawn(process.execPath, args, { detached: true, stdio: 'ignore', env, windowsHide: true });
+  child.on('error', () => undefined);
+  child.unref();
+}
+
+function processIO(): HookIO {
+  return {
+    out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
+    err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+    readStdin: async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks).toString('utf8');
+    },
+  };
+}
+
+function oneLine(error: unknown): string {
+  const text = isMoonError(error) ? `${error.message}${error.hint ? ` (${error.hint})` : ''}` : describeError(error);
+  return escapeControl(text, { oneLine: true }).slice(0, 1000);
+}

@@ -154,8 +154,9 @@ function puffin() {
 
 /** The kept home and what to type next; MOON_HOME set so the commands read this demo's index. */
 function printNextSteps(opened) {
-  // From the clone, `npx moon` runs this package's own bin (no global install needed).
-  const cli = resolve(process.cwd()) === repo ? 'npx moon' : `node ${bin}`;
+  // From the clone, `./bin/moon.js` runs this package's own build at once (`npx moon` may first copy the clone into
+  // npx's cache and rebuild it there, silently, for half a minute).
+  const cli = resolve(process.cwd()) === repo ? './bin/moon.js' : `node ${bin}`;
   const prefix = `MOON_HOME=${quote(home)} MOON_RESIDENTIAL_TIMEZONE=${TIMEZONE}`;
   console.log(`\n${bold('== Try next')} (the demo home is kept: ${home}; \`npm run demo -- --clean\` removes it)`);
   console.log(`  ${prefix} ${cli} sessions`);

@@ -67,7 +67,7 @@ export function createHistory(shared: Shared): HistoryPlane {
     },
     async sessions(request = {}) {
       const { listSessions } = await import('../browse/sessions.js');
-      return listSessions((await openStore(true)).browse, request, zone);
+      return listSessions((await openStore(true)).browse, request, zone, shared.clock());
     },
     async show(request) {
       const { showSession } = await import('../browse/show.js');
@@ -94,7 +94,7 @@ export function createHistory(shared: Shared): HistoryPlane {
     async markers(request = {}) {
       const [engine, { queryMarkers }] = await Promise.all([openStore(true), import('../browse/markers.js')]);
       await engine.markers.sync();
-      return queryMarkers({ markers: engine.markers, browse: engine.browse, knownTypes: listMarkerTypes(shared.markerConfig), zone }, request);
+      return queryMarkers({ markers: engine.markers, browse: engine.browse, knownTypes: listMarkerTypes(shared.markerConfig), zone, nowMs: shared.clock() }, request);
     },
     markerTypes() {
       return listMarkerTypes(shared.markerConfig);

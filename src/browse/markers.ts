@@ -42,6 +42,8 @@ export interface MarkersDeps {
   knownTypes: readonly string[];
   zone: string;
   homeDir?: string;
+  /** Now, for `since`/`until` in time words ("yesterday"). */
+  nowMs?: number;
 }
 
 export const DEFAULT_MARKERS_LIMIT = 50;
@@ -59,8 +61,8 @@ export async function queryMarkers(deps: MarkersDeps, request: MarkersRequest): 
   const limit = request.limit ?? DEFAULT_MARKERS_LIMIT;
   if (!Number.isInteger(limit) || limit <= 0) throw new MoonError('bad_usage', `limit: expected a positive integer, got ${limit}`, { field: 'limit' });
   const base: Omit<MarkerQuery, 'limit' | 'types'> = {
-    sinceMs: request.since ? parseIsoBound('since', request.since, deps.zone) : undefined,
-    untilMs: request.until ? parseIsoBound('until', request.until, deps.zone) : undefined,
+    sinceMs: request.since ? parseIsoBound('since', request.since, deps.zone, deps.nowMs) : undefined,
+    untilMs: request.until ? parseIsoBound('until', request.until, deps.zone, deps.nowMs) : undefined,
     words: splitWords(request.text ?? ''),
   };
   let scope: MarkersResult['scope'];

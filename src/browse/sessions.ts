@@ -44,13 +44,13 @@ export interface SessionListing {
   sessions: SessionListItem[];
 }
 
-export async function listSessions(store: BrowsePort, request: SessionsRequest, timezone: string): Promise<SessionListing> {
+export async function listSessions(store: BrowsePort, request: SessionsRequest, timezone: string, nowMs: number = Date.now()): Promise<SessionListing> {
   const zone = request.tz ?? timezone;
   const summaries = await store.listSessionSummaries({
     projects: toList(request.project),
     sources: toList(request.source),
-    sinceMs: request.since === undefined ? undefined : parseIsoBound('since', request.since, zone),
-    untilMs: request.until === undefined ? undefined : parseIsoBound('until', request.until, zone),
+    sinceMs: request.since === undefined ? undefined : parseIsoBound('since', request.since, zone, nowMs),
+    untilMs: request.until === undefined ? undefined : parseIsoBound('until', request.until, zone, nowMs),
     limit: request.limit,
   });
   return { timezone: zone, sessions: summaries.map((summary) => toListItem(summary, zone)) };

@@ -55,7 +55,7 @@ export async function forgetSessions(
   if (named.length === 0 && request.project === undefined && request.before === undefined) {
     throw new MoonError('bad_usage', 'moon forget needs session ids, --project or --before', { hint: 'add --dry-run to see what would go' });
   }
-  const beforeMs = request.before === undefined ? undefined : parseIsoBound('before', request.before, options.zone);
+  const beforeMs = request.before === undefined ? undefined : parseIsoBound('before', request.before, options.zone, options.nowMs);
   // Every named id or prefix is resolved before anything is forgotten: one that fails forgets none.
   const resolved = named.length > 0 ? await requireSessionIds(engine.browse, named, { keepUnknownFull: true }) : null;
   const unknown = resolved?.unknown ?? [];

@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import { MoonError } from '../errors.js';
 import { ROLES, type Role, type SourceName } from '../model.js';
 import { SOURCE_NAMES } from '../sources/index.js';
+import { parseTimeQuery } from './time-query.js';
 
 export type RecallGroup = 'session' | 'message';
 export type RecallStrategy = 'hybrid' | 'bm25';
@@ -63,14 +64,32 @@ export function validateGroup(value: string): RecallGroup {
  * Parse an ISO date or date-time to epoch ms; dates without an offset are read in `zone`. `label` starts the error:
  * a request field (`since`, carried as the error's `field`) or, for callers that still speak in flags, a flag.
  */
-export function parseIsoBound(label: string, value: string, zone: string): number {
-  const parsed = DateTime.fromISO(value.trim(), { zone, setZone: false });
-  if (!parsed.isValid) {
-    throw new MoonError('bad_usage', `${label}: "${value}" is not an ISO date or date-time (e.g. 2026-02-21 or 2026-02-21T18:39:00Z)`, {
-      field: label,
-    });
+/**
+ * A `since`/`until` bound, as every door takes it: an ISO date or date-time (a date alone: its start in `zone`), or
+ * the time words a recall query understands ("yesterday", "last week", "3 days ago", "last Saturday morning",
+ * "January 2026") — the start of the window they name, read at `nowMs` in `zone`. A value that is neither names the
+ * flag or field it came from.
+ */
+export function parseIsoBound(label: string, value: string, zone: string, nowMs: number = Date.now()): number {
+  const trimmed = value.trim();
+  const parsed = DateTime.fromISO(trimmed, { zone, setZone: false });
+  if (parsed.isValid) return parsed.toMillis();
+  const words = trimmed === '' ? null : readTimeWords(trimmed, zone, nowMs);
+  if (words === null) {
+    throw new MoonError(
+      'bad_usage',
+      `${label}: "${value}" is not a date, a date-time or a time the queries understand (e.g. 2026-02-21, 2026-02-21T18:39:00Z, yesterday, "last week", "3 days ago")`,
+      { field: label },
+    );
   }
-  return parsed.toMillis();
+  return words;
+}
+
+/** The start of the one window `text` names as a whole (nothing else left over), or null. */
+function readTimeWords(text: string, zone: string, nowMs: number): number | null {
+  const found = parseTimeQuery(text, { nowMs, zone });
+  if (found.windows.length === 0 || found.text.replace(/[\s,.;:!?]+/g, '') !== '') return null;
+  return Math.min(...found.windows.map((window) => window.startMs));
 }
 
 /** Library callers (MCP, HTTP, scripts) may pass one value where a list is expected. */

@@ -44,6 +44,13 @@ const isoTime = (description: string) =>
       error: (issue) => `${show(issue.input)} is not an ISO date or date-time (${ISO_EXAMPLE})`,
     })
     .describe(description);
+/** A `since`/`until` bound: ISO, or time words the queries understand (checked, with the field named, by parseIsoBound). */
+const timeBound = (description: string) =>
+  z
+    .string({ error: `must be a string: an ISO date or date-time (${ISO_EXAMPLE}) or time words such as "yesterday"` })
+    .min(1, { error: 'must not be empty' })
+    .max(200, { error: 'must be at most 200 characters' })
+    .describe(description);
 /** A marker type as `@/type:` names it; a comma list (`"decision,bug"`) is read as several (see loosen). */
 const markerType = z
   .string({ error: 'must be a string (a marker type)' })
@@ -75,8 +82,8 @@ export const RECALL_REQUEST_FIELDS = {
   marker: oneOrMany(markerType, 'a marker type')
     .describe('Only messages carrying an @/ marker of these types: decision, breaking, security, bug, api, pattern, perf, todo, ref, or a configured one')
     .optional(),
-  since: isoTime('Only at or after this ISO date or date-time (a date alone: its start in tz)').optional(),
-  until: isoTime('Only before this ISO date or date-time').optional(),
+  since: timeBound('Only at or after this time: an ISO date or date-time (a date alone: its start in tz), or time words ("yesterday", "last week", "3 days ago": the start of that window)').optional(),
+  until: timeBound('Only before this time: an ISO date or date-time, or time words (the start of the window they name)').optional(),
   exclude_session: oneOrMany(text('a session id'), 'a string').describe('Never return these sessions').optional(),
   per_session: positive('Messages shown per session; default recall.messages_per_session (5)').optional(),
   now: isoTime('Reference time for relative expressions ("yesterday"), default now').optional(),

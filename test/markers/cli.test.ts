@@ -170,7 +170,7 @@ describe('moon markers', () => {
     expect(badType.stderr).toMatch(/--type: "decisoin" is not a marker type here \(decision, breaking/);
     const badSince = await moon(['markers', '--since', 'yesterdayish']);
     expect(badSince.code).toBe(2);
-    expect(badSince.stderr).toMatch(/--since: "yesterdayish" is not an ISO date/);
+    expect(badSince.stderr).toMatch(/--since: "yesterdayish" is not a date, a date-time or a time the queries understand/);
     const noSession = await moon(['markers', '--session', 'no-such-session']);
     expect(noSession.code).toBe(2);
     expect(noSession.stderr).toMatch(/--session: no session no-such-session/);

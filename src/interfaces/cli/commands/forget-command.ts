@@ -16,7 +16,7 @@ export function registerForget(program: Command, context: CliContext): void {
     .description('take sessions back: remove them from the index and the archive, and keep them out of later runs')
     .argument('[session...]', 'session ids to forget, or unique prefixes of 8 characters or more')
     .option('--project <name>', 'every session of a project (a name, or with a / part of the cwd)')
-    .option('--before <date>', 'every session that ended before this ISO date or date-time')
+    .option('--before <when>', 'every session that ended before this time: ISO date or date-time, or words like "last month"')
     .option('--dry-run', 'list what would be forgotten, change nothing')
     .option('--json', 'print the report as JSON')
     .action(async (sessions: string[], flags: ForgetFlags) => {

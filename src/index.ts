@@ -46,6 +46,7 @@ export { MAX_ENTRY_IDS } from './browse/entries.js';
 export type { GetSessionRequest, GetSessionResult, SessionGot, SessionSlice } from './browse/session-slice.js';
 export type { ProjectScope, ScopePlace, ScopeRequest } from './search/scope.js';
 export { resolveProjectScope, rootToPath, scopeRecallOptions } from './search/scope.js';
+export { describeRecallScope, toRecallOutput, type RecallOutput, type RecallScopeOutput } from './search/recall-output.js';
 export { HISTORY_FRAME_CLOSE, HISTORY_FRAME_OPEN, frameHistory, loadDefaultSafeText, makeSafeText } from './inject/safe-text.js';
 export type { SafeTextOptions } from './inject/safe-text.js';
 export { formatResidentialDay } from './time/residential.js';

@@ -67,9 +67,9 @@ async function recallJson(...args: string[]): Promise<RecallResult> {
 const sessionsOf = (result: RecallResult): string[] => result.matches.map((match) => match.metadata.session_id);
 
 describe('moon recall', () => {
-  test('JSON output is exactly the RecallResult contract', async () => {
+  test('JSON output is the RecallResult contract, with the scope it ran in and its notes (as on every door)', async () => {
     const result = await recallJson('wrangler deploy');
-    expect(Object.keys(result).sort()).toEqual(['generated_at_epoch_secs', 'matches', 'query']);
+    expect(Object.keys(result).sort()).toEqual(['generated_at_epoch_secs', 'matches', 'notes', 'query', 'scope']);
     expect(result.query).toBe('wrangler deploy');
     expect(Number.isInteger(result.generated_at_epoch_secs)).toBe(true);
     for (const match of result.matches) {

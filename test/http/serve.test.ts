@@ -85,8 +85,9 @@ describe('moon serve', () => {
     expect(entries.missing).toEqual(['no-such-id']);
     expect((await fetch(`${url}/v1/entries`)).status).toBe(400);
     // Scoped to the caller's project by cwd: the ledger API's working directory sees only its own session.
-    const scoped = (await (await fetch(`${url}/v1/recall`, { method: 'POST', headers: JSON_BODY, body: JSON.stringify({ query: 'test fix', cwd: '/home/dev/ledger-api' }) })).json()) as { matches: { metadata: { session_id: string } }[]; scope: { kind: string } };
-    expect(scoped.scope.kind).toBe('project');
+    const scoped = (await (await fetch(`${url}/v1/recall`, { method: 'POST', headers: JSON_BODY, body: JSON.stringify({ query: 'test fix', cwd: '/home/dev/ledger-api' }) })).json()) as { matches: { metadata: { session_id: string } }[]; scope: { projects: string; reason: string } };
+    expect(scoped.scope).toMatchObject({ projects: 'current', reason: 'cwd' });
+    expect(scoped.scope).not.toHaveProperty('sessionIds');
     expect(new Set(scoped.matches.map((match) => match.metadata.session_id))).toEqual(new Set(['019c8b2e-4a1f-7d3c-b5e6-2f8a9c0d1e3b']));
     const everywhere = (await (await fetch(`${url}/v1/recall`, { method: 'POST', headers: JSON_BODY, body: JSON.stringify({ query: 'test fix', cwd: '/home/dev/ledger-api', all_projects: true }) })).json()) as { matches: unknown[] };
     expect(everywhere.matches.length).toBeGreaterThan(1);

@@ -93,8 +93,8 @@ describe('installed wiring carries its home (built CLI)', () => {
     await client.connect(new StdioClientTransport({ command: server.command, args: server.args, cwd: root, env: agentEnv, stderr: 'pipe' }));
     try {
       const result = await client.callTool({ name: 'recall', arguments: { query: 'thermocouple kiln', all_projects: true } });
-      const hits = (result.structuredContent as { hits: { session_id: string }[] }).hits;
-      expect(hits.map((hit) => hit.session_id)).toContain(SESSION);
+      const matches = (result.structuredContent as { matches: { metadata: { session_id: string } }[] }).matches;
+      expect(matches.map((match) => match.metadata.session_id)).toContain(SESSION);
     } finally {
       await client.close();
     }

@@ -84,7 +84,7 @@ test("the markers tool lists the caller project's markers, filtered by type, as 
 test("recall's marker field over MCP", async () => {
   const result = await session.call('recall', { query: 'payment retry', marker: 'decision', all_projects: true });
   expect(result.isError).toBeFalsy();
-  const hits = (result.structuredContent as { hits: { session_id: string; message_ids: string[] }[] }).hits;
+  const hits = (result.structuredContent as { matches: { metadata: { session_id: string; message_ids: string[] } }[] }).matches.map((match) => match.metadata);
   expect(hits.map((hit) => hit.session_id).sort()).toEqual(['blog-session', 'shop-session']);
   expect(hits.find((hit) => hit.session_id === 'shop-session')!.message_ids).toEqual(['shop-session-u1']);
 }, 30_000);

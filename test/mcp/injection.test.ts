@@ -68,7 +68,7 @@ describe('the injection corpus through moon mcp', () => {
       for (const group of ['session', 'message']) {
         const result = await mcp.call('recall', { query, group, limit: 20, explain: true });
         expect(result.isError, textOf(result)).toBeFalsy();
-        expect((result.structuredContent as { hits: unknown[] }).hits.length, query).toBeGreaterThan(0);
+        expect((result.structuredContent as { matches: unknown[] }).matches.length, query).toBeGreaterThan(0);
         expectSafe(`recall ${query} ${group}`, result);
       }
     }

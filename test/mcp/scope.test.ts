@@ -27,7 +27,8 @@ interface Hit {
   session_id: string;
   message_ids: string[];
 }
-const hitsOf = (result: { structuredContent?: unknown }) => (result.structuredContent as { hits: Hit[] }).hits;
+const hitsOf = (result: { structuredContent?: unknown }): Hit[] =>
+  (result.structuredContent as { matches: { metadata: Hit }[] }).matches.map((match) => match.metadata);
 const sessionsOf = (result: { structuredContent?: unknown }) => [...new Set(hitsOf(result).map((hit) => hit.session_id))].sort();
 
 async function serve(options: { roots?: string[] | null; cwd?: string }): Promise<McpSession> {

@@ -69,12 +69,13 @@ describe('moon mcp', () => {
   test('recall → timeline → get_entries → get_session', async () => {
     const recalled = await mcp.call('recall', { query: 'why does every stripe webhook fail with 401', limit: 2 });
     expect(recalled.isError).toBeFalsy();
-    const hits = (recalled.structuredContent as { hits: { session_id: string; message_ids: string[]; snippet: string; time: string; score: number }[] }).hits;
-    expect(hits.length).toBeGreaterThan(0);
-    const hit = hits.find((item) => item.session_id === SHOP_WEBHOOK)!;
-    expect(hit.message_ids).toContain(FOUND_IT);
-    expect(hit.snippet.split('\n')).toHaveLength(hit.message_ids.length);
-    expect(hit.time).toMatch(/^2026-02-24T/);
+    type Match = { snippet: string; score: number; metadata: { session_id: string; message_ids: string[]; timestamps: string[] } };
+    const matches = (recalled.structuredContent as { matches: Match[] }).matches;
+    expect(matches.length).toBeGreaterThan(0);
+    const match = matches.find((item) => item.metadata.session_id === SHOP_WEBHOOK)!;
+    expect(match.metadata.message_ids).toContain(FOUND_IT);
+    expect(match.snippet.split('\n')).toHaveLength(match.metadata.message_ids.length);
+    expect(match.metadata.timestamps[0]).toMatch(/^2026-02-24T/);
     expect(recalled.structuredContent).toMatchObject({ scope: { projects: 'all', reason: 'unmatched_cwd' } });
     const text = textOf(recalled);
     expect(text).toContain(HISTORY_FRAME_OPEN);
@@ -136,7 +137,7 @@ describe('moon mcp', () => {
       exclude_session: [SHOP_WEBHOOK],
     });
     expect(result.isError, textOf(result)).toBeFalsy();
-    const hits = (result.structuredContent as { hits: { session_id: string; explain?: unknown[]; message_ids: string[] }[] }).hits;
+    const hits = (result.structuredContent as { matches: { metadata: { session_id: string; explain?: unknown[]; message_ids: string[] } }[] }).matches.map((match) => match.metadata);
     expect(hits.length).toBeGreaterThan(0);
     expect(hits.length).toBeLessThanOrEqual(3);
     for (const hit of hits) {
@@ -151,7 +152,7 @@ describe('moon mcp', () => {
       ['recall', { query: 'x', limit: 'ten' }, /limit/],
       ['recall', { query: 'x', limit: 0 }, /positive whole number.*limit/],
       ['recall', { query: 'x', role: 'robot' }, /robot/],
-      ['recall', { query: 'x', since: 'last blue moon' }, /ISO date/],
+      ['recall', { query: 'x', since: 'last blue moon' }, /since: "last blue moon" is not a date, a date-time or a time the queries understand/],
       ['recall', { query: 'x', tz: 'Mars/Olympus' }, /tz: "Mars\/Olympus" is not an IANA time zone/],
       ['recall', { limit: 3 }, /query/],
       ['recall', { query: 'x', colour: 'red' }, /colour/],
@@ -242,7 +243,7 @@ describe('moon mcp without an index, or with a broken configuration', () => {
       expect(indexed.code, indexed.stderr).toBe(0);
       const found = await session.call('recall', { query: 'wrangler', limit: 1 });
       expect(found.isError, textOf(found)).toBeFalsy();
-      expect((found.structuredContent as { hits: unknown[] }).hits).toHaveLength(1);
+      expect((found.structuredContent as { matches: unknown[] }).matches).toHaveLength(1);
     } finally {
       await session.close();
       empty.cleanup();

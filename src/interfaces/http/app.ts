@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { bodyLimit } from 'hono/body-limit';
-import { MAX_ENTRY_IDS, type Moon, MoonError, checkProjectFolder, parseRecallRequest, scopeRecallOptions, toMarkerRecord, toMarkerScopeRecord } from '../../index.js';
+import { MAX_ENTRY_IDS, type Moon, MoonError, checkProjectFolder, describeRecallScope, parseRecallRequest, scopeRecallOptions, toMarkerRecord, toMarkerScopeRecord, toRecallOutput } from '../../index.js';
 import { requireToken } from './auth.js';
 import { DEFAULT_HOST } from './defaults.js';
 import { sendError, sendThrown } from './errors.js';
@@ -82,8 +82,9 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
     const options = parseRecallRequest(request);
     const scope = await moon.history.resolveScope({ cwd: folder, allProjects: allProjects ?? false });
     const scoped = scopeRecallOptions(options, scope);
-    if (!scoped) return history({ query: options.query, matches: [], generated_at_epoch_secs: Math.floor(moon.clock() / 1000), scope });
-    return history({ ...(await moon.history.recall(scoped)), scope });
+    const named = (options.session ?? []).length > 0;
+    const result = scoped ? await moon.history.recall(scoped) : { query: options.query, matches: [], generated_at_epoch_secs: Math.floor(moon.clock() / 1000) };
+    return history(toRecallOutput(result, describeRecallScope(named ? null : scope, named)));
   });
 
   // Long-term memory: a draft from an agent (a person approves it), and search; fix patterns for an error.

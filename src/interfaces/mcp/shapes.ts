@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ProjectScope, RecallMatch, RecallResult, SafeText, ShownEntry, ShownSession, TimelineEntry } from '../../index.js';
-import { frameHistory } from '../../index.js';
+import { describeRecallScope, frameHistory, toRecallOutput } from '../../index.js';
 
 /**
  * What the MCP tools return: the structured shapes (zod, sent as each tool's outputSchema) and the text a client
@@ -65,23 +65,36 @@ export const SCOPE_SHAPE = z.object({
   roots: z.array(z.string()),
 });
 
+/** Seed 001's RecallResult, as every door answers a recall (src/search/recall-output.ts). */
 export const RECALL_OUTPUT = {
   query: z.string(),
-  scope: SCOPE_SHAPE,
-  hits: z.array(
+  matches: z.array(
     z.object({
-      session_id: z.string(),
-      project: nullableText,
-      source: z.string(),
-      time: nullableText.describe('UTC ISO time of the best matching message'),
+      archive_path: z.string().describe("The session's projection (markdown) in the moon home"),
+      snippet: z.string().describe('One line per message in metadata.message_ids order: [role] excerpt'),
       score: z.number(),
-      match_count: z.number().describe('Messages of the session that matched'),
-      message_ids: z.array(z.string()).describe('The best matching messages, best first: open with timeline or get_entries'),
-      snippet: z.string().describe('One line per message in message_ids order: [role] excerpt'),
-      outside_time_window: z.boolean().optional().describe('Outside the time the query named: shown after the matches inside it'),
-      explain: z.array(z.unknown()).optional(),
+      metadata: z
+        .looseObject({
+          session_id: z.string(),
+          source: z.string(),
+          project: nullableText,
+          cwd: nullableText,
+          branch: nullableText,
+          message_ids: z.array(z.string()).describe('The best matching messages, best first: open with timeline or get_entries'),
+          timestamps: z.array(nullableText).describe('UTC ISO times, parallel to message_ids'),
+          roles: z.array(z.string()),
+          tools: z.array(nullableText),
+          match_count: z.number().describe('Messages of the session that matched'),
+          session_start: nullableText,
+          session_end: nullableText,
+          time_window: z.string().optional().describe('outside: outside the time the query named, shown after the matches inside it'),
+          explain: z.unknown().optional(),
+        })
+        .describe('session_id, message_ids and what else seed 001 names'),
     }),
   ),
+  generated_at_epoch_secs: z.number(),
+  scope: SCOPE_SHAPE,
   notes: z.array(z.string()),
 };
 
@@ -144,35 +157,18 @@ export function createSafe(safeText: SafeText): Safe {
 const maybe = (safe: Safe, text: string | null, max?: number): string | null => (text === null ? null : safe.line(text, max));
 
 export function describeScope(scope: ProjectScope, namedSessions: boolean): ScopeOutput {
-  if (namedSessions) return { projects: 'all', reason: 'session', roots: [] };
-  if (scope.kind === 'all') return { projects: 'all', reason: scope.reason, roots: scope.roots };
-  return { projects: 'current', reason: scope.via, roots: scope.roots };
+  return describeRecallScope(scope, namedSessions);
 }
 
 export function shapeRecall(safe: Safe, result: RecallResult, scope: ScopeOutput): RecallOutput {
   const safeScope = { ...scope, roots: scope.roots.map((root) => safe.line(root)) };
-  return {
-    query: safe.line(result.query, 2000),
-    scope: safeScope,
-    hits: result.matches.map((match) => shapeHit(safe, match)),
-    notes: (result.notes ?? []).map((note) => safe.line(note, 1000)),
-  };
-}
-
-function shapeHit(safe: Safe, match: RecallMatch): RecallOutput['hits'][number] {
-  const meta = match.metadata;
-  return {
-    session_id: safe.line(meta.session_id),
-    project: maybe(safe, meta.project),
-    source: safe.line(meta.source),
-    time: meta.timestamps[0] ?? null,
-    score: match.score,
-    match_count: meta.match_count,
-    message_ids: meta.message_ids.map((id) => safe.line(id)),
+  const matches = result.matches.map((match) => ({
+    ...(deepSafe(safe, match) as RecallMatch),
     snippet: safe.block(match.snippet, BUDGET.hitSnippet),
-    ...(meta.time_window === 'outside' ? { outside_time_window: true } : {}),
-    ...(Array.isArray(meta.explain) ? { explain: deepSafe(safe, meta.explain) as unknown[] } : {}),
-  };
+    score: match.score,
+  }));
+  const output = toRecallOutput({ ...result, query: safe.line(result.query, 2000), matches, notes: (result.notes ?? []).map((note) => safe.line(note, 1000)) }, safeScope);
+  return output as RecallOutput;
 }
 
 /** Every string inside a JSON value made safe (explanations carry query terms and neighbour ids). */
@@ -221,26 +217,27 @@ export function shapeEntry(safe: Safe, entry: ShownEntry | TimelineEntry, sessio
 
 export function recallText(output: RecallOutput): string {
   const where = scopeWords(output.scope);
-  if (output.hits.length === 0) {
+  if (output.matches.length === 0) {
     const wider = output.scope.projects === 'current' ? ' Pass all_projects: true to search every project.' : '';
     return `No matches for "${output.query}" ${where}.${wider}${notesText(output.notes)}`;
   }
-  const blocks = output.hits.map((hit, index) => {
+  const blocks = output.matches.map((match, index) => {
+    const meta = match.metadata;
     const head = [
-      `[${index + 1}] ${hit.project ?? '-'}`,
-      hit.source,
-      hit.time ?? '(no time)',
-      `score ${hit.score}`,
-      `session ${hit.session_id}`,
-      `${hit.match_count} matching message${hit.match_count === 1 ? '' : 's'}`,
-      ...(hit.outside_time_window ? ['outside the time asked for'] : []),
+      `[${index + 1}] ${meta.project ?? '-'}`,
+      meta.source,
+      meta.timestamps[0] ?? '(no time)',
+      `score ${match.score}`,
+      `session ${meta.session_id}`,
+      `${meta.match_count} matching message${meta.match_count === 1 ? '' : 's'}`,
+      ...(meta.time_window === 'outside' ? ['outside the time asked for'] : []),
     ].join(' · ');
-    return `${head}\nmessage_ids: ${hit.message_ids.join(', ')}\n${indent(hit.snippet)}`;
+    return `${head}\nmessage_ids: ${meta.message_ids.join(', ')}\n${indent(match.snippet)}`;
   });
   return [
-    `${output.hits.length} hit${output.hits.length === 1 ? '' : 's'} for "${output.query}" ${where}.${notesText(output.notes)}`,
+    `${output.matches.length} match${output.matches.length === 1 ? '' : 'es'} for "${output.query}" ${where}.${notesText(output.notes)}`,
     frameHistory(blocks.join('\n\n')),
-    'Open a hit: timeline {message_id} for the entries around a message, get_entries {ids, session_id} for whole messages, get_session {session_id} for the session.',
+    'Open a match: timeline {message_id} for the entries around a message, get_entries {ids, session_id} for whole messages, get_session {session_id} for the session.',
   ].join('\n');
 }
 

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { MoonError, describeError, isMoonError } from '../../../errors.js';
 import type { RecallResult } from '../../../model.js';
 import type { Explanation, Moon } from '../../../index.js';
-import { type RecallOptions, parseRecallRequest, parseRecallRequestLine, scopeRecallOptions } from '../../../index.js';
+import { type RecallOptions, type RecallScopeOutput, describeRecallScope, parseRecallRequest, parseRecallRequestLine, scopeRecallOptions, toRecallOutput } from '../../../index.js';
 import type { CliContext } from '../context.js';
 import { toFlagError } from '../flag-errors.js';
 import { describeNames, escapeControl, formatLocalStamp, plural } from '../format.js';
@@ -84,10 +84,10 @@ export function registerRecall(program: Command, context: CliContext): void {
       }
       const query = words.join(' ').trim();
       if (!query) throw new MoonError('bad_usage', 'recall needs a query (or --batch FILE)');
-      const result = await recallInScope(moon, toRecallOptions(query, flags), flags).catch((error: unknown) => {
+      const { result, scope } = await recallInScope(moon, toRecallOptions(query, flags), flags).catch((error: unknown) => {
         throw toFlagError(error);
       });
-      if (flags.json) printJson(context.io, await safeMatches(moon, result));
+      if (flags.json) printJson(context.io, toRecallOutput(await safeMatches(moon, result), scope));
       else {
         for (const note of result.notes ?? []) context.io.err(`note: ${note}`);
         context.io.out(formatRecall(result, { explain: flags.explain, zone: displayZone(flags.tz, context.config().distill.residential_timezone) }));
@@ -239,14 +239,17 @@ function describeValue(value: unknown): string {
  * Run inside a project's folder, recall reads that project's sessions (issue: isolation) and says so; a folder no
  * indexed session ran in leaves every project in reach. Naming sessions or projects is the caller's own choice.
  */
-async function recallInScope(moon: Moon, options: RecallOptions, flags: RecallFlags): Promise<RecallResult> {
-  if (flags.allProjects || (options.session?.length ?? 0) > 0 || (options.project?.length ?? 0) > 0) return moon.history.recall(options);
+async function recallInScope(moon: Moon, options: RecallOptions, flags: RecallFlags): Promise<{ result: RecallResult; scope: RecallScopeOutput }> {
+  const named = (options.session?.length ?? 0) > 0;
+  if (flags.allProjects || named || (options.project?.length ?? 0) > 0) {
+    return { result: await moon.history.recall(options), scope: describeRecallScope(null, named) };
+  }
   const scope = await moon.history.resolveScope({ cwd: process.cwd() });
   const scoped = scopeRecallOptions(options, scope);
-  if (scope.kind === 'all' || scope.everything) return moon.history.recall(options);
+  if (scope.kind === 'all' || scope.everything) return { result: await moon.history.recall(options), scope: describeRecallScope(scope) };
   const note = `scoped to the ${scope.sessionIds.length} session${scope.sessionIds.length === 1 ? '' : 's'} of ${scope.roots.join(', ')} (the current directory's project); --all-projects searches every project`;
   const result = scoped ? await moon.history.recall(scoped) : { query: options.query, matches: [], generated_at_epoch_secs: Math.floor(moon.clock() / 1000) };
-  return { ...result, notes: [...(result.notes ?? []), note] };
+  return { result: { ...result, notes: [...(result.notes ?? []), note] }, scope: describeRecallScope(scope) };
 }
 
 /** What a match carries (titles, paths, snippets) made safe to hand an agent; the query is the caller's own. */

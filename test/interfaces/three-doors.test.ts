@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createHttpApp } from '../../src/interfaces/http/app.js';
+import { spawnMoon } from '../helpers/cli.js';
+import { type TestHome, makeIndexedHome } from '../helpers/home.js';
+import { type McpSession, startMcp } from '../mcp/client.js';
+
+/**
+ * One operation, three doors: the CLI's `--json`, MCP's `structuredContent` and the HTTP JSON of the same request
+ * have the same shape (every key, at every depth) and name the same sessions and messages. A door that renames a
+ * field, drops one or adds one of its own fails here.
+ */
+let home: TestHome;
+let mcp: McpSession;
+
+beforeAll(async () => {
+  home = await makeIndexedHome();
+  mcp = await startMcp({ home: home.home, cwd: home.sources, roots: null });
+}, 120_000);
+
+afterAll(async () => {
+  await mcp?.close();
+  await home?.cleanup();
+});
+
+/** Every key path of a JSON value (array items merged), e.g. `matches[].metadata.session_id`. */
+function keyPaths(value: unknown, prefix = ''): string[] {
+  if (Array.isArray(value)) return [...new Set(value.flatMap((item) => keyPaths(item, `${prefix}[]`)))];
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).flatMap(([key, inner]) => [`${prefix}.${key}`, ...keyPaths(inner, `${prefix}.${key}`)]);
+  }
+  return [];
+}
+
+const shape = (value: unknown): string[] => [...new Set(keyPaths(value))].sort();
+
+interface RecallShape {
+  query: string;
+  matches: { metadata: { session_id: string; message_ids: string[] } }[];
+  scope: { projects: string };
+}
+
+async function recallThroughEachDoor(query: string): Promise<Record<'cli' | 'mcp' | 'http', RecallShape>> {
+  const cli = await spawnMoon(['recall', query, '--all-projects', '--limit', '3', '--json'], { MOON_HOME: home.home, MOON_FAKE_NOW: '2026-03-01T01:00:00Z', MOON_RESIDENTIAL_TIMEZONE: 'Australia/Sydney' });
+  expect(cli.code, cli.stderr).toBe(0);
+  const tool = await mcp.call('recall', { query, all_projects: true, limit: 3 });
+  expect(tool.isError).toBeFalsy();
+  const app = createHttpApp(home.moon, { version: 'test' });
+  const response = await app.request('/v1/recall', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query, all_projects: true, limit: 3 }),
+  });
+  expect(response.status).toBe(200);
+  return { cli: JSON.parse(cli.stdout) as RecallShape, mcp: tool.structuredContent as unknown as RecallShape, http: (await response.json()) as RecallShape };
+}
+
+describe('three doors, one vocabulary', () => {
+  test('recall: the same RecallResult (matches[].metadata.session_id, message_ids), scope and notes on CLI, MCP and HTTP', async () => {
+    const doors = await recallThroughEachDoor('wrangler deploy');
+    expect(doors.cli.matches.length).toBeGreaterThan(0);
+    expect(shape(doors.mcp)).toEqual(shape(doors.cli));
+    expect(shape(doors.http)).toEqual(shape(doors.cli));
+    for (const door of [doors.mcp, doors.http]) {
+      expect(door.matches.map((match) => match.metadata.session_id)).toEqual(doors.cli.matches.map((match) => match.metadata.session_id));
+      expect(door.matches.map((match) => match.metadata.message_ids)).toEqual(doors.cli.matches.map((match) => match.metadata.message_ids));
+      expect(door.scope).toEqual(doors.cli.scope);
+    }
+    expect(doors.cli.scope).toEqual({ projects: 'all', reason: 'all_projects', roots: [] });
+    // snake_case everywhere
+    for (const door of Object.values(doors)) expect(shape(door).filter((path) => /[A-Z]/.test(path))).toEqual([]);
+  });
+});

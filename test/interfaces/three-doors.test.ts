@@ -70,3 +70,28 @@ describe('three doors, one vocabulary', () => {
     for (const door of Object.values(doors)) expect(shape(door).filter((path) => /[A-Z]/.test(path))).toEqual([]);
   });
 });
+
+describe('one name for widening scope', () => {
+  test('every command (and subcommand) that widens past the current project says --all-projects; none offers another name', async () => {
+    const help = async (args: string[]): Promise<string> => {
+      const run = await spawnMoon([...args, '--help'], { MOON_HOME: home.home });
+      expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(0);
+      return run.stdout;
+    };
+    const commandsOf = (text: string): string[] =>
+      [...(text.split(/^Commands:$/m)[1] ?? '').matchAll(/^ {2}([a-z][a-z-]*)/gm)].map((match) => match[1]!).filter((name) => name !== 'help');
+    const top = commandsOf(await help([]));
+    expect(top).toEqual(expect.arrayContaining(['recall', 'fixes', 'decisions', 'markers', 'context', 'digest', 'memory']));
+    const widening: string[] = [];
+    for (const command of top) {
+      const text = await help([command]);
+      const pages = [[command, text], ...(await Promise.all(commandsOf(text).map(async (sub) => [`${command} ${sub}`, await help([command, sub])] as const)))];
+      for (const [name, page] of pages) {
+        const flags = [...page!.matchAll(/--all-[a-z-]+/g)].map((match) => match[0]);
+        expect(flags.filter((flag) => flag !== '--all-projects'), name).toEqual([]);
+        if (flags.length > 0) widening.push(name!);
+      }
+    }
+    expect(widening).toEqual(expect.arrayContaining(['recall', 'fixes', 'decisions', 'markers', 'context', 'digest']));
+  }, 120_000);
+});

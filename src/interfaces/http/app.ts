@@ -172,7 +172,7 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
         cwd: request.cwd === undefined ? null : checkProjectFolder(request.cwd, 'cwd'),
 
         namespace: request.namespace ?? null,
-        allNamespaces: request.all_namespaces ?? (request.cwd === undefined && request.namespace === undefined),
+        allNamespaces: request.all_projects ?? request.all_namespaces ?? (request.cwd === undefined && request.namespace === undefined),
       }),
     );
   });
@@ -269,6 +269,8 @@ const CONTEXT_REQUEST = z.strictObject({
   planning: z.string().min(1).max(200).optional(),
   cwd: z.string().min(1).optional(),
   namespace: z.string().min(1).optional(),
+  all_projects: z.boolean().optional(),
+  /** The former name of all_projects. */
   all_namespaces: z.boolean().optional(),
 });
 

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { type DocsIndexReport, type WritebackResult, formatPack } from '../../../index.js';
 import type { CliContext } from '../context.js';
 import { escapeControl } from '../format.js';
@@ -15,16 +15,18 @@ export function registerContext(program: Command, context: CliContext): void {
     .option('--planning <ref>', 'a Beads issue id: the item, its dependencies, ready siblings, acceptance criteria and notes')
     .option('--error <text>', 'an error being faced: history matching it comes first')
     .option('--namespace <id>', "the namespace to pack for (default the working directory's)")
-    .option('--all-namespaces', 'history and documents of every namespace')
+    .option('--all-projects', 'history and documents of every namespace')
+    // The former name, kept for scripts written before one name widened every command.
+    .addOption(new Option('--all-namespaces').hideHelp())
     .option('--json', 'print {items, budget, used_tokens, omitted} as JSON')
-    .action(async (task: string, options: { budget?: string; planning?: string; error?: string; namespace?: string; allNamespaces?: boolean; json?: boolean }) => {
+    .action(async (task: string, options: { budget?: string; planning?: string; error?: string; namespace?: string; allProjects?: boolean; allNamespaces?: boolean; json?: boolean }) => {
       const pack = await context.moon().memory.contextPack({
         task,
         ...(options.budget !== undefined ? { budget: parseCount('--budget', options.budget) } : {}),
         planning: options.planning ?? null,
         error: options.error ?? null,
         namespace: options.namespace ?? null,
-        allNamespaces: Boolean(options.allNamespaces),
+        allNamespaces: Boolean(options.allProjects) || Boolean(options.allNamespaces),
         cwd: process.cwd(),
       });
       if (options.json) printJson(context.io, pack);

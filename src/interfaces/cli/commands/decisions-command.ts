@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { MoonError } from '../../../errors.js';
 import type { CliContext } from '../context.js';
 import { escapeControl, formatLocalStamp } from '../format.js';
@@ -7,6 +7,7 @@ import { parsePositive } from './numbers.js';
 
 interface DecisionsFlags {
   namespace?: string;
+  allProjects?: boolean;
   allNamespaces?: boolean;
   state?: string[];
   limit?: string;
@@ -22,7 +23,9 @@ export function registerDecisions(program: Command, context: CliContext): void {
     .argument('[query...]', 'words every decision shown must contain')
     .option('--state <state...>', 'only these states: claimed, verified, stale')
     .option('--namespace <ns>', "one namespace (an id like github.com/acme/shop, or a project directory); default: this directory's")
-    .option('--all-namespaces', 'every namespace')
+    .option('--all-projects', 'every namespace')
+    // The former name, kept for scripts written before one name widened every command.
+    .addOption(new Option('--all-namespaces').hideHelp())
     .option('--limit <n>', 'at most this many decisions (default 20)')
     .option('--json', 'print {scope, decisions: [{text, state, session_id, message_id, files, commits, verified_by, stale_reason, …}]} as JSON')
     .action(async (words: string[], flags: DecisionsFlags) => {
@@ -35,7 +38,7 @@ export function registerDecisions(program: Command, context: CliContext): void {
         query: query === '' ? null : query,
         states: states.length > 0 ? (states as (typeof STATES)[number][]) : undefined,
         namespace: flags.namespace ?? null,
-        allNamespaces: flags.allNamespaces ?? false,
+        allNamespaces: (flags.allProjects ?? false) || (flags.allNamespaces ?? false),
         cwd: process.cwd(),
         limit: flags.limit === undefined ? undefined : parsePositive('--limit', flags.limit),
       });
@@ -43,7 +46,7 @@ export function registerDecisions(program: Command, context: CliContext): void {
       const clean = (text: string): string => escapeControl(text, { oneLine: true });
       const lines: string[] = [];
       if (result.scope.widened) lines.push('this directory matches no indexed project: showing every namespace (--namespace NS to narrow)');
-      else if (result.scope.namespace) lines.push(`namespace ${clean(result.scope.namespace)} (--all-namespaces to widen)`);
+      else if (result.scope.namespace) lines.push(`namespace ${clean(result.scope.namespace)} (--all-projects to widen)`);
       for (const decision of result.decisions) {
         const when = decision.ts === null ? '' : ` · ${formatLocalStamp(decision.ts, moon.config.distill.residential_timezone)}`;
         lines.push('');

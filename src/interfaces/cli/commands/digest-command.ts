@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { DigestLine, DigestScope, RunDigest } from '../../../index.js';
 import { MoonError } from '../../../errors.js';
 import type { CliContext } from '../context.js';
@@ -11,6 +11,7 @@ interface DigestFlags {
   search?: string;
   list?: boolean;
   namespace?: string;
+  allProjects?: boolean;
   allNamespaces?: boolean;
   limit?: string;
   json?: boolean;
@@ -26,15 +27,18 @@ export function registerDigest(program: Command, context: CliContext): void {
     .option('--search <query>', 'search the digests (any of the words, stemmed)')
     .option('--list', 'list digests, newest first')
     .option('--namespace <ns>', 'with --search/--list: this namespace (default: the working directory’s)')
-    .option('--all-namespaces', 'with --search/--list: every namespace')
+    .option('--all-projects', 'with --search/--list: every project (namespace)')
+    // The former name, kept for scripts written before one name widened every command.
+    .addOption(new Option('--all-namespaces').hideHelp())
     .option('--limit <n>', 'with --search/--list: at most this many (default 10 / 20)')
     .option('--json', 'print JSON')
     .action(async (session: string | undefined, flags: DigestFlags) => {
       const moon = context.moon();
       const limit = flags.limit === undefined ? undefined : Number(flags.limit);
       if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new MoonError('bad_usage', '--limit must be a positive whole number');
-      if (flags.namespace && flags.allNamespaces) throw new MoonError('bad_usage', '--namespace and --all-namespaces cannot be used together');
-      const scope = { namespace: flags.namespace, allNamespaces: flags.allNamespaces, cwd: process.cwd(), limit };
+      const allNamespaces = flags.allProjects === true || flags.allNamespaces === true;
+      if (flags.namespace && allNamespaces) throw new MoonError('bad_usage', '--namespace and --all-projects cannot be used together');
+      const scope = { namespace: flags.namespace, allNamespaces, cwd: process.cwd(), limit };
       if (flags.search !== undefined || flags.list) {
         if (session || flags.all) throw new MoonError('bad_usage', '--search/--list take no session and no --all');
         if (flags.search !== undefined) {
@@ -76,7 +80,7 @@ function describeScope(scope: DigestScope): string {
     case 'all':
       return 'in every namespace';
     case 'cwd':
-      return `in ${clean(scope.namespace ?? '')} (this directory's namespace; --all-namespaces widens)`;
+      return `in ${clean(scope.namespace ?? '')} (this directory's namespace; --all-projects widens)`;
     default:
       return 'in every namespace (this directory matches no digested project)';
   }

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { CliContext } from '../context.js';
 import { escapeControl, plural } from '../format.js';
 import { printJson } from '../output.js';
@@ -6,6 +6,7 @@ import { parsePositive } from './numbers.js';
 
 interface FixesFlags {
   namespace?: string;
+  allProjects?: boolean;
   allNamespaces?: boolean;
   limit?: string;
   json?: boolean;
@@ -17,7 +18,9 @@ export function registerFixes(program: Command, context: CliContext): void {
     .description('error signatures seen in your sessions and the fixes that worked, each claimed, verified or stale')
     .argument('[query...]', 'a signature, an error text, or words to look for')
     .option('--namespace <ns>', "one namespace (an id like github.com/acme/shop, or a project directory); default: this directory's")
-    .option('--all-namespaces', 'every namespace (each pattern still built from its own namespace only)')
+    .option('--all-projects', 'every namespace (each pattern still built from its own namespace only)')
+    // The former name, kept for scripts written before one name widened every command.
+    .addOption(new Option('--all-namespaces').hideHelp())
     .option('--limit <n>', 'at most this many patterns (default 20)')
     .option('--json', 'print {scope, patterns: [{signature, count, state, evidence: [...]}]} as JSON')
     .action(async (words: string[], flags: FixesFlags) => {
@@ -25,7 +28,7 @@ export function registerFixes(program: Command, context: CliContext): void {
       const result = await context.moon().memory.fixes({
         query: query === '' ? null : query,
         namespace: flags.namespace ?? null,
-        allNamespaces: flags.allNamespaces ?? false,
+        allNamespaces: (flags.allProjects ?? false) || (flags.allNamespaces ?? false),
         cwd: process.cwd(),
         limit: flags.limit === undefined ? undefined : parsePositive('--limit', flags.limit),
       });
@@ -33,7 +36,7 @@ export function registerFixes(program: Command, context: CliContext): void {
       const clean = (text: string): string => escapeControl(text, { oneLine: true });
       const lines: string[] = [];
       if (result.scope.widened) lines.push('this directory matches no indexed project: showing every namespace (--namespace NS to narrow)');
-      else if (result.scope.namespace) lines.push(`namespace ${clean(result.scope.namespace)} (--all-namespaces to widen)`);
+      else if (result.scope.namespace) lines.push(`namespace ${clean(result.scope.namespace)} (--all-projects to widen)`);
       for (const pattern of result.patterns) {
         lines.push('');
         lines.push(`${pattern.state.toUpperCase()}  ${clean(pattern.signature)}`);

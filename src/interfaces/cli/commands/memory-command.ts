@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { LongTermMemory, NamespaceChoice } from '../../../index.js';
 import type { CliContext } from '../context.js';
 import { escapeControl, plural } from '../format.js';
@@ -7,6 +7,7 @@ import { parsePositive } from './numbers.js';
 
 interface WhereFlags {
   namespace?: string;
+  allProjects?: boolean;
   allNamespaces?: boolean;
   json?: boolean;
 }
@@ -14,7 +15,7 @@ interface WhereFlags {
 const clean = (text: string): string => escapeControl(text, { oneLine: true });
 
 function where(flags: WhereFlags): NamespaceChoice {
-  return { namespace: flags.namespace, allNamespaces: flags.allNamespaces, cwd: process.cwd() };
+  return { namespace: flags.namespace, allNamespaces: flags.allProjects === true || flags.allNamespaces === true, cwd: process.cwd() };
 }
 
 /** One line per entry: id, review state, scope, flags, text. Deprecated entries say they are never injected. */
@@ -30,7 +31,9 @@ function describe(memory: LongTermMemory): string {
 function withWhere(command: Command): Command {
   return command
     .option('--namespace <ns>', "a namespace (default: the working directory's: its git origin, else repository root, else folder)")
-    .option('--all-namespaces', 'every namespace (reads only)')
+    .option('--all-projects', 'every namespace (reads only)')
+    // The former name, kept for scripts written before one name widened every command.
+    .addOption(new Option('--all-namespaces').hideHelp())
     .option('--json', 'print JSON');
 }
 

@@ -1,6 +1,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { readProjectionDecisions } from '../continuity/projection-decisions.js';
 import { errnoOf } from '../errors.js';
+import { classifyDecisionLine } from '../text/decision-line.js';
 
 /**
  * What a hook says about one earlier session, read back from its v2 projection (`archives/mlib/<id>.md`): how it
@@ -10,7 +11,8 @@ import { errnoOf } from '../errors.js';
  */
 export interface SessionDigest {
   outcome: string | null;
-  /** Decisions and command outcomes, in the session's order. */
+  /** The section's lines that are decisions (src/text/decision-line.ts), labels taken off, in the session's order:
+   * not its requests, commands and their output, outcomes or reports. */
   decisions: string[];
   /** Files the session wrote or edited, in order, each once. */
   changedFiles: string[];
@@ -38,10 +40,13 @@ export function digestProjection(markdown: string): SessionDigest {
     if (edit) {
       if (!changedFiles.includes(edit[1]!)) changedFiles.push(edit[1]!);
     } else {
-      decisions.push(item);
+      const verdict = classifyDecisionLine(item);
+      if (verdict.decision && !decisions.includes(verdict.text)) decisions.push(verdict.text);
     }
   }
-  return { outcome: readLastResponse(lines), decisions, changedFiles };
+  const outcome = readLastResponse(lines);
+  // The outcome is said once, as the outcome.
+  return { outcome, decisions: decisions.filter((decision) => decision !== outcome), changedFiles };
 }
 
 /** The last item of `### Assistant Responses` (inside `## Conversations`), without its time stamp. */

@@ -103,7 +103,8 @@ describe('what a session-start says', () => {
     );
     expect(digest).toEqual({
       outcome: 'Fixed: the cart rounds half-even now.',
-      decisions: ['We decided to round half-even.', '`npm test` → 12 passed'],
+      // The command and its output is not a decision: left out.
+      decisions: ['We decided to round half-even.'],
       changedFiles: ['/w/shop/src/a.ts', '/w/shop/b.md'],
     });
     expect(digestProjection('# nothing here\n')).toEqual({ outcome: null, decisions: [], changedFiles: [] });

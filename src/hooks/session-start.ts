@@ -11,7 +11,6 @@ import { type BeadsIssue, isReady, readBeads } from '../pack/beads.js';
 import type { ContextPack, PackItem } from '../pack/types.js';
 import { type ProjectScope, findProjectScope, normalizePath } from '../search/project-scope.js';
 import type { TokenCounter } from '../text/tokens.js';
-import { classifyDecisionLine } from '../text/decision-line.js';
 
 /**
  * The context session-start hands the agent: the recent work of the project the session starts in — the last
@@ -223,22 +222,7 @@ function packPieces(pack: ContextPack, options: { memoryListed: boolean; safe: (
   const kept = pack.items.filter(
     (item) => item.record_kind !== 'session' && !(options.memoryListed && item.source.startsWith('MEMORY.md')) && !(item.record_kind === 'work_item' && item.provenance.role === 'ready sibling'),
   );
-  return kept.flatMap((item, index) => {
-    const text = item.record_kind === 'decision' ? describeDecision(item.text) : item.text;
-    if (text === null) return [];
-    return [{ rank: 4.5 + index / 100, order: 300_000 + index, text: `- ${labelOf(item)}${options.safe(text, PACK_ITEM_CHARS)} (${options.safe(item.source, PATH_CHARS)})` }];
-  });
-}
-
-/**
- * A pack decision (`verified decision (…): <line>`) when its line is a decision, its own label taken off
- * (`…: Decision: …` said once); null when the line is an outcome, a request or a command (src/text/decision-line.ts).
- */
-function describeDecision(text: string): string | null {
-  const split = /^([^:]{0,120}\bdecision\b[^:]{0,120}):\s*(.*)$/is.exec(text);
-  if (split === null) return text;
-  const verdict = classifyDecisionLine(split[2]!);
-  return verdict.decision ? `${split[1]}: ${verdict.text}` : null;
+  return kept.map((item, index) => ({ rank: 4.5 + index / 100, order: 300_000 + index, text: `- ${labelOf(item)}${options.safe(item.text, PACK_ITEM_CHARS)} (${options.safe(item.source, PATH_CHARS)})` }));
 }
 
 /** `[approved memory] `, `[digest] ` — the kind of the item. */

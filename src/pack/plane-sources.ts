@@ -1,6 +1,7 @@
 import type { RunDigest } from '../records/digests.js';
 import { isMoonError } from '../errors.js';
 import type { DecisionRecord } from '../fixes/decisions.js';
+import { classifyDecisionLine } from '../text/decision-line.js';
 import type { FixPattern } from '../records/fixes.js';
 import type { LongTermMemory } from '../records/long-term.js';
 import { isInjectable } from '../records/long-term.js';
@@ -71,6 +72,12 @@ export function decisionHistorySource(list: (namespace: string | null) => Promis
     if (words.length === 0) return [];
     const need = Math.min(2, words.length);
     const scored = (await list(request.namespace_id))
+      // Only what its words show to be a decision (src/text/decision-line.ts), its own label taken off: a pack
+      // says "verified decision: …" once, and never of a request, a command or an outcome.
+      .flatMap((record) => {
+        const verdict = classifyDecisionLine(record.text);
+        return verdict.decision ? [{ ...record, text: verdict.text }] : [];
+      })
       .map((decision) => {
         const text = decision.text.toLowerCase();
         return { decision, hits: words.filter((word) => text.includes(word)).length };

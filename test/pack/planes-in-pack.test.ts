@@ -70,7 +70,8 @@ test('decisions of earlier runs reach the pack with their evidence state, verifi
   const pack = await moon.memory.contextPack({ task: 'where do the stripe secret keys go for wrangler', cwd: '/home/dev/shop', budget: 4000 });
   const item = pack.items.find((candidate) => candidate.record_kind === 'decision');
   expect(item).toBeDefined();
-  expect(item!.text).toMatch(/^verified decision \(a check passed after it\): Decision: STRIPE_SECRET_KEY/);
+  // Said once: the record's own "Decision:" label is taken off.
+  expect(item!.text).toMatch(/^verified decision \(a check passed after it\): STRIPE_SECRET_KEY/);
   expect(item!.provenance).toMatchObject({ state: 'verified', session_id: secret!.session_id });
   expect(item!.section).toBe('history');
 }, 60_000);

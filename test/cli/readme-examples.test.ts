@@ -8,9 +8,9 @@ import { REPO, makeTempDir, runMoon } from '../helpers/cli.js';
  * The README's examples, run exactly as written on the bundled examples and with today's clock (no --now):
  * each must find the session it promises. A new example in the README fails here until it has an expectation.
  */
-const EXPECTED: Record<string, { session: string; window?: 'inside' | 'outside' }> = {
+const EXPECTED: Record<string, { session: string; window?: 'inside' | 'outside'; says?: string }> = {
   '"what happened at 05:39 AEDT"': { session: '5f3c2a1e', window: 'inside' },
-  '"why did the deploy fail"': { session: '5f3c2a1e' },
+  '"why did the build fail"': { session: '5f3c2a1e', says: 'TS2339' },
   '"stripe webhook 401 early in the session"': { session: 'a7d41c09', window: 'inside' },
   '"postgres backup in January 2026"': { session: '3e8f1a2b', window: 'inside' },
   'setSystemTime --tool apply_patch': { session: '019c8b2e' },
@@ -29,10 +29,17 @@ beforeAll(async () => {
 });
 afterAll(() => cleanup());
 
-/** `npx moon recall ARGS   # comment` lines of the README, ARGS as written. */
+/** `./bin/moon.js recall ARGS   # comment` lines of the README (or `npx moon`, `moon`), ARGS as written. */
 function listReadmeRecalls(): string[] {
   const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
-  return [...readme.matchAll(/^npx moon recall (.+?)(?:\s{2,}#.*)?$/gm)].map((match) => match[1]!.trim());
+  return [...readme.matchAll(/^(?:npx moon|\.\/bin\/moon\.js|moon) recall (.+?)(?:\s{2,}#.*)?$/gm)].map((match) => match[1]!.trim());
+}
+
+/** Each README example's comment: what it promises to show. */
+function commentOf(example: string): string {
+  const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+  const line = readme.split('\n').find((text) => text.includes(`recall ${example}`) && text.includes('#'));
+  return line?.split('#').slice(1).join('#') ?? '';
 }
 
 /** Split shell words: double-quoted strings stay whole. */
@@ -55,5 +62,11 @@ describe('README examples', () => {
     const first = result.matches[0];
     expect(first?.metadata.session_id.startsWith(expected.session)).toBe(true);
     if (expected.window) expect(first?.metadata.time_window).toBe(expected.window);
+    if (expected.says !== undefined) {
+      // What the comment promises is what a person running the line as written sees.
+      expect(commentOf(example)).toContain(expected.says);
+      const shown = await runMoon(['recall', ...splitArgs(example)], { MOON_HOME: home });
+      expect(shown.stdout).toContain(expected.says);
+    }
   });
 });

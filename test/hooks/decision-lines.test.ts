@@ -4,7 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { DECISION_THRESHOLD, classifyDecisionLine } from '../../src/text/decision-line.js';
 
 /**
- * The handover labels a line "Decision:" only when it is one. test/fixtures/handover/decision-lines.jsonl holds every
+ * The handover labels a line "Decision:" only when it is one. test/hooks/fixtures/decision-lines.jsonl holds every
  * candidate line (the `## Decisions & Outcomes` items, edits aside) of the projections of the real transcript
  * fixtures (../shared/fixtures: Claude Code, Codex, Puffin, pi) and of the bundled examples, each labelled by reading
  * it: decision (something chosen) or not (a request, a command and its output, an outcome, a report, a question).
@@ -15,7 +15,7 @@ interface Labelled {
   decision: boolean;
 }
 
-const rows = readFileSync(join(import.meta.dirname, '../fixtures/handover/decision-lines.jsonl'), 'utf8')
+const rows = readFileSync(join(import.meta.dirname, 'fixtures/decision-lines.jsonl'), 'utf8')
   .trim()
   .split('\n')
   .map((line) => JSON.parse(line) as Labelled);

@@ -95,3 +95,19 @@ describe('one name for widening scope', () => {
     expect(widening).toEqual(expect.arrayContaining(['recall', 'fixes', 'decisions', 'markers', 'context', 'digest']));
   }, 120_000);
 });
+
+describe('the same parameter names on every door', () => {
+  test('HTTP GET routes take `query` (as MCP and the library do); `q`, the former name, still answers the same', async () => {
+    const app = createHttpApp(home.moon, { version: 'test' });
+    // (markers read the same way; the examples hold none to tell the two apart)
+    for (const route of ['/v1/fixes', '/v1/decisions']) {
+      const named = await app.request(`${route}?query=stripe`);
+      const former = await app.request(`${route}?q=stripe`);
+      const none = await app.request(`${route}?query=zzzznotaword`);
+      expect(named.status, route).toBe(200);
+      const body = await named.text();
+      expect(body, route).toBe(await former.text());
+      expect(body, `${route}: the words were read`).not.toBe(await none.text());
+    }
+  });
+});

@@ -99,7 +99,7 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
 
   app.get('/v1/memories', async (c) => {
     const given = c.req.query('cwd');
-    const query = c.req.query('q');
+    const query = queryWords(c);
     if (!given) throw new MoonError('bad_input', 'cwd: the caller\'s project folder is needed (memories are per project)');
     const cwd = checkProjectFolder(given, 'cwd');
     const memory = await moon.memory.longTerm();
@@ -114,7 +114,7 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
     const limit = c.req.query('limit');
     return history(
       await moon.memory.fixes({
-        query: c.req.query('q') ?? null,
+        query: queryWords(c),
         limit: limit === undefined ? undefined : readPositive('limit', limit),
         ...(cwd ? { cwd } : { allNamespaces: true }),
       }),
@@ -126,7 +126,7 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
     const limit = c.req.query('limit');
     return history(
       await moon.memory.decisions({
-        query: c.req.query('q') ?? null,
+        query: queryWords(c),
         limit: limit === undefined ? undefined : readPositive('limit', limit),
         ...(cwd ? { cwd } : { allNamespaces: true }),
       }),
@@ -138,7 +138,7 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
     const limit = c.req.query('limit');
     const result = await moon.history.markers({
       types: (c.req.queries('type') ?? []).flatMap((value) => value.split(',')).map((value) => value.trim()).filter((value) => value !== ''),
-      text: c.req.query('q') ?? null,
+      text: queryWords(c),
       session: c.req.query('session_id') ?? null,
       since: c.req.query('since'),
       until: c.req.query('until'),
@@ -287,4 +287,9 @@ function readCount(name: string, value: string): number {
 function readPositive(name: string, value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new MoonError('bad_input', `${name}: must be a positive whole number, got "${value}"`);
   return Number(value);
+}
+
+/** The words of a GET route, `query` as on every door; `q`, its former name, still read. */
+function queryWords(c: { req: { query(name: string): string | undefined } }): string | null {
+  return c.req.query('query') ?? c.req.query('q') ?? null;
 }

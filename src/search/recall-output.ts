@@ -4,7 +4,7 @@ import type { ProjectScope } from './scope.js';
 /**
  * A recall as every door answers it (CLI `--json`, MCP `structuredContent`, HTTP JSON): seed 001's RecallResult —
  * `matches[]`, each with `metadata.session_id` and `metadata.message_ids` — plus the scope it was searched in and
- * the notes, snake_case throughout. One function makes it, so the three doors cannot drift.
+ * its notes when there are any, snake_case throughout. One function makes it, so the three doors cannot drift.
  */
 export interface RecallScopeOutput {
   /** current: only sessions of the caller's project; all: every project. */
@@ -16,7 +16,6 @@ export interface RecallScopeOutput {
 
 export interface RecallOutput extends RecallResult {
   scope: RecallScopeOutput;
-  notes: string[];
 }
 
 /** The scope a recall ran in, as the doors show it (never the list of session ids behind it). */
@@ -33,6 +32,7 @@ export function toRecallOutput(result: RecallResult, scope: RecallScopeOutput): 
     matches: result.matches,
     generated_at_epoch_secs: result.generated_at_epoch_secs,
     scope,
-    notes: result.notes ?? [],
+    // As seed 001 has it: present only when there is something to say (part of the query not searched, a scope).
+    ...(result.notes !== undefined && result.notes.length > 0 ? { notes: result.notes } : {}),
   };
 }

@@ -95,7 +95,7 @@ export const RECALL_OUTPUT = {
   ),
   generated_at_epoch_secs: z.number(),
   scope: SCOPE_SHAPE,
-  notes: z.array(z.string()),
+  notes: z.array(z.string()).optional().describe('Present when part of the query was not searched, or to say how it was scoped'),
 };
 
 export const TIMELINE_OUTPUT = {
@@ -167,7 +167,8 @@ export function shapeRecall(safe: Safe, result: RecallResult, scope: ScopeOutput
     snippet: safe.block(match.snippet, BUDGET.hitSnippet),
     score: match.score,
   }));
-  const output = toRecallOutput({ ...result, query: safe.line(result.query, 2000), matches, notes: (result.notes ?? []).map((note) => safe.line(note, 1000)) }, safeScope);
+  const notes = result.notes?.map((note) => safe.line(note, 1000));
+  const output = toRecallOutput({ ...result, query: safe.line(result.query, 2000), matches, ...(notes ? { notes } : {}) }, safeScope);
   return output as RecallOutput;
 }
 
@@ -304,7 +305,7 @@ function scopeWords(scope: ScopeOutput): string {
   return `in this project (${scope.roots.join(', ')})`;
 }
 
-function notesText(notes: string[]): string {
+function notesText(notes: string[] = []): string {
   return notes.length > 0 ? ` Note: ${notes.join('; ')}.` : '';
 }
 

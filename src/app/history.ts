@@ -15,6 +15,7 @@ import type { RecallOptions } from '../search/options.js';
 import type { ProjectScope, ScopeRequest } from '../search/scope.js';
 import type { StoreEngine } from '../store/ports.js';
 import type { Shared } from './shared.js';
+import { describeRecallEnvironment } from './wiring.js';
 
 /** The history plane: indexing transcripts, recall over them, and browsing sessions, entries, timelines and markers. */
 export interface HistoryPlane {
@@ -148,29 +149,13 @@ export async function indexInto(shared: Shared, target: StoreEngine, request: In
 
 /** Recall over `source`; without vectors (a hook's recall, a context pack), no embedding model is ever loaded. */
 export async function recallFrom(shared: Shared, source: StoreEngine, options: RecallOptions, useVectors: boolean): Promise<RecallResult> {
-  const { config, paths, clock } = shared;
   const { recall } = await import('../search/recall.js');
   // Filtering on markers: they must be the ones these patterns give (derived once after the patterns change).
   if ((options.marker?.length ?? 0) > 0) await source.markers.sync();
-  return recall(
-    {
-      search: source.search,
-      vectors: useVectors ? source.vectors : null,
-      timezone: config.distill.residential_timezone,
-      defaults: {
-        limit: config.recall.limit,
-        messagesPerSession: config.recall.messages_per_session,
-        snippetChars: config.recall.snippet_chars,
-        strategy: config.recall.strategy,
-      },
-      projectionPathFor: (sessionId) => projectionPathFor(paths, sessionId),
-      nowMs: clock,
-      embedQuery: useVectors ? (text) => embedQuery(shared, source, text) : null,
-      listEntries: (sessionId) => source.browse.listEntries(sessionId),
-      markerTypes: listMarkerTypes(shared.markerConfig),
-    },
-    { ...options, excludeSession: shared.excluded(options.excludeSession) },
-  );
+  return recall(describeRecallEnvironment(shared, source, useVectors ? (text) => embedQuery(shared, source, text) : null), {
+    ...options,
+    excludeSession: shared.excluded(options.excludeSession),
+  });
 }
 
 /** Vectors are only comparable within one model: use the query vector only when the index was built by it. */

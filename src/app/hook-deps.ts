@@ -5,12 +5,13 @@ import { projectionPathFor, resolvePaths } from '../archive/paths.js';
 import type { MoonConfig } from '../config.js';
 import { MoonError } from '../errors.js';
 import type { IndexReport } from '../ingest/report.js';
-import { listMarkerTypes, resolveMarkerConfig } from '../markers/config.js';
+import { resolveMarkerConfig } from '../markers/config.js';
 import type { Redactor } from '../normalize/redact.js';
 import { defaultSourceRoots } from '../sources/default-roots.js';
 import type { ContextPack } from '../pack/types.js';
 import type { StoreEngine } from '../store/ports.js';
 import type { HookDeps } from '../hooks/run-hook.js';
+import { describeIngestSettings, describeRecallEnvironment, listExcludedSessions, loadPlaneHistorySources } from './wiring.js';
 
 /** How long a hook that reads (session-start, user-prompt-submit) waits for another process opening the index. */
 export const HOOK_READ_LOCK_TIMEOUT_MS = 250;
@@ -79,7 +80,6 @@ export function composeHookDeps(config: MoonConfig, clock: () => number, options
   const getRedact = (): Promise<Redactor> =>
     (redactor ??= import('../normalize/redact.js').then((module) => module.createRedactor({ enabled: config.privacy.redact, extraPatterns: config.privacy.extra_patterns })));
 
-  const excluded = (extra: readonly string[] = []): string[] => [...extra, ...(config.session.current_id ? [config.session.current_id] : [])];
   const roots = (): string[] => (config.sources.roots.length > 0 ? config.sources.roots : defaultSourceRoots());
 
   /** Snapshot and index one transcript on an engine of its own: no worker threads, no embedding (left to the watcher or `moon index`). */
@@ -92,18 +92,7 @@ export function composeHookDeps(config: MoonConfig, clock: () => number, options
     ]);
     const engine = await openEngine(options.captureLockTimeoutMs ?? HOOK_CAPTURE_LOCK_TIMEOUT_MS, false);
     try {
-      const context = createIngestContext(
-        {
-          home: paths.home,
-          redact: { enabled: config.privacy.redact, extraPatterns: config.privacy.extra_patterns },
-          minMessageChars: config.index.min_message_chars,
-          timezone: config.distill.residential_timezone,
-          maxLineBytes: config.index.max_line_bytes,
-          exclude: config.sources.exclude,
-          excludeSessionIds: excluded(),
-        },
-        clock,
-      );
+      const context = createIngestContext(describeIngestSettings(config, paths.home), clock);
       // Sessions forgotten elsewhere stay forgotten (as `moon index` does before every run).
       await syncTombstones(engine, new Ledger(paths.ledger), (sessionId) => projectionPathFor(paths, sessionId), clock());
       const report = await runIndex({ ...context, workers: null }, engine, { roots: [path] });
@@ -115,28 +104,20 @@ export function composeHookDeps(config: MoonConfig, clock: () => number, options
 
   /** The memory planes' context pack for the project, without recall (the hook lists recent sessions itself). */
   const pack = async (request: { task: string; cwd: string; planning: string | null; budget: number }): Promise<ContextPack> => {
-    const [{ buildContextPack }, { estimatingCounter }, { decisionHistorySource, digestHistorySource, fixHistorySource }, { readPackFacts }, safeText, safeValue] =
-      await Promise.all([
-        import('../pack/build.js'),
-        import('../hooks/token-estimate.js'),
-        import('../pack/plane-sources.js'),
-        import('../fixes/query.js'),
-        import('../inject/safe-text.js'),
-        import('../inject/safe-value.js'),
-      ]);
-    let packFacts: ReturnType<typeof readPackFacts> | null = null;
-    const facts = async () => (packFacts ??= readPackFacts((await getReader()).fixes));
+    const [{ buildContextPack }, { estimatingCounter }, planes, safeText, safeValue] = await Promise.all([
+      import('../pack/build.js'),
+      import('../hooks/token-estimate.js'),
+      loadPlaneHistorySources(getReader, clock),
+      import('../inject/safe-text.js'),
+      import('../inject/safe-value.js'),
+    ]);
     const redact = await getRedact();
     const built = await buildContextPack(
       {
         memory: config.memory,
         memoryFile: paths.memoryFile,
         docs: async () => (await getReader()).docs,
-        history: [
-          fixHistorySource(async (text, namespace) => (await facts()).patterns(namespace, text, 5)),
-          decisionHistorySource(async (namespace) => (await facts()).decisions(namespace)),
-          digestHistorySource(async (query, namespace) => (await (await getReader()).digests.search({ text: query, namespace, limit: 4, nowMs: clock() })).map((hit) => hit.digest)),
-        ],
+        history: planes,
         longTerm:
           config.memory.long_term === 'off'
             ? null
@@ -167,26 +148,11 @@ export function composeHookDeps(config: MoonConfig, clock: () => number, options
     recall: async (recallOptions) => {
       const [{ recall }, source] = await Promise.all([import('../search/recall.js'), getReader()]);
       if ((recallOptions.marker?.length ?? 0) > 0) await source.markers.sync();
-      return recall(
-        {
-          search: source.search,
-          vectors: null,
-          timezone: config.distill.residential_timezone,
-          defaults: {
-            limit: config.recall.limit,
-            messagesPerSession: config.recall.messages_per_session,
-            snippetChars: config.recall.snippet_chars,
-            strategy: config.recall.strategy,
-          },
-          projectionPathFor: (sessionId) => projectionPathFor(paths, sessionId),
-          nowMs: clock,
-          // A hook never loads an embedding model.
-          embedQuery: null,
-          listEntries: (sessionId) => source.browse.listEntries(sessionId),
-          markerTypes: listMarkerTypes(markerConfig),
-        },
-        { ...recallOptions, excludeSession: excluded(recallOptions.excludeSession) },
-      );
+      // A hook never loads an embedding model.
+      return recall(describeRecallEnvironment({ config, paths, clock, markerConfig }, source, null), {
+        ...recallOptions,
+        excludeSession: listExcludedSessions(config, recallOptions.excludeSession),
+      });
     },
     capture,
     redact: getRedact,

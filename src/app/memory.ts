@@ -11,6 +11,7 @@ import type { HistoryQueryRequest, HistoryQueryResult } from '../rlm/query.js';
 import type { ProcessingStatistics } from '../rlm/types.js';
 import type { StoreEngine } from '../store/ports.js';
 import { recallFrom } from './history.js';
+import { loadPlaneHistorySources } from './wiring.js';
 import type { Shared } from './shared.js';
 
 export interface RlmIndexRequest {
@@ -133,17 +134,13 @@ export function createMemoryPlane(shared: Shared): MemoryPlane {
       };
     },
     async contextPack(request, options = {}) {
-      const [{ buildContextPack }, { recallHistorySource }, { loadTokenCounter }, { decisionHistorySource, digestHistorySource, fixHistorySource }, { readPackFacts }] = await Promise.all([
+      const reader = (): Promise<StoreEngine> => openStore(true);
+      const [{ buildContextPack }, { recallHistorySource }, { loadTokenCounter }, planes] = await Promise.all([
         import('../pack/build.js'),
         import('../pack/sources.js'),
         import('../text/tokens.js'),
-        import('../pack/plane-sources.js'),
-        import('../fixes/query.js'),
+        loadPlaneHistorySources(reader, clock),
       ]);
-      const reader = (): Promise<StoreEngine> => openStore(true);
-      // Fix patterns and decisions read one set of facts per pack (src/fixes/query.ts).
-      let packFacts: ReturnType<typeof readPackFacts> | null = null;
-      const facts = async () => (packFacts ??= readPackFacts((await reader()).fixes));
       const pack = await buildContextPack(
         {
           memory: config.memory,
@@ -152,9 +149,7 @@ export function createMemoryPlane(shared: Shared): MemoryPlane {
           // Fix patterns for the error first, then decisions followed to their outcome, digests of similar runs,
           // and what was said (recall): the packager takes each section's candidates in this order.
           history: [
-            fixHistorySource(async (text, namespace) => (await facts()).patterns(namespace, text, 5)),
-            decisionHistorySource(async (namespace) => (await facts()).decisions(namespace)),
-            digestHistorySource(async (query, namespace) => (await (await reader()).digests.search({ text: query, namespace, limit: 4, nowMs: clock() })).map((hit) => hit.digest)),
+            ...planes,
             ...(request.recall === false
               ? []
               : [

@@ -12,6 +12,7 @@ import type { SafeTextOptions } from '../inject/safe-text.js';
 import type { Provider } from '../llm/provider.js';
 import type { MarkerConfig } from '../markers/extract.js';
 import { resolveMarkerConfig } from '../markers/config.js';
+import { describeIngestSettings, listExcludedSessions } from './wiring.js';
 import type { Redactor } from '../normalize/redact.js';
 import { withHomePaths } from '../store/home-paths.js';
 import type { StoreEngine } from '../store/ports.js';
@@ -104,16 +105,8 @@ export function createShared(config: MoonConfig, clock: () => number, hooks: Moo
     return engine;
   };
   const noIndex = (): MoonError => new MoonError('not_found', `no index at ${paths.db}`, { hint: 'run `moon index` first' });
-  const ingestSettings = (excludeSessions: string[] = []): IngestSettings => ({
-    home: paths.home,
-    redact: { enabled: config.privacy.redact, extraPatterns: config.privacy.extra_patterns },
-    minMessageChars: config.index.min_message_chars,
-    timezone: config.distill.residential_timezone,
-    maxLineBytes: config.index.max_line_bytes,
-    exclude: config.sources.exclude,
-    excludeSessionIds: excluded(excludeSessions),
-  });
-  const excluded = (extra: string[] = []): string[] => [...extra, ...(config.session.current_id ? [config.session.current_id] : [])];
+  const ingestSettings = (excludeSessions: string[] = []): IngestSettings => describeIngestSettings(config, paths.home, excludeSessions);
+  const excluded = (extra: string[] = []): string[] => listExcludedSessions(config, extra);
 
   return {
     config,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { ProjectScope, RecallMatch, RecallResult, SafeText, ShownEntry, ShownSession, TimelineEntry } from '../../index.js';
-import { describeRecallScope, frameHistory, toRecallOutput } from '../../index.js';
+import type { RecallMatch, RecallResult, SafeText, ShownEntry, ShownSession, TimelineEntry } from '../../index.js';
+import { frameHistory, toRecallOutput } from '../../index.js';
 
 /**
  * What the MCP tools return: the structured shapes (zod, sent as each tool's outputSchema) and the text a client
@@ -155,10 +155,6 @@ export function createSafe(safeText: SafeText): Safe {
 }
 
 const maybe = (safe: Safe, text: string | null, max?: number): string | null => (text === null ? null : safe.line(text, max));
-
-export function describeScope(scope: ProjectScope, namedSessions: boolean): ScopeOutput {
-  return describeRecallScope(scope, namedSessions);
-}
 
 export function shapeRecall(safe: Safe, result: RecallResult, scope: ScopeOutput): RecallOutput {
   const safeScope = { ...scope, roots: scope.roots.map((root) => safe.line(root)) };

@@ -11,6 +11,7 @@ import {
   RECALL_REQUEST_FIELDS,
   confinePath,
   RLM_MAX_QUERY_LIMIT,
+  describeRecallScope,
   formatPack,
   frameHistory,
   parseRecallRequest,
@@ -24,7 +25,6 @@ import {
   SESSION_OUTPUT,
   TIMELINE_OUTPUT,
   type Safe,
-  describeScope,
   entriesText,
   recallText,
   sessionText,
@@ -525,7 +525,7 @@ export function registerTools(server: McpServer, context: ToolContext): void {
         const scoped = scope === null ? options : scopeRecallOptions(options, scope);
         const result: RecallResult = scoped === null ? { query: options.query, matches: [], generated_at_epoch_secs: Math.floor(moon.clock() / 1000) } : await moon.history.recall(scoped);
         const safe = await context.safe();
-        const output = shapeRecall(safe, result, describeScope(scope ?? { kind: 'all', reason: 'all_projects', roots: [] }, named));
+        const output = shapeRecall(safe, result, describeRecallScope(scope, named));
         return answer(recallText(output), output);
       }),
   );
@@ -564,7 +564,7 @@ export function registerTools(server: McpServer, context: ToolContext): void {
             session_id: safe.line(result.focus.sessionId),
             at: result.focus.at,
           },
-          ...(scope ? { scope: describeScope(scope, false) } : {}),
+          ...(scope ? { scope: describeRecallScope(scope) } : {}),
           sessions: result.sessions.map((session) => shapeSession(safe, session)),
           entries: result.entries.map((entry) => shapeEntry(safe, entry, entry.sessionId, { text: BUDGET.entryText, result: BUDGET.entryResult })),
         };

@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { MoonError } from '../errors.js';
 import { requireSessionId } from './resolve-session-id.js';
-import { parseIsoBound } from '../search/options.js';
+import { parseTimeBound } from '../search/options.js';
 import { type ProjectScope, resolveProjectScope } from '../search/scope.js';
 import type { BrowsePort, MarkerPort } from '../store/ports.js';
 import type { MarkerQuery, StoredMarker } from '../markers/types.js';
@@ -61,8 +61,8 @@ export async function queryMarkers(deps: MarkersDeps, request: MarkersRequest): 
   const limit = request.limit ?? DEFAULT_MARKERS_LIMIT;
   if (!Number.isInteger(limit) || limit <= 0) throw new MoonError('bad_usage', `limit: expected a positive integer, got ${limit}`, { field: 'limit' });
   const base: Omit<MarkerQuery, 'limit' | 'types'> = {
-    sinceMs: request.since ? parseIsoBound('since', request.since, deps.zone, deps.nowMs) : undefined,
-    untilMs: request.until ? parseIsoBound('until', request.until, deps.zone, deps.nowMs) : undefined,
+    sinceMs: request.since ? parseTimeBound('since', request.since, deps.zone, deps.nowMs) : undefined,
+    untilMs: request.until ? parseTimeBound('until', request.until, deps.zone, deps.nowMs) : undefined,
     words: splitWords(request.text ?? ''),
   };
   let scope: MarkersResult['scope'];

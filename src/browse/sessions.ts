@@ -1,6 +1,6 @@
 import type { SourceName } from '../model.js';
 import { formatLocalIso } from '../time/format.js';
-import { parseIsoBound, toList } from '../search/options.js';
+import { parseTimeBound, toList } from '../search/options.js';
 import type { BrowsePort } from '../store/ports.js';
 import type { SessionSummary } from '../store/types.js';
 
@@ -49,8 +49,8 @@ export async function listSessions(store: BrowsePort, request: SessionsRequest, 
   const summaries = await store.listSessionSummaries({
     projects: toList(request.project),
     sources: toList(request.source),
-    sinceMs: request.since === undefined ? undefined : parseIsoBound('since', request.since, zone, nowMs),
-    untilMs: request.until === undefined ? undefined : parseIsoBound('until', request.until, zone, nowMs),
+    sinceMs: request.since === undefined ? undefined : parseTimeBound('since', request.since, zone, nowMs),
+    untilMs: request.until === undefined ? undefined : parseTimeBound('until', request.until, zone, nowMs),
     limit: request.limit,
   });
   return { timezone: zone, sessions: summaries.map((summary) => toListItem(summary, zone)) };

@@ -2,7 +2,7 @@ import type { Ledger } from '../archive/ledger.js';
 import { removeHomeFile } from '../archive/remove-in-home.js';
 import { requireSessionIds } from '../browse/resolve-session-id.js';
 import { MoonError } from '../errors.js';
-import { parseIsoBound, toList } from '../search/options.js';
+import { parseTimeBound, toList } from '../search/options.js';
 import type { StoreEngine } from '../store/ports.js';
 import type { ForgottenSession } from '../store/types.js';
 
@@ -55,7 +55,7 @@ export async function forgetSessions(
   if (named.length === 0 && request.project === undefined && request.before === undefined) {
     throw new MoonError('bad_usage', 'moon forget needs session ids, --project or --before', { hint: 'add --dry-run to see what would go' });
   }
-  const beforeMs = request.before === undefined ? undefined : parseIsoBound('before', request.before, options.zone, options.nowMs);
+  const beforeMs = request.before === undefined ? undefined : parseTimeBound('before', request.before, options.zone, options.nowMs);
   // Every named id or prefix is resolved before anything is forgotten: one that fails forgets none.
   const resolved = named.length > 0 ? await requireSessionIds(engine.browse, named, { keepUnknownFull: true }) : null;
   const unknown = resolved?.unknown ?? [];

@@ -70,7 +70,7 @@ export function validateGroup(value: string): RecallGroup {
  * "January 2026") — the start of the window they name, read at `nowMs` in `zone`. A value that is neither names the
  * flag or field it came from.
  */
-export function parseIsoBound(label: string, value: string, zone: string, nowMs: number = Date.now()): number {
+export function parseTimeBound(label: string, value: string, zone: string, nowMs: number = Date.now()): number {
   const trimmed = value.trim();
   const parsed = DateTime.fromISO(trimmed, { zone, setZone: false });
   if (parsed.isValid) return parsed.toMillis();

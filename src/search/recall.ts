@@ -7,7 +7,7 @@ import { selectIndexedText } from '../text/limits.js';
 import { CONTEXT_RADIUS } from '../store/index-document.js';
 import { isValidTimezone } from '../time/zone.js';
 import { type BoostContext, type FusedCandidate, type SignalList, fuseSignals } from './fusion.js';
-import { type RecallOptions, type RecallStrategy, parseIsoBound, toList } from './options.js';
+import { type RecallOptions, type RecallStrategy, parseTimeBound, toList } from './options.js';
 import { findMatchedTerms, hasWordStartingWith, prepareHoldsAnyTerm } from './matched-terms.js';
 import { makeSnippet } from './snippet.js';
 import { capQueryText, capTerms, dropStopwords, isQuestionFrame, splitQueryTerms } from './terms.js';
@@ -139,7 +139,7 @@ async function planRecall(environment: RecallEnvironment, options: RecallOptions
   const perSession = options.messagesPerSession ?? environment.defaults.messagesPerSession;
   if (!Number.isInteger(limit) || limit <= 0) throw new MoonError('bad_usage', `limit: expected a positive integer, got ${limit}`, { field: 'limit' });
   const zone = resolveQueryZone(options.tz ?? environment.timezone);
-  const nowMs = options.now ? parseIsoBound('now', options.now, zone) : environment.nowMs();
+  const nowMs = options.now ? parseTimeBound('now', options.now, zone) : environment.nowMs();
   const strategy = options.strategy ?? environment.defaults.strategy;
   const notes: string[] = [];
   const keep = <T>(capped: { note: string | null } & T): T => {
@@ -168,8 +168,8 @@ async function planRecall(environment: RecallEnvironment, options: RecallOptions
     roles: toList(options.role),
     tools: toList(options.tool),
     markerTypes: checkMarkerTypes(toList(options.marker), environment.markerTypes),
-    sinceMs: options.since ? parseIsoBound('since', options.since, zone, nowMs) : undefined,
-    untilMs: options.until ? parseIsoBound('until', options.until, zone, nowMs) : undefined,
+    sinceMs: options.since ? parseTimeBound('since', options.since, zone, nowMs) : undefined,
+    untilMs: options.until ? parseTimeBound('until', options.until, zone, nowMs) : undefined,
     windows: time && time.windows.length > 0 && !soft ? time.windows.map(({ startMs, endMs }) => ({ startMs, endMs })) : undefined,
     daily: time && time.daily.length > 0 ? await listDailyFilters(environment.search, time, nowMs) : undefined,
     sessionRelative: time?.sessionRelative ?? undefined,

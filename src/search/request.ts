@@ -44,7 +44,7 @@ const isoTime = (description: string) =>
       error: (issue) => `${show(issue.input)} is not an ISO date or date-time (${ISO_EXAMPLE})`,
     })
     .describe(description);
-/** A `since`/`until` bound: ISO, or time words the queries understand (checked, with the field named, by parseIsoBound). */
+/** A `since`/`until` bound: ISO, or time words the queries understand (checked, with the field named, by parseTimeBound). */
 const timeBound = (description: string) =>
   z
     .string({ error: `must be a string: an ISO date or date-time (${ISO_EXAMPLE}) or time words such as "yesterday"` })

@@ -2,7 +2,7 @@ import { frameHistory, makeSafeText } from '../inject/safe-text.js';
 import type { Redactor } from '../normalize/redact.js';
 import { shortenSessionId } from '../browse/resolve-session-id.js';
 import type { BrowsePort } from '../store/ports.js';
-import type { StoredSession } from '../store/types.js';
+import type { SessionSummary, StoredSession } from '../store/types.js';
 import { abbreviateZone, formatLocalIso } from '../time/format.js';
 import { type Piece, fitToBudget } from './budget.js';
 import { type SessionDigest, readSessionDigest } from './digest.js';
@@ -75,8 +75,11 @@ export async function buildSessionStartContext(deps: SessionStartDeps, input: Se
   if (!scope) return null;
   const compact = input.source === 'compact' && input.sessionId !== null;
   const own = compact ? await deps.browse.getSession(input.sessionId!) : null;
-  const earlier = scope.sessions.filter((session) => session.id !== input.sessionId).slice(0, MAX_SESSIONS);
-  if (earlier.length === 0 && own === null) return null;
+  const shown = scope.sessions.filter((session) => session.id !== input.sessionId).slice(0, MAX_SESSIONS);
+  if (shown.length === 0 && own === null) return null;
+  // Message counts and first prompts for the sessions shown only: the project may have hundreds.
+  const summaries = new Map((shown.length > 0 ? await deps.browse.listSessionSummaries({ ids: shown.map((session) => session.id) }) : []).map((summary) => [summary.id, summary]));
+  const earlier: (StoredSession & Partial<SessionSummary>)[] = shown.map((session) => summaries.get(session.id) ?? session);
   const safe = (text: string, maxChars: number): string => makeSafeText(text, { oneLine: true, maxChars, redact: deps.redact });
   const digestOf = (session: StoredSession): SessionDigest => readSessionDigest(session.projectionPath ?? deps.projectionPathFor(session.id));
 
@@ -126,7 +129,7 @@ export async function buildSessionStartContext(deps: SessionStartDeps, input: Se
   let packTask: string | null = null;
   if (deps.pack) {
     const doing = items.find((issue) => issue.status === 'in_progress') ?? null;
-    const latest = earlier[0] as (StoredSession & { firstPrompt?: string | null }) | undefined;
+    const latest = earlier[0];
     packTask = doing?.title ?? latest?.title ?? latest?.firstPrompt ?? scope.name;
     try {
       const pack = await deps.pack({ task: packTask, cwd: input.cwd, planning: doing?.id ?? null, budget: input.budget });

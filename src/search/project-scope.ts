@@ -1,6 +1,6 @@
 import { findWorktreeRepoPath, nameProject } from '../sources/path-names.js';
 import type { BrowsePort } from '../store/ports.js';
-import type { SessionSummary } from '../store/types.js';
+import type { StoredSession } from '../store/types.js';
 
 /**
  * Which indexed sessions are "this project" for a hook whose payload names a working directory. A session
@@ -16,8 +16,8 @@ export interface ProjectScope {
   root: string;
   /** The project's name, as moon names projects (the root's last folder). */
   name: string;
-  /** Its sessions, most recent activity first. */
-  sessions: SessionSummary[];
+  /** Its sessions, most recent activity first: their own records (a caller reads counts for the few it shows). */
+  sessions: StoredSession[];
 }
 
 /** Sessions read to find a project's: far more than a hook shows, so a busy project is not cut short. */
@@ -27,10 +27,10 @@ export async function findProjectScope(browse: BrowsePort, cwd: string, homeDir:
   const start = normalizePath(cwd);
   if (start === '') return null;
   const effective = findWorktreeRepoPath(start) ?? start;
-  const first = await browse.listSessionSummaries({ projects: candidateFilters(effective), limit: CANDIDATE_LIMIT });
+  const first = await browse.listSessionRecords({ projects: candidateFilters(effective), limit: CANDIDATE_LIMIT });
   const root = chooseRoot(first, effective, normalizePath(homeDir));
   // Sessions under an ancestor root but outside the cwd (a sibling folder) are not among the first candidates.
-  const candidates = root === effective ? first : await browse.listSessionSummaries({ projects: candidateFilters(root), limit: CANDIDATE_LIMIT });
+  const candidates = root === effective ? first : await browse.listSessionRecords({ projects: candidateFilters(root), limit: CANDIDATE_LIMIT });
   const sessions = candidates
     .filter((session) => session.cwd !== null && isWithin(normalizePath(session.cwd), root))
     .sort((a, b) => activityOf(b) - activityOf(a) || a.id.localeCompare(b.id));
@@ -39,7 +39,7 @@ export async function findProjectScope(browse: BrowsePort, cwd: string, homeDir:
 }
 
 /**
- * Filters for BrowsePort.listSessionSummaries: the names of the folder and its ancestors (a project name matches
+ * Filters for BrowsePort.listSessionRecords: the names of the folder and its ancestors (a project name matches
  * exactly), and the folder itself (with a `/`, a part of the cwd). A superset; `isWithin` decides.
  */
 export function candidateFilters(folder: string): string[] {
@@ -86,6 +86,6 @@ function isFileSystemRoot(path: string): boolean {
   return path === '/' || /^[A-Za-z]:\/?$/.test(path);
 }
 
-function activityOf(session: SessionSummary): number {
+function activityOf(session: StoredSession): number {
   return session.endMs ?? session.startMs ?? 0;
 }

@@ -56,6 +56,7 @@ export function withHomePaths(engine: StoreEngine, home: string): StoreEngine {
     browse: {
       ...browse,
       getSession: async (id) => outwardOrNull(await browse.getSession(id)),
+      listSessionRecords: async (filter) => (await browse.listSessionRecords(filter)).map(outward),
       listSessionSummaries: async (filter) => (await browse.listSessionSummaries(filter)).map(outward),
     },
     forget: { ...forget, forget: async (ids, reason, atMs) => (await forget.forget(ids, reason, atMs)).map(outward) },

@@ -113,6 +113,9 @@ export interface VectorPort {
 
 /** What `moon sessions` and `moon show` read, and the agent interfaces (timeline, entries by id, scope). */
 export interface BrowsePort {
+  /** Sessions matching the filter, newest first: their own records, without the counts a summary reads. */
+  listSessionRecords(filter: SessionListFilter): Promise<StoredSession[]>;
+  /** The same sessions, each with its message count, tools and first prompt. */
   listSessionSummaries(filter: SessionListFilter): Promise<SessionSummary[]>;
   /**
    * Sessions whose id equals or starts with `prefix` (case-sensitive; no character is a wildcard), at most `limit`

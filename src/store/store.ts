@@ -27,6 +27,8 @@ export interface Store {
   endBatch(outcome: 'commit' | 'rollback'): void;
   getSession(id: string): StoredSession | null;
   listSessions(): StoredSession[];
+  /** Sessions matching the filter, newest first: their own records only. */
+  listSessionRecords(filter: SessionListFilter): StoredSession[];
   /** Sessions matching the filter, newest first, each with the tools it used. */
   listSessionSummaries(filter: SessionListFilter): SessionSummary[];
   /** Sessions whose id equals or starts with `prefix` (case-sensitive), at most `limit`, the exact one first. */

@@ -123,6 +123,8 @@ export interface ForgottenSession {
 
 export interface SessionListFilter {
   projects?: string[];
+  /** Only these sessions. */
+  ids?: readonly string[];
   sources?: SourceName[];
   sinceMs?: number;
   untilMs?: number;

@@ -1,5 +1,3 @@
-import { DateTime, IANAZone } from 'luxon';
-
 /**
  * Time formatting for projections. Every function takes an instant (epoch ms) so offsets and abbreviations
  * are computed per instant — a session crossing a DST change shows AEDT before and AEST after.
@@ -27,12 +25,14 @@ const FIXED_ABBREVIATIONS: Readonly<Record<string, string>> = {
   'Asia/Karachi': 'PKT',
 };
 
-/** The zone if luxon knows it, else UTC, so a bad config value degrades instead of printing "Invalid DateTime". */
+/**
+ * The zone if the platform knows it, else UTC, so a bad config value degrades instead of printing a broken time.
+ * Plain Intl (no date library): a hook formats a handful of times and should not load one.
+ */
 export function resolveZone(zone: string): string {
   let valid = zoneValidity.get(zone);
   if (valid === undefined) {
-    // isValidZone builds a fresh Intl formatter on every call; validity never changes within a process.
-    valid = IANAZone.isValidZone(zone);
+    valid = isKnownZone(zone);
     zoneValidity.set(zone, valid);
   }
   return valid ? zone : 'UTC';
@@ -40,22 +40,53 @@ export function resolveZone(zone: string): string {
 
 const zoneValidity = new Map<string, boolean>();
 
-function toZoned(ms: number, zone: string): DateTime {
-  return DateTime.fromMillis(ms, { zone: resolveZone(zone), locale: LOCALE });
+function isKnownZone(zone: string): boolean {
+  if (zone === '') return false;
+  // UTC needs no zone data: Intl's first use costs a short-lived process ~30 ms.
+  if (zone === 'UTC' || zone === 'Etc/UTC') return true;
+  try {
+    new Intl.DateTimeFormat(LOCALE, { timeZone: zone }).format();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
-function toUtc(ms: number): DateTime {
-  return DateTime.fromMillis(ms, { zone: 'UTC', locale: LOCALE });
+/** One formatter per zone and locale: building one is the costly part of a lookup. */
+function formatterFor(zone: string, locale: string, timeZoneName: 'longOffset' | 'short'): Intl.DateTimeFormat {
+  const key = `${zone}|${locale}|${timeZoneName}`;
+  let formatter = formatters.get(key);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat(locale, { timeZone: zone, timeZoneName, year: 'numeric' });
+    formatters.set(key, formatter);
+  }
+  return formatter;
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** The zone's name at an instant as Intl prints it: `GMT+11:00` (longOffset) or `AEDT` / `GMT+11` (short). */
+function zoneNameAt(ms: number, zone: string, locale: string, timeZoneName: 'longOffset' | 'short'): string {
+  return formatterFor(zone, locale, timeZoneName).formatToParts(ms).find((part) => part.type === 'timeZoneName')?.value ?? '';
+}
+
+/** `GMT+11:00`, `GMT-03:30`, `GMT` → minutes east of UTC. */
+function parseGmtOffset(name: string): number {
+  const match = /^(?:GMT|UTC)(?:([+\-\u2212])(\d{1,2})(?::?(\d{2}))?)?$/.exec(name);
+  if (!match) return 0;
+  if (match[1] === undefined) return 0;
+  const minutes = Number(match[2]) * 60 + Number(match[3] ?? 0);
+  return match[1] === '+' ? minutes : -minutes;
 }
 
 /** `18:39:12Z` */
 export function formatUtcTime(ms: number): string {
-  return toUtc(ms).toFormat("HH:mm:ss'Z'");
+  return `${new Date(ms).toISOString().slice(11, 19)}Z`;
 }
 
 /** `2026-02-21T18:39:12Z` */
 export function formatUtcIso(ms: number): string {
-  return toUtc(ms).toFormat("yyyy-MM-dd'T'HH:mm:ss'Z'");
+  return `${new Date(ms).toISOString().slice(0, 19)}Z`;
 }
 
 /**
@@ -68,7 +99,7 @@ function offsetMinutes(ms: number, zone: string): number {
   const key = `${resolved}|${Math.floor(ms / QUARTER_HOUR_MS)}`;
   let offset = offsetCache.get(key);
   if (offset === undefined) {
-    offset = toZoned(ms, resolved).offset;
+    offset = resolved === 'UTC' ? 0 : parseGmtOffset(zoneNameAt(ms, resolved, LOCALE, 'longOffset'));
     if (offsetCache.size > 50_000) offsetCache.clear();
     offsetCache.set(key, offset);
   }
@@ -126,41 +157,52 @@ export function abbreviateZone(ms: number, zone: string): string {
   const key = `${resolved}|${offset}|${date.getUTCFullYear()}`;
   const cached = abbreviationCache.get(key);
   if (cached !== undefined) return cached;
-  const name = lookUpAbbreviation(toZoned(ms, resolved), resolved);
+  const name = lookUpAbbreviation(ms, offset, resolved);
   abbreviationCache.set(key, name);
   return name;
 }
 
 const abbreviationCache = new Map<string, string>();
 
-function lookUpAbbreviation(base: DateTime, resolved: string): string {
-  if (base.offset === 0 && /^(UTC|Etc\/(UTC|GMT|Zulu|Universal)|GMT|Zulu|Universal)$/.test(resolved)) return 'UTC';
+function lookUpAbbreviation(ms: number, offset: number, resolved: string): string {
+  if (offset === 0 && /^(UTC|Etc\/(UTC|GMT|Zulu|Universal)|GMT|Zulu|Universal)$/.test(resolved)) return 'UTC';
   for (const locale of ABBREVIATION_LOCALES) {
-    const name = base.setLocale(locale).offsetNameShort;
+    const name = zoneNameAt(ms, resolved, locale, 'short');
     if (name && !/^(GMT|UTC)[+-−]/.test(name)) return name;
   }
-  return FIXED_ABBREVIATIONS[resolved] ?? `UTC${base.toFormat('Z')}`;
+  return FIXED_ABBREVIATIONS[resolved] ?? `UTC${formatShortOffset(offset)}`;
+}
+
+/** `+11`, `+5:30`, `-3`: the short offset a zone without a name is shown with. */
+function formatShortOffset(offset: number): string {
+  const sign = offset < 0 ? '-' : '+';
+  const absolute = Math.abs(offset);
+  const minutes = absolute % 60;
+  return `${sign}${Math.floor(absolute / 60)}${minutes === 0 ? '' : `:${pad(minutes)}`}`;
 }
 
 /** Local calendar fields the temporal markers and header need. */
 export function toLocalParts(ms: number, zone: string): { date: string; time: string; weekday: string; hour: number; abbr: string } {
-  const local = toZoned(ms, zone);
+  const { date } = localClock(ms, zone);
+  const iso = date.toISOString();
   return {
-    date: local.toFormat('yyyy-MM-dd'),
-    time: local.toFormat('HH:mm'),
-    weekday: local.toFormat('cccc'),
-    hour: local.hour,
+    date: iso.slice(0, 10),
+    time: iso.slice(11, 16),
+    weekday: WEEKDAYS[date.getUTCDay()]!,
+    hour: date.getUTCHours(),
     abbr: abbreviateZone(ms, zone),
   };
 }
 
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+
 /** Weekday name of the local day before the instant's day (for "Saturday night" at 01:00 Sunday). */
 export function formatPreviousWeekday(ms: number, zone: string): string {
-  return toZoned(ms, zone).minus({ days: 1 }).toFormat('cccc');
+  return WEEKDAYS[(localClock(ms, zone).date.getUTCDay() + 6) % 7]!;
 }
 
 /** UTC calendar fields for the `> Session:` header. */
 export function toUtcParts(ms: number): { date: string; time: string } {
-  const utc = toUtc(ms);
-  return { date: utc.toFormat('yyyy-MM-dd'), time: utc.toFormat('HH:mm') };
+  const iso = new Date(ms).toISOString();
+  return { date: iso.slice(0, 10), time: iso.slice(11, 16) };
 }

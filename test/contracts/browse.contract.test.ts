@@ -17,6 +17,17 @@ describeEachEngine('BrowsePort', (factory) => {
       }
     });
 
+    test('session records are the summaries without their counts, under the same filter; ids keeps only those sessions', async () => {
+      for (const filter of [{}, { projects: ['shop'] }, { ids: ['blog-feed', 'shop-release', 'no-such-session'] }, { ids: [] }, { projects: ['blog'], ids: ['blog-feed', 'shop-release'], limit: 5 }] as SessionListFilter[]) {
+        const records = await ctx.engine.browse.listSessionRecords(filter);
+        const summaries = await ctx.engine.browse.listSessionSummaries(filter);
+        expect(records).toEqual(summaries.map(({ messages: _m, tools: _t, firstPrompt: _f, ...session }) => session));
+      }
+      expect(await list({ ids: ['blog-feed', 'shop-release', 'no-such-session'] })).toEqual(['shop-release', 'blog-feed']);
+      expect(await list({ ids: [] })).toEqual([]);
+      expect(await list({ projects: ['blog'], ids: ['blog-feed', 'shop-release'] })).toEqual(['blog-feed']);
+    });
+
     test('messages count user and assistant entries, not tool calls or reasoning', async () => {
       const summaries = await ctx.engine.browse.listSessionSummaries({});
       expect(Object.fromEntries(summaries.map((summary) => [summary.id, summary.messages]))).toEqual({

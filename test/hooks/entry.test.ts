@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -132,6 +132,22 @@ describe('the hook entry', () => {
     } finally {
       rmSync(join(home, 'moon.toml'), { force: true });
     }
+  });
+
+  test('hooks run with different variables each keep their validated configuration: alternating them loads neither again', async () => {
+    const cache = join(home, 'state', 'hook-config.json');
+    const withRecall = { MOON_HOME: home, MOON_HOOKS_USER_PROMPT_RECALL: 'true' };
+    const plain = { MOON_HOME: home };
+    const prompt = claudePayload.userPromptSubmit({ session_id: 'new-session', transcript_path: join(root, 'new.jsonl'), cwd: '/home/dev/loom', prompt: 'why does the loom skip warp threads' });
+    expect(readAdditionalContext((await runHookProcess(['hook', 'user-prompt-submit'], prompt, withRecall)).stdout, 'UserPromptSubmit')).toContain('jacquard');
+    expect((await runHookProcess(['hook', 'user-prompt-submit'], prompt, plain)).stdout).toBe('');
+    const written = statSync(cache);
+    // Both, beside what earlier tests left (it keeps the last four).
+    expect(JSON.parse(readFileSync(cache, 'utf8')).entries.length).toBeGreaterThanOrEqual(2);
+    for (const env of [withRecall, plain, withRecall]) await runHookProcess(['hook', 'user-prompt-submit'], prompt, env);
+    // The file is replaced (a new inode) only when a configuration is loaded in full.
+    expect(statSync(cache).ino).toBe(written.ino);
+    expect(statSync(cache).mode & 0o777).toBe(0o600);
   });
 
   test('bin/moon.js without a build says so at once on stderr, not with a stack', async () => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readlinkSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveHome } from '../../archive/moon-home.js';
 import type { MoonConfig } from '../../config.js';
@@ -14,7 +14,7 @@ import type { MoonConfig } from '../../config.js';
  * reports a bad configuration exactly as every command does) that writes the cache again.
  */
 export const HOOK_CONFIG_CACHE = join('state', 'hook-config.json');
-const CACHE_VERSION = 1;
+const CACHE_VERSION = 2;
 
 export interface HookConfigRequest {
   env: NodeJS.ProcessEnv;
@@ -47,7 +47,7 @@ export function configKey(home: string, request: HookConfigRequest): string {
   for (const name of Object.keys(request.env).sort()) {
     if (name.startsWith('MOON_') || name.startsWith('MEMORY_') || name === 'TZ') add(`env:${name}`, request.env[name] ?? null);
   }
-  add('zone', Intl.DateTimeFormat().resolvedOptions().timeZone);
+  add('zone', readSystemZone());
   for (const name of Object.keys(request.overrides).sort()) {
     const value = request.overrides[name];
     if (value !== undefined) add(`flag:${name}`, JSON.stringify(value));
@@ -55,14 +55,49 @@ export function configKey(home: string, request: HookConfigRequest): string {
   return hash.digest('hex');
 }
 
-function readCache(file: string, key: string): MoonConfig | null {
+/**
+ * What the system's time zone is set by, read without Intl (whose first use costs a hook ~30 ms): the target of
+ * /etc/localtime where it is a link (Linux, macOS), else its bytes and /etc/timezone's; Intl only where neither
+ * exists (Windows, a bare container). TZ is part of the key already.
+ */
+function readSystemZone(): string {
   try {
-    const parsed = JSON.parse(readFileSync(file, 'utf8')) as { key?: unknown; config?: unknown };
-    if (parsed.key !== key || typeof parsed.config !== 'object' || parsed.config === null) return null;
-    return Object.freeze(parsed.config as MoonConfig);
+    return `link:${readlinkSync('/etc/localtime')}`;
   } catch {
-    return null;
+    const file = readOrNull('/etc/localtime');
+    const named = readOrNull('/etc/timezone');
+    if (file !== null || named !== null) return `file:${createHash('sha256').update(file ?? '').digest('hex')}:${named ?? ''}`;
+    return `intl:${Intl.DateTimeFormat().resolvedOptions().timeZone}`;
   }
+}
+
+/**
+ * The cache keeps the last few configurations (most recent first): an agent's hooks may run with different
+ * variables (one hook with MOON_HOOKS_USER_PROMPT_RECALL set, another without), and one entry would make them
+ * evict each other on every turn.
+ */
+const CACHED_CONFIGS = 4;
+
+interface CacheEntry {
+  key: string;
+  config: MoonConfig;
+}
+
+function readEntries(file: string): CacheEntry[] {
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as { entries?: unknown };
+    if (!Array.isArray(parsed.entries)) return [];
+    return parsed.entries.filter(
+      (entry): entry is CacheEntry => typeof entry === 'object' && entry !== null && typeof entry.key === 'string' && typeof entry.config === 'object' && entry.config !== null,
+    );
+  } catch {
+    return [];
+  }
+}
+
+function readCache(file: string, key: string): MoonConfig | null {
+  const found = readEntries(file).find((entry) => entry.key === key);
+  return found ? Object.freeze(found.config) : null;
 }
 
 /** Written beside the rest of the home's state, atomically, readable by the user alone; never a hook's failure. */
@@ -70,8 +105,9 @@ function writeCache(home: string, file: string, key: string, config: MoonConfig)
   try {
     if (!statSync(home).isDirectory()) return;
     mkdirSync(join(home, 'state'), { recursive: true, mode: 0o700 });
+    const entries = [{ key, config }, ...readEntries(file).filter((entry) => entry.key !== key)].slice(0, CACHED_CONFIGS);
     const temp = `${file}.${process.pid}.tmp`;
-    writeFileSync(temp, `${JSON.stringify({ key, config })}\n`, { mode: 0o600 });
+    writeFileSync(temp, `${JSON.stringify({ entries })}\n`, { mode: 0o600 });
     renameSync(temp, file);
   } catch {
     // No home yet, a read-only home: the next hook loads in full again.

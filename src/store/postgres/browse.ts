@@ -1,4 +1,4 @@
-import type { SessionListFilter, SessionMatch, SessionSummary } from '../types.js';
+import type { SessionListFilter, SessionMatch, SessionSummary, StoredSession } from '../types.js';
 import type { PgClient } from './client.js';
 import { Params, escapeLike } from './filters.js';
 import { type SessionRow, toSession } from './rows.js';
@@ -9,26 +9,14 @@ const PROMPT_CHARS = 200;
  * Sessions for `moon sessions`, newest first, by the same rules as the SQLite engine's session-list.ts: a project
  * name matches exactly (any case), a value with a slash part of the cwd; a time bound keeps overlapping sessions.
  */
+export async function listSessionRecords(db: PgClient, filter: SessionListFilter): Promise<StoredSession[]> {
+  return (await selectSessionRows(db, filter)).map(toSession);
+}
+
+/** The same sessions with their message counts, tools and first prompts. */
 export async function listSessionSummaries(db: PgClient, filter: SessionListFilter): Promise<SessionSummary[]> {
-  const params = new Params();
-  const where: string[] = [];
-  if (filter.projects && filter.projects.length > 0) {
-    where.push(
-      `(${filter.projects
-        .map((project) => (project.includes('/') ? `cwd LIKE ${params.add(`%${escapeLike(project)}%`)}` : `lower(project) = lower(${params.add(project)})`))
-        .join(' OR ')})`,
-    );
-  }
-  if (filter.sources && filter.sources.length > 0) where.push(`source = ANY (${params.add(filter.sources)}::text[])`);
-  if (filter.sinceMs !== undefined) where.push(`coalesce(end_ms, start_ms) >= ${params.add(filter.sinceMs)}`);
-  if (filter.untilMs !== undefined) where.push(`start_ms < ${params.add(filter.untilMs)}`);
-  const limit = filter.limit === undefined ? '' : `LIMIT ${params.add(filter.limit)}`;
-  const sessions = await db.query<SessionRow>(
-    `SELECT * FROM moon.sessions ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
-     ORDER BY start_ms IS NULL, start_ms DESC, id ${limit}`,
-    params.values,
-  );
-  const ids = sessions.rows.map((row) => row.id);
+  const rows = await selectSessionRows(db, filter);
+  const ids = rows.map((row) => row.id);
   if (ids.length === 0) return [];
   const tools = new Map<string, { name: string; count: number }[]>();
   const toolRows = await db.query<{ session_id: string; tool_name: string; count: number }>(
@@ -60,12 +48,35 @@ export async function listSessionSummaries(db: PgClient, filter: SessionListFilt
       )
     ).rows.map((row) => [row.session_id, row.text]),
   );
-  return sessions.rows.map((row) => ({
+  return rows.map((row) => ({
     ...toSession(row),
     messages: messages.get(row.id) ?? 0,
     tools: tools.get(row.id) ?? [],
     firstPrompt: prompts.get(row.id) ?? null,
   }));
+}
+
+async function selectSessionRows(db: PgClient, filter: SessionListFilter): Promise<SessionRow[]> {
+  const params = new Params();
+  const where: string[] = [];
+  if (filter.projects && filter.projects.length > 0) {
+    where.push(
+      `(${filter.projects
+        .map((project) => (project.includes('/') ? `cwd LIKE ${params.add(`%${escapeLike(project)}%`)}` : `lower(project) = lower(${params.add(project)})`))
+        .join(' OR ')})`,
+    );
+  }
+  if (filter.ids) where.push(`id = ANY (${params.add([...filter.ids])}::text[])`);
+  if (filter.sources && filter.sources.length > 0) where.push(`source = ANY (${params.add(filter.sources)}::text[])`);
+  if (filter.sinceMs !== undefined) where.push(`coalesce(end_ms, start_ms) >= ${params.add(filter.sinceMs)}`);
+  if (filter.untilMs !== undefined) where.push(`start_ms < ${params.add(filter.untilMs)}`);
+  const limit = filter.limit === undefined ? '' : `LIMIT ${params.add(filter.limit)}`;
+  const result = await db.query<SessionRow>(
+    `SELECT * FROM moon.sessions ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
+     ORDER BY start_ms IS NULL, start_ms DESC, id ${limit}`,
+    params.values,
+  );
+  return result.rows;
 }
 
 export async function findSessionsByPrefix(db: PgClient, prefix: string, limit: number): Promise<SessionMatch[]> {

@@ -2,7 +2,7 @@ import type { ArchiveRecord } from '../../model.js';
 import type { IngestTx, StoreEngine } from '../ports.js';
 import { BatchAbortedError, type FileCommit, type FileState, type StoredSession } from '../types.js';
 import { browseEntries, browseEntriesByIds, browseSession, browseSessionPlaces } from './read.js';
-import { findSessionsByPrefix, listSessionSummaries } from './browse.js';
+import { findSessionsByPrefix, listSessionRecords, listSessionSummaries } from './browse.js';
 import { createPostgresDigests } from './digests.js';
 import { type PgClient, type PgPool, type PgPoolClient, createPool, redactUrl, toPgError } from './client.js';
 import { applyFileCommit } from './commit.js';
@@ -225,6 +225,7 @@ export async function openPostgresEngine(url: string, options: PostgresEngineOpt
       search: (query) => searchVector(db, query),
     },
     browse: {
+      listSessionRecords: (filter) => listSessionRecords(db, filter),
       listSessionSummaries: (filter) => listSessionSummaries(db, filter),
       findSessionsByPrefix: (prefix, limit) => findSessionsByPrefix(db, prefix, limit),
       getSession: (id) => browseSession(db, id),

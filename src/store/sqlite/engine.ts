@@ -83,6 +83,7 @@ export function openSqliteEngine(path: string, options: OpenStoreOptions = {}): 
       search: (query) => run(() => store.searchVector(query)),
     },
     browse: {
+      listSessionRecords: (filter) => run(() => store.listSessionRecords(filter)),
       listSessionSummaries: (filter) => run(() => store.listSessionSummaries(filter)),
       findSessionsByPrefix: (prefix, limit) => run(() => store.findSessionsByPrefix(prefix, limit)),
       getSession: (id) => run(() => store.getSession(id)),

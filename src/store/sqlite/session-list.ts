@@ -1,34 +1,19 @@
 import type Database from 'better-sqlite3';
-import type { SessionListFilter, SessionSummary } from '../store.js';
+import type { SessionListFilter, SessionSummary, StoredSession } from '../store.js';
 import { type SessionRow, toSession } from './rows.js';
 
 /**
  * Sessions for `moon sessions`, newest first. The project filter reads like recall's `--project`: a name matches
  * exactly (case-insensitive), a value with a slash matches part of the cwd. A time bound keeps sessions that
- * overlap it, so a session that started before --since but ran into it is listed.
+ * overlap it, so a session that started before --since but ran into it is listed; `ids` keeps only those sessions.
  */
+export function listSessionRecords(db: Database.Database, filter: SessionListFilter): StoredSession[] {
+  return selectSessionRows(db, filter).map(toSession);
+}
+
+/** The same sessions with their message counts, tools and first prompts (three more queries over their entries). */
 export function listSessionSummaries(db: Database.Database, filter: SessionListFilter): SessionSummary[] {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  if (filter.projects && filter.projects.length > 0) {
-    where.push(`(${filter.projects.map((project) => (project.includes('/') ? "cwd LIKE ? ESCAPE '\\'" : 'project = ? COLLATE NOCASE')).join(' OR ')})`);
-    for (const project of filter.projects) params.push(project.includes('/') ? `%${escapeLike(project)}%` : project);
-  }
-  if (filter.sources && filter.sources.length > 0) {
-    where.push(`source IN (${filter.sources.map(() => '?').join(', ')})`);
-    params.push(...filter.sources);
-  }
-  if (filter.sinceMs !== undefined) {
-    where.push('coalesce(end_ms, start_ms) >= ?');
-    params.push(filter.sinceMs);
-  }
-  if (filter.untilMs !== undefined) {
-    where.push('start_ms < ?');
-    params.push(filter.untilMs);
-  }
-  const sql = `SELECT * FROM sessions ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
-    ORDER BY start_ms IS NULL, start_ms DESC, id ${filter.limit === undefined ? '' : 'LIMIT ?'}`;
-  const rows = db.prepare<unknown[], SessionRow>(sql).all(...params, ...(filter.limit === undefined ? [] : [filter.limit]));
+  const rows = selectSessionRows(db, filter);
   const ids = JSON.stringify(rows.map((row) => row.id));
   const tools = listTools(db, ids);
   const messages = new Map(
@@ -56,6 +41,34 @@ export function listSessionSummaries(db: Database.Database, filter: SessionListF
     tools: tools.get(row.id) ?? [],
     firstPrompt: prompts.get(row.id) ?? null,
   }));
+}
+
+function selectSessionRows(db: Database.Database, filter: SessionListFilter): SessionRow[] {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (filter.projects && filter.projects.length > 0) {
+    where.push(`(${filter.projects.map((project) => (project.includes('/') ? "cwd LIKE ? ESCAPE '\\'" : 'project = ? COLLATE NOCASE')).join(' OR ')})`);
+    for (const project of filter.projects) params.push(project.includes('/') ? `%${escapeLike(project)}%` : project);
+  }
+  if (filter.ids) {
+    where.push('id IN (SELECT value FROM json_each(?))');
+    params.push(JSON.stringify(filter.ids));
+  }
+  if (filter.sources && filter.sources.length > 0) {
+    where.push(`source IN (${filter.sources.map(() => '?').join(', ')})`);
+    params.push(...filter.sources);
+  }
+  if (filter.sinceMs !== undefined) {
+    where.push('coalesce(end_ms, start_ms) >= ?');
+    params.push(filter.sinceMs);
+  }
+  if (filter.untilMs !== undefined) {
+    where.push('start_ms < ?');
+    params.push(filter.untilMs);
+  }
+  const sql = `SELECT * FROM sessions ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
+    ORDER BY start_ms IS NULL, start_ms DESC, id ${filter.limit === undefined ? '' : 'LIMIT ?'}`;
+  return db.prepare<unknown[], SessionRow>(sql).all(...params, ...(filter.limit === undefined ? [] : [filter.limit]));
 }
 
 const PROMPT_CHARS = 200;

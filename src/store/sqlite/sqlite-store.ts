@@ -61,7 +61,7 @@ import type { DocFile, DocHit, DocQuery, DocSection } from '../types.js';
 import type { MarkerQuery, MarkerSync, StoredMarker } from '../../markers/types.js';
 import { runFromColumns } from '../row-mapping.js';
 import { listCopied, listRuns, markCopied, readSessionExtras, writeSessionExtras } from './copy.js';
-import { listSessionSummaries } from './session-list.js';
+import { listSessionRecords, listSessionSummaries } from './session-list.js';
 import { type WriteLockOptions, beginWrite, endWrite, retryWhileLocked, runWriteTransaction } from './write-lock.js';
 
 export interface OpenStoreOptions {
@@ -382,6 +382,10 @@ class SqliteStore implements Store, PlaneAccess, MarkerAccess {
 
   listSessions(): StoredSession[] {
     return this.statements.listSessions.all().map(toSession);
+  }
+
+  listSessionRecords(filter: SessionListFilter): StoredSession[] {
+    return listSessionRecords(this.db, filter);
   }
 
   listSessionSummaries(filter: SessionListFilter): SessionSummary[] {

@@ -8,6 +8,7 @@ import { type SerializedError, reviveError } from './errors-across.js';
 import type { IndexFileOptions, PreparedFile } from './index-file.js';
 import type { IngestSettings } from './settings.js';
 import type { WorkerJob } from './worker.js';
+import { fromBuild } from '../runtime/build-paths.js';
 
 /**
  * Ingest workers, one per core beside the writer's: the store's single writer stays on the main thread while files are read,
@@ -109,7 +110,7 @@ interface Slot {
  * The worker's compiled module. Under a TypeScript test runner this file is the .ts source and there is no
  * compiled worker beside it: `workersAvailable()` says so and ingest runs on one thread.
  */
-const WORKER_URL = new URL('./worker.js', import.meta.url);
+const WORKER_URL = fromBuild('ingest/worker.js');
 
 /**
  * A worker's young generation: V8's default lets a worker's heap hold tens of MB of short-lived garbage (parsed

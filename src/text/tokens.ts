@@ -1,5 +1,6 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { fromBuild } from '../runtime/build-paths.js';
 
 /**
  * Token counts for what hooks hand an agent, with a real BPE tokenizer (gpt-tokenizer), encoding cl100k_base. No
@@ -23,7 +24,7 @@ export interface TokenCounter {
 /** Special-token text (`<|endoftext|>`) is counted as the ordinary text it is, never refused. */
 export const COUNT_OPTIONS = { allowedSpecial: new Set<string>(), disallowedSpecial: new Set<string>() };
 
-const WORKER_URL = new URL('./token-worker.js', import.meta.url);
+const WORKER_URL = fromBuild('text/token-worker.js');
 
 let counter: TokenCounter | null = null;
 

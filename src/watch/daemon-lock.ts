@@ -4,6 +4,7 @@ import type { MoonPaths } from '../archive/paths.js';
 import { writeFileAtomic } from '../archive/write.js';
 import { MoonError } from '../errors.js';
 import { type HeldLock, type LockState, readLock, tryAcquireLock } from '../lock/pid-lock.js';
+import { readBuildId } from '../runtime/build-paths.js';
 
 /** Seed 001 DaemonLockPayload, at `$MOON_LOGS_DIR/moon-watch.daemon.lock`. */
 export interface DaemonLockPayload {
@@ -16,21 +17,6 @@ export interface DaemonLockPayload {
 
 export function daemonLockPath(paths: MoonPaths): string {
   return join(paths.logs, 'moon-watch.daemon.lock');
-}
-
-let buildId: string | null = null;
-
-/** This build's id (dist/build-id.json, written by `npm run build`); `dev` when running from sources. */
-export function readBuildId(): string {
-  if (buildId === null) {
-    try {
-      const value = JSON.parse(readFileSync(new URL('../build-id.json', import.meta.url), 'utf8')) as { build_uuid?: unknown };
-      buildId = typeof value.build_uuid === 'string' ? value.build_uuid : 'dev';
-    } catch {
-      buildId = 'dev';
-    }
-  }
-  return buildId;
 }
 
 export function readDaemonLock(paths: MoonPaths): LockState<DaemonLockPayload> {

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseHookArgv } from '../../src/interfaces/hook/entry.js';
@@ -59,11 +60,26 @@ function traceHook(args: string[], stdin: string): Promise<{ code: number; stdou
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.on('error', reject);
     child.on('close', (code) => {
-      const modules = readFileSync(file, 'utf8').split('\n').filter((line) => line !== '');
+      const modules = unbundle(readFileSync(file, 'utf8').split('\n').filter((line) => line !== ''));
       rmSync(file, { force: true });
       resolve({ code: code ?? -1, stdout, stderr, modules });
     });
     child.stdin.end(stdin);
+  });
+}
+
+/**
+ * The compiled modules behind the URLs a process loaded: a chunk of the hook bundle (dist/hook/) stands for the
+ * modules scripts/bundle-hook.mjs put in it (dist/hook/modules.json), so the checks below see through the bundle.
+ */
+function unbundle(urls: string[]): string[] {
+  const chunks = JSON.parse(readFileSync(join(REPO, 'dist', 'hook', 'modules.json'), 'utf8')) as Record<string, string[]>;
+  return urls.flatMap((url) => {
+    const chunk = /\/dist\/hook\/([^/]+\.cjs)$/.exec(url)?.[1];
+    if (chunk === undefined) return [url];
+    const inside = chunks[chunk];
+    if (!inside) throw new Error(`${chunk} is not in dist/hook/modules.json`);
+    return [url, ...inside.map((path) => pathToFileURL(join(REPO, path)).href)];
   });
 }
 

@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, readlinkSync, renameSync, statSync, writeFileS
 import { join } from 'node:path';
 import { resolveHome } from '../../archive/moon-home.js';
 import type { MoonConfig } from '../../config.js';
+import { readBuildId } from '../../runtime/build-paths.js';
 
 /**
  * A hook's configuration without the schema library. Validating moon.toml and the environment loads zod, which
@@ -120,9 +121,4 @@ function readOrNull(path: string | URL): string | null {
   } catch {
     return null;
   }
-}
-
-/** dist/build-id.json (written after each build): a cache another build of moon validated is not trusted. */
-function readBuildId(): string {
-  return readOrNull(new URL('../../build-id.json', import.meta.url)) ?? 'unbuilt';
 }

@@ -4,6 +4,7 @@ import type { MoonConfig } from '../../config.js';
 import { describeError, isMoonError } from '../../errors.js';
 import { escapeControl } from '../../text/escape-control.js';
 import { HOOK_EVENTS, isHookEvent } from '../../hooks/events.js';
+import { fromBuild } from '../../runtime/build-paths.js';
 
 /**
  * `moon hook <event>` as the agent runs it (`node "<path>/bin/moon.js" [--home "<dir>"] hook <event>`): bin/moon.js
@@ -17,8 +18,8 @@ import { HOOK_EVENTS, isHookEvent } from '../../hooks/events.js';
 /** How long a hook waits for its payload: agents write it at once, and a hook must never hang the agent. */
 export const STDIN_TIMEOUT_MS = 3_000;
 
-/** bin/moon.js, two levels above dist/hooks/ (and src/hooks/). */
-const BIN = fileURLToPath(new URL('../../../bin/moon.js', import.meta.url));
+/** bin/moon.js, beside the build's root (dist/, or src/ under the test runner). */
+const BIN = fileURLToPath(fromBuild('../bin/moon.js'));
 
 export interface HookArgs {
   home?: string;

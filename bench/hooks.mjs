@@ -75,7 +75,7 @@ const listing = JSON.parse(cli(['sessions', '--json']));
 const byCwd = new Map();
 for (const session of listing.sessions) if (session.cwd && session.source === 'claude-code') byCwd.set(session.cwd, [...(byCwd.get(session.cwd) ?? []), session]);
 const [cwd, projectSessions] = [...byCwd.entries()].sort((a, b) => b[1].length - a[1].length)[0];
-const newest = projectSessions[0];
+const newest = { id: projectSessions[0].session_id };
 const project = cwd.split('/').pop();
 // A MEMORY.md of the size L2 keeps (240 lines at most), some lines about the project.
 writeFileSync(

@@ -22,7 +22,7 @@ const INTERFACE_ALLOWED = new Set(['index.ts', 'moon.ts', 'config.ts', 'errors.t
  * composition root, so it stands on the hooks plane and its own composition directly.
  */
 const HOOK_DOOR_ALLOWED = (target: string): boolean =>
-  target.startsWith('hooks/') || ['app/hook-deps.ts', 'time/clock.ts', 'archive/moon-home.ts', 'runtime/build-paths.ts'].includes(target);
+  target.startsWith('hooks/') || ['app/hook-deps.ts', 'time/clock.ts', 'archive/moon-home.ts'].includes(target) || target.startsWith('runtime/');
 
 function listSources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

@@ -1,7 +1,8 @@
 import { MoonError } from '../errors.js';
 import type { BrowsePort } from '../store/ports.js';
 import { resolveZone } from '../time/format.js';
-import { type SessionNotFound, type ShownSession, resolveSession, toShownSession } from './show.js';
+import type { StoredSession } from '../store/types.js';
+import { type SessionNotFound, type ShownSession, readShownSessions, resolveSession } from './show.js';
 import { type TimelineEntry, toTimelineEntry } from './timeline.js';
 
 /** Full entries by the message ids recall returns (`metadata.message_ids`). */
@@ -62,10 +63,11 @@ export async function readEntries(
     if (!matches) missing.push(id);
     else for (const entry of matches) entries.push(toTimelineEntry(entry, zone, false));
   }
-  const sessions: ShownSession[] = [];
-  for (const id of new Set(entries.map((entry) => entry.sessionId))) {
+  const stored: StoredSession[] = [];
+  for (const id of new Set(entries.map((entry) => entry.session_id))) {
     const session = await browse.getSession(id);
-    if (session) sessions.push(toShownSession(session, zone, options.projectionPathFor));
+    if (session) stored.push(session);
   }
+  const sessions = await readShownSessions(browse, stored, zone, options.projectionPathFor);
   return { found: true, timezone: zone, entries, missing, sessions };
 }

@@ -3,7 +3,7 @@ import { MoonError } from '../errors.js';
 import type { Entry } from '../model.js';
 import type { BrowsePort } from '../store/ports.js';
 import { resolveZone } from '../time/format.js';
-import { type SessionNotFound, type ShownEntry, type ShownSession, parseAroundTime, resolveSession, toShownEntry, toShownSession } from './show.js';
+import { type SessionNotFound, type ShownEntry, type ShownSession, parseAroundTime, readShownSessions, resolveSession, toShownEntry } from './show.js';
 
 /**
  * A session for an agent: its projection (the markdown moon wrote for it), or a slice of it — the entries from
@@ -25,12 +25,12 @@ export interface GetSessionRequest {
 }
 
 export interface SessionSlice {
-  fromEntry: string | null;
-  toEntry: string | null;
+  from_entry: string | null;
+  to_entry: string | null;
   since: string | null;
   until: string | null;
   /** Entries in the whole session, of which `entries` is the slice. */
-  totalEntries: number;
+  total_entries: number;
 }
 
 export interface SessionGot {
@@ -55,13 +55,13 @@ export async function readSession(
   if (!resolved.found) return resolved;
   const stored = resolved.session;
   const zone = resolveZone(request.tz ?? options.timezone);
-  const session = toShownSession(stored, zone, options.projectionPathFor);
+  const [session] = (await readShownSessions(browse, [stored], zone, options.projectionPathFor)) as [ShownSession];
   const ranged = [request.fromEntry, request.toEntry, request.since, request.until].some((value) => value !== undefined && value.trim() !== '');
   if (!ranged) {
-    if (!existsSync(session.projectionPath)) {
-      throw new MoonError('not_found', `no projection for session ${stored.id} at ${session.projectionPath}`, { hint: 'run `moon index` to write it' });
+    if (!existsSync(session.projection_path)) {
+      throw new MoonError('not_found', `no projection for session ${stored.id} at ${session.projection_path}`, { hint: 'run `moon index` to write it' });
     }
-    return { found: true, timezone: zone, session, projection: readFileSync(session.projectionPath, 'utf8'), slice: null, entries: [] };
+    return { found: true, timezone: zone, session, projection: readFileSync(session.projection_path, 'utf8'), slice: null, entries: [] };
   }
   const entries = await browse.listEntries(stored.id);
   const position = (field: 'from_entry' | 'to_entry', wanted: string | undefined): number | null => {
@@ -92,11 +92,11 @@ export async function readSession(
     session,
     projection: null,
     slice: {
-      fromEntry: request.fromEntry?.trim() || null,
-      toEntry: request.toEntry?.trim() || null,
+      from_entry: request.fromEntry?.trim() || null,
+      to_entry: request.toEntry?.trim() || null,
       since: request.since?.trim() || null,
       until: request.until?.trim() || null,
-      totalEntries: entries.length,
+      total_entries: entries.length,
     },
     entries: picked.map((entry) => toShownEntry(entry, zone, false)),
   };

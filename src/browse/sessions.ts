@@ -17,26 +17,30 @@ export interface SessionsRequest {
   tz?: string;
 }
 
+/**
+ * One session of a listing, as every door gives it. The counts follow one rule (src/browse/session-title.ts):
+ * `message_count` is every message of the session — user, assistant, tool calls and their results, notes — as its
+ * projection's `message_count` and `> Messages:` line count them; `turn_count` the user's and the assistant's
+ * alone. `title` is the session's own title or null; `first_prompt` what people see when it is null.
+ */
 export interface SessionListItem {
-  id: string;
+  session_id: string;
   source: SourceName;
   project: string | null;
   cwd: string | null;
   title: string | null;
   /** The start of the session's first user message (what a listing shows when there is no title). */
-  firstPrompt: string | null;
+  first_prompt: string | null;
   /** Local ISO time (with offset) in the listing's zone, or null when the transcript has no timestamps. */
   start: string | null;
   end: string | null;
-  startMs: number | null;
-  endMs: number | null;
-  /** User and assistant messages (tool calls, reasoning and system notes not counted). */
-  messages: number;
-  /** Everything indexed: messages, tool calls, system notes. */
-  entries: number;
+  start_ms: number | null;
+  end_ms: number | null;
+  message_count: number;
+  turn_count: number;
   tools: { name: string; count: number }[];
-  parentSessionId: string | null;
-  projectionPath: string | null;
+  parent_session_id: string | null;
+  projection_path: string | null;
 }
 
 export interface SessionListing {
@@ -58,20 +62,20 @@ export async function listSessions(store: BrowsePort, request: SessionsRequest, 
 
 function toListItem(summary: SessionSummary, zone: string): SessionListItem {
   return {
-    id: summary.id,
+    session_id: summary.id,
     source: summary.source,
     project: summary.project,
     cwd: summary.cwd,
     title: summary.title,
-    firstPrompt: summary.firstPrompt,
+    first_prompt: summary.firstPrompt,
     start: summary.startMs === null ? null : formatLocalIso(summary.startMs, zone),
     end: summary.endMs === null ? null : formatLocalIso(summary.endMs, zone),
-    startMs: summary.startMs,
-    endMs: summary.endMs,
-    messages: summary.messages,
-    entries: summary.entryCount,
+    start_ms: summary.startMs,
+    end_ms: summary.endMs,
+    message_count: summary.entryCount,
+    turn_count: summary.messages,
     tools: summary.tools,
-    parentSessionId: summary.parentSessionId,
-    projectionPath: summary.projectionPath,
+    parent_session_id: summary.parentSessionId,
+    projection_path: summary.projectionPath,
   };
 }

@@ -19,19 +19,27 @@ export interface ShowRequest {
   tz?: string;
 }
 
+/**
+ * A session as every door gives it (CLI --json, MCP structuredContent, HTTP): snake_case, times local to the
+ * answer's zone. `title` is the session's own title or null (src/browse/session-title.ts says how people see it).
+ */
 export interface ShownSession {
-  id: string;
+  session_id: string;
   source: SourceName;
   project: string | null;
   cwd: string | null;
   title: string | null;
+  /** The start of the session's first user message: what people see when `title` is null. */
+  first_prompt: string | null;
   start: string | null;
   end: string | null;
-  projectionPath: string;
+  projection_path: string;
 }
 
 export interface ShownEntry {
   id: string;
+  /** The session it belongs to: every door names it beside the message id. */
+  session_id: string;
   /** Local ISO time with offset, or null when the record had no timestamp. */
   time: string | null;
   ts: number | null;
@@ -41,10 +49,12 @@ export interface ShownEntry {
   target: string | null;
   text: string;
   result: string | null;
-  exitCode: number | null;
+  exit_code: number | null;
   status: string | null;
   /** The entry `around` pointed at. */
   focus: boolean;
+  /** Text or result was cut to the answer's budget (MCP's; the CLI and HTTP give them whole: false). */
+  truncated: boolean;
 }
 
 /** Not found is an answer, not a failure: JSON callers get it as a value. */
@@ -65,7 +75,7 @@ export interface SessionShown {
   /** Without `around`: the session's projection (markdown). */
   projection: string | null;
   /** With `around`: what it resolved to, and the entries around it in session order. */
-  around: { query: string; entryId: string; time: string | null } | null;
+  around: { query: string; entry_id: string; time: string | null } | null;
   entries: ShownEntry[];
 }
 
@@ -82,8 +92,8 @@ export async function showSession(
   if (!resolved.found) return resolved;
   const session = resolved.session;
   const zone = resolveZone(request.tz ?? options.timezone);
-  const shown = toShownSession(session, zone, options.projectionPathFor);
-  const projectionPath = shown.projectionPath;
+  const [shown] = (await readShownSessions(store, [session], zone, options.projectionPathFor)) as [ShownSession];
+  const projectionPath = shown.projection_path;
   if (request.around === undefined) {
     if (!existsSync(projectionPath)) {
       throw new MoonError('not_found', `no projection for session ${session.id} at ${projectionPath}`, { hint: 'run `moon index` to write it' });
@@ -101,22 +111,34 @@ export async function showSession(
     timezone: zone,
     session: shown,
     projection: null,
-    around: { query: request.around, entryId: focus.id, time: focus.ts === null ? null : formatLocalIso(focus.ts, zone) },
+    around: { query: request.around, entry_id: focus.id, time: focus.ts === null ? null : formatLocalIso(focus.ts, zone) },
     entries: window.map((entry) => toShownEntry(entry, zone, entry === focus)),
   };
 }
 
-/** A stored session as `show` and the agent interfaces give it: times local to `zone`. */
-export function toShownSession(session: StoredSession, zone: string, projectionPathFor: (sessionId: string) => string): ShownSession {
+/** Stored sessions as `show` and the agent interfaces give them (times local to `zone`), each with its first prompt. */
+export async function readShownSessions(
+  browse: BrowsePort,
+  sessions: readonly StoredSession[],
+  zone: string,
+  projectionPathFor: (sessionId: string) => string,
+): Promise<ShownSession[]> {
+  if (sessions.length === 0) return [];
+  const prompts = new Map((await browse.listSessionSummaries({ ids: sessions.map((session) => session.id) })).map((summary) => [summary.id, summary.firstPrompt]));
+  return sessions.map((session) => toShownSession(session, zone, projectionPathFor, prompts.get(session.id) ?? null));
+}
+
+function toShownSession(session: StoredSession, zone: string, projectionPathFor: (sessionId: string) => string, firstPrompt: string | null): ShownSession {
   return {
-    id: session.id,
+    session_id: session.id,
     source: session.source,
     project: session.project,
     cwd: session.cwd,
     title: session.title,
+    first_prompt: firstPrompt,
     start: session.startMs === null ? null : formatLocalIso(session.startMs, zone),
     end: session.endMs === null ? null : formatLocalIso(session.endMs, zone),
-    projectionPath: session.projectionPath ?? projectionPathFor(session.id),
+    projection_path: session.projectionPath ?? projectionPathFor(session.id),
   };
 }
 
@@ -192,6 +214,7 @@ export function parseAroundTime(value: string, session: Pick<StoredSession, 'sta
 export function toShownEntry(entry: Entry, zone: string, focus: boolean): ShownEntry {
   return {
     id: entry.id,
+    session_id: entry.sessionId,
     time: entry.ts === null ? null : formatLocalIso(entry.ts, zone),
     ts: entry.ts,
     role: entry.role,
@@ -200,9 +223,10 @@ export function toShownEntry(entry: Entry, zone: string, focus: boolean): ShownE
     target: entry.toolTarget,
     text: entry.text,
     result: entry.result,
-    exitCode: entry.exitCode,
+    exit_code: entry.exitCode,
     status: entry.status,
     focus,
+    truncated: false,
   };
 }
 

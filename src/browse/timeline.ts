@@ -4,7 +4,7 @@ import type { Entry } from '../model.js';
 import type { BrowsePort, SearchPort } from '../store/ports.js';
 import type { StoredSession } from '../store/types.js';
 import { formatLocalIso, resolveZone } from '../time/format.js';
-import { type ShownEntry, type ShownSession, findNearestEntry, parseAroundTime, resolveSession, toShownEntry, toShownSession } from './show.js';
+import { type ShownEntry, type ShownSession, findNearestEntry, parseAroundTime, readShownSessions, resolveSession, toShownEntry } from './show.js';
 
 /**
  * The entries around one point of history, for expanding a recall hit: a message id (recall's
@@ -31,15 +31,14 @@ export interface TimelineRequest {
   withinSessions?: readonly string[];
 }
 
-export interface TimelineEntry extends ShownEntry {
-  sessionId: string;
-}
+/** An entry of a timeline or an entries answer: a shown entry (it names its session). */
+export type TimelineEntry = ShownEntry;
 
 export interface TimelineFound {
   found: true;
   timezone: string;
   /** What the request pointed at and the entry it resolved to. */
-  focus: { messageId: string | null; time: string | null; entryId: string; sessionId: string; at: string | null };
+  focus: { message_id: string | null; time: string | null; entry_id: string; session_id: string; at: string | null };
   /** The sessions the entries belong to, in the order they first appear. */
   sessions: ShownSession[];
   /** In time order (session order within a session); the focus entry has `focus: true`. */
@@ -114,13 +113,13 @@ export async function readTimeline(environment: TimelineEnvironment, request: Ti
     found: true,
     timezone: zone,
     focus: {
-      messageId: messageId ?? null,
+      message_id: messageId ?? null,
       time: time ?? null,
-      entryId: focus.id,
-      sessionId: session.id,
+      entry_id: focus.id,
+      session_id: session.id,
       at: focus.ts === null ? null : formatLocalIso(focus.ts, zone),
     },
-    sessions: [toShownSession(session, zone, environment.projectionPathFor)],
+    sessions: await readShownSessions(environment.browse, [session], zone, environment.projectionPathFor),
     entries: window.map((entry) => toTimelineEntry(entry, zone, entry === focus)),
   };
 }
@@ -153,22 +152,23 @@ async function readAcrossSessions(
   const focusIndex = findNearestEntry(all, atMs);
   const focus = all[focusIndex]!;
   const window = all.slice(Math.max(0, focusIndex - options.before), focusIndex + options.after + 1);
-  const sessions: ShownSession[] = [];
+  const stored: StoredSession[] = [];
   for (const id of new Set(window.map((entry) => entry.sessionId))) {
     const session = await environment.browse.getSession(id);
-    if (session) sessions.push(toShownSession(session, options.zone, environment.projectionPathFor));
+    if (session) stored.push(session);
   }
+  const sessions = await readShownSessions(environment.browse, stored, options.zone, environment.projectionPathFor);
   return {
     found: true,
     timezone: options.zone,
-    focus: { messageId: null, time, entryId: focus.id, sessionId: focus.sessionId, at: focus.ts === null ? null : formatLocalIso(focus.ts, options.zone) },
+    focus: { message_id: null, time, entry_id: focus.id, session_id: focus.sessionId, at: focus.ts === null ? null : formatLocalIso(focus.ts, options.zone) },
     sessions,
     entries: window.map((entry) => toTimelineEntry(entry, options.zone, entry === focus)),
   };
 }
 
 export function toTimelineEntry(entry: Entry, zone: string, focus: boolean): TimelineEntry {
-  return { sessionId: entry.sessionId, ...toShownEntry(entry, zone, focus) };
+  return toShownEntry(entry, zone, focus);
 }
 
 function checkSpan(field: 'before' | 'after', value: number | undefined): number {

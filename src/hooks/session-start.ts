@@ -1,6 +1,7 @@
 import { frameHistory, makeSafeText } from '../inject/safe-text.js';
 import type { Redactor } from '../normalize/redact.js';
 import { shortenSessionId } from '../browse/resolve-session-id.js';
+import { describeSessionTitle } from '../browse/session-title.js';
 import type { BrowsePort } from '../store/ports.js';
 import type { SessionSummary, StoredSession } from '../store/types.js';
 import { abbreviateZone, formatLocalIso } from '../time/format.js';
@@ -165,8 +166,8 @@ export async function buildSessionStartContext(deps: SessionStartDeps, input: Se
 
 /** `- 2026-03-01 10:00–11:20 AEDT · Fix the deploy · claude-code, 42 messages, session 1a2b3c4d` */
 function describeSession(session: StoredSession & { firstPrompt?: string | null; messages?: number }, zone: string, safe: (text: string, max: number) => string): string {
-  const title = session.title ? safe(session.title, TITLE_CHARS) : session.firstPrompt ? `asked: "${safe(session.firstPrompt, TITLE_CHARS)}"` : '(untitled)';
-  const count = session.messages ?? session.entryCount;
+  const title = safe(describeSessionTitle(session.title, session.firstPrompt ?? null, TITLE_CHARS), TITLE_CHARS + 2);
+  const count = session.entryCount;
   return `- ${describeWhen(session.startMs, session.endMs, zone)} · ${title} · ${session.source}, ${count} message${count === 1 ? '' : 's'}, session ${shortenSessionId(session.id)}`;
 }
 

@@ -30,8 +30,8 @@ describe('timeline', () => {
       [FOUND_IT, true],
       ['d2b10012-3c4d-4e5f-8a6b-7c8d9e0f1a2b', false],
     ]);
-    expect(result.entries.every((entry) => entry.sessionId === SHOP_WEBHOOK)).toBe(true);
-    expect(result.sessions.map((session) => session.id)).toEqual([SHOP_WEBHOOK]);
+    expect(result.entries.every((entry) => entry.session_id === SHOP_WEBHOOK)).toBe(true);
+    expect(result.sessions.map((session) => session.session_id)).toEqual([SHOP_WEBHOOK]);
   });
 
   test('around a clock time in a session named by prefix; before 0 and the edges of the session', async () => {
@@ -46,15 +46,15 @@ describe('timeline', () => {
     // 2026-02-21 09:15 UTC: inside the ledger-api (codex) session, a day after the shop deploy
     const across = await home.moon.history.timeline({ time: '2026-02-21T09:15:00Z', before: 1, after: 1 });
     if (!across.found) throw new Error(JSON.stringify(across));
-    expect(across.focus.sessionId).toBe(LEDGER);
+    expect(across.focus.session_id).toBe(LEDGER);
     expect(across.entries).toHaveLength(3);
     const times = across.entries.map((entry) => entry.ts!);
     expect([...times].sort((a, b) => a - b)).toEqual(times);
     // The shop's last entry is the only one before the ledger session's first
     const early = await home.moon.history.timeline({ time: '2026-02-21T09:12:00Z', before: 1, after: 0 });
-    expect(early.found && early.entries.map((entry) => entry.sessionId)).toEqual([SHOP_DEPLOY, LEDGER]);
+    expect(early.found && early.entries.map((entry) => entry.session_id)).toEqual([SHOP_DEPLOY, LEDGER]);
     const within = await home.moon.history.timeline({ time: '2026-02-21T09:12:00Z', before: 1, after: 0, withinSessions: [HOMELAB] });
-    expect(within.found && within.entries.map((entry) => entry.sessionId)).toEqual([HOMELAB, HOMELAB]);
+    expect(within.found && within.entries.map((entry) => entry.session_id)).toEqual([HOMELAB, HOMELAB]);
     expect(await home.moon.history.timeline({ time: '2026-02-21T09:12:00Z', withinSessions: [] })).toMatchObject({ found: false, reason: 'no_entries' });
   });
 
@@ -78,7 +78,7 @@ describe('getEntries', () => {
     expect(result.entries.map((entry) => entry.id)).toEqual([FOUND_IT, 'd2b10001-3c4d-4e5f-8a6b-7c8d9e0f1a2b']);
     expect(result.entries[0]!.text).toContain('STRIPE_WEBHOOK_SECRET was never uploaded');
     expect(result.missing).toEqual(['nope']);
-    expect(result.sessions.map((session) => session.id)).toEqual([SHOP_WEBHOOK]);
+    expect(result.sessions.map((session) => session.session_id)).toEqual([SHOP_WEBHOOK]);
   });
 
   test('an id two entries share (OpenClaw call and reply) gives both; a session narrows; an unknown session is an answer', async () => {

@@ -47,7 +47,7 @@ describe('moon sessions', () => {
     expect(lines.at(-1)).toBe('5 sessions');
     expect(lines[0]).toContain(SHOP_LATER);
     expect(lines[0]).toContain('2026-02-25 09:04–09:09 AEDT');
-    expect(lines[0]).toMatch(/\| shop \| .* \| 6 messages \| tools: Bash×2/);
+    expect(lines[0]).toMatch(/\| shop \| .* \| 10 messages \| tools: Bash×2/);
     // No title in these transcripts: the line shows the first thing the user asked instead.
     expect(lines[0]).toContain('| "Stripe says every webhook to https://shop.example.dev/api/s…" |');
     const ids = lines.slice(0, 5).map((line) => line.split(' | ')[0]);
@@ -56,7 +56,7 @@ describe('moon sessions', () => {
 
   test('filters by project, source, time and count; --json carries the same', async () => {
     const shop = JSON.parse((await moon('sessions', '--project', 'shop', '--json')).stdout) as SessionListing;
-    expect(shop.sessions.map((session) => session.id)).toEqual([SHOP_LATER, SHOP]);
+    expect(shop.sessions.map((session) => session.session_id)).toEqual([SHOP_LATER, SHOP]);
     expect(shop.timezone).toBe('Australia/Sydney');
     expect(shop.sessions[1]).toMatchObject({ source: 'claude-code', project: 'shop', start: '2026-02-21T05:21:07+11:00' });
     expect(shop.sessions[1]!.tools[0]).toEqual({ name: 'Bash', count: 6 });
@@ -65,7 +65,7 @@ describe('moon sessions', () => {
     expect(codex.sessions.map((session) => session.source)).toEqual(['codex']);
 
     const window = JSON.parse((await moon('sessions', '--since', '2026-02-21', '--until', '2026-02-22', '--json')).stdout) as SessionListing;
-    expect(window.sessions.map((session) => session.id).sort()).toEqual(['019c8b2e-4a1f-7d3c-b5e6-2f8a9c0d1e3b', SHOP].sort());
+    expect(window.sessions.map((session) => session.session_id).sort()).toEqual(['019c8b2e-4a1f-7d3c-b5e6-2f8a9c0d1e3b', SHOP].sort());
 
     const one = await moon('sessions', '--limit', '1');
     expect(one.stdout.trim().split('\n').at(-1)).toBe('1 session');
@@ -104,7 +104,7 @@ describe('moon show', () => {
     if (!json.found) return;
     expect(json.entries).toHaveLength(3);
     expect(json.entries[1]).toMatchObject({ id, focus: true, role: 'user' });
-    expect(json.around?.entryId).toBe(id);
+    expect(json.around?.entry_id).toBe(id);
   });
 
   test('--around a clock time or an ISO time opens the entry nearest it', async () => {

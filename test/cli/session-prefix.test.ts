@@ -64,11 +64,11 @@ describe('moon show', () => {
   test('the 8 characters moon prints open the session', async () => {
     const run = await moon('show', CODEX_LONG.slice(0, 8), '--json');
     expect(run.code, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ found: true, session: { id: CODEX_LONG, source: 'codex' } });
+    expect(JSON.parse(run.stdout)).toMatchObject({ found: true, session: { session_id: CODEX_LONG, source: 'codex' } });
     // A session and its subagents print the same 8 characters: they name the session.
     const parent = await moon('show', WORKTREE.slice(0, 8), '--json');
     expect(parent.code, parent.stderr).toBe(0);
-    expect(JSON.parse(parent.stdout)).toMatchObject({ found: true, session: { id: WORKTREE } });
+    expect(JSON.parse(parent.stdout)).toMatchObject({ found: true, session: { session_id: WORKTREE } });
     const sessions = await moon('sessions', '--json');
     expect(sessions.stdout).toContain(`${WORKTREE}:agent-`);
   });
@@ -84,7 +84,7 @@ describe('moon show', () => {
     expect(json.code).toBe(2);
     expect(JSON.parse(json.stdout)).toMatchObject({ found: false, reason: 'ambiguous', candidates: [TWIN_A, TWIN_B] });
     // More of the id settles it.
-    expect(await shown('c0ffee12-b')).toMatchObject({ found: true, session: { id: TWIN_B } });
+    expect(await shown('c0ffee12-b')).toMatchObject({ found: true, session: { session_id: TWIN_B } });
   });
 
   test('a prefix no session has, and one shorter than 8 characters, are errors that say so', async () => {
@@ -150,7 +150,7 @@ describe('MCP and HTTP resolve ids the same way', () => {
     const app = createHttpApp(inProcess, { version: 'test' });
     const found = await app.request(`/v1/sessions/${CODEX_SHORT.slice(0, 8)}`);
     expect(found.status).toBe(200);
-    expect(((await found.json()) as { session: { id: string } }).session.id).toBe(CODEX_SHORT);
+    expect(((await found.json()) as { session: { session_id: string } }).session.session_id).toBe(CODEX_SHORT);
     const ambiguous = await app.request('/v1/sessions/c0ffee12');
     expect(ambiguous.status).toBe(404);
     const message = ((await ambiguous.json()) as { error: { message: string } }).error.message;

@@ -57,7 +57,7 @@ describe('a home written with absolute paths (earlier releases)', () => {
     expect(after.code, after.stdout + after.stderr).toBe(0);
     const show = await moonAt(moved, ['show', '--json', CODEX]);
     expect(show.code, show.stderr).toBe(0);
-    expect((JSON.parse(show.stdout) as { session: { projectionPath: string } }).session.projectionPath).toBe(join(moved, 'archives', 'mlib', `${CODEX}.md`));
+    expect((JSON.parse(show.stdout) as { session: { projection_path: string } }).session.projection_path).toBe(join(moved, 'archives', 'mlib', `${CODEX}.md`));
   });
 
   it('an old home moved before its first open: paths into the old place are made relative to the new one', async () => {

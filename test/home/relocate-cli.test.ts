@@ -61,10 +61,10 @@ describe('a moved or copied home (CLI)', () => {
 
     const show = await moonAt(home, ['show', '--json', CODEX]);
     expect(show.code, show.stderr).toBe(0);
-    const shown = JSON.parse(show.stdout) as { found: boolean; session: { projectionPath: string }; projection: string };
+    const shown = JSON.parse(show.stdout) as { found: boolean; session: { projection_path: string }; projection: string };
     expect(shown.found).toBe(true);
-    expect(shown.session.projectionPath).toBe(join(home, 'archives', 'mlib', `${CODEX}.md`));
-    expect(shown.projection).toBe(readFileSync(shown.session.projectionPath, 'utf8'));
+    expect(shown.session.projection_path).toBe(join(home, 'archives', 'mlib', `${CODEX}.md`));
+    expect(shown.projection).toBe(readFileSync(shown.session.projection_path, 'utf8'));
 
     const recall = await moonAt(home, ['recall', '--json', 'retry']);
     expect(recall.code, recall.stderr).toBe(0);

@@ -110,9 +110,9 @@ describe('hooks fail open', () => {
 
   test('a failure is counted, and moon status shows the last one', async () => {
     const status = JSON.parse((await spawnMoon(['status', '--json'], { MOON_HOME: home })).stdout) as {
-      hooks: { lastFailure: { event: string; message: string } | null; days: { event: string; failures: number }[] };
+      hooks: { last_failure: { event: string; message: string } | null; days: { event: string; failures: number }[] };
     };
-    expect(status.hooks.lastFailure?.message).toBeTruthy();
+    expect(status.hooks.last_failure?.message).toBeTruthy();
     expect(status.hooks.days.find((line) => line.event === 'session-start')?.failures).toBeGreaterThan(5);
     const text = (await spawnMoon(['status'], { MOON_HOME: home })).stdout;
     expect(text).toMatch(/^ {2}last failure: \S+ at \d{4}-.* — .+$/m);

@@ -113,7 +113,7 @@ describe('moon hook session-start', () => {
     expect(order).toEqual([...order].sort((a, b) => a - b));
     expect(context).not.toContain(BLOG.slice(0, 8));
     expect(context).toContain('2026-02-20 01:00–01:20 UTC');
-    expect(context).toContain('asked: "Please look into the wrangler problem in the shop checkout"');
+    expect(context).toContain('"Please look into the wrangler problem in the shop checkout"');
     expect(context).toContain('Decision: We decided to pin wrangler to 3.x instead of latest.');
     expect(context).toContain('Outcome: We decided to pin wrangler to 3.x instead of latest. The wrangler problem is fixed');
     expect(context).toContain('Changed: wrangler.toml');

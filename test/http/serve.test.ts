@@ -71,8 +71,8 @@ describe('moon serve', () => {
     expect(recall.headers.get('moon-content')).toMatch(/^quoted-history/);
     const result = (await recall.json()) as { matches: { metadata: { session_id: string; message_ids: string[] } }[] };
     expect(result.matches[0]!.metadata.session_id).toMatch(/^5f3c2a1e|^a7d41c09/);
-    const sessions = (await (await fetch(`${url}/v1/sessions?project=shop&limit=5`)).json()) as { sessions: { id: string }[] };
-    expect(sessions.sessions.map((session) => session.id).sort()).toEqual(['5f3c2a1e-8b7d-4c6a-9e21-3d4f5a6b7c8d', 'a7d41c09-2e6f-4b3a-8c5d-9e0f1a2b3c4d']);
+    const sessions = (await (await fetch(`${url}/v1/sessions?project=shop&limit=5`)).json()) as { sessions: { session_id: string }[] };
+    expect(sessions.sessions.map((session) => session.session_id).sort()).toEqual(['5f3c2a1e-8b7d-4c6a-9e21-3d4f5a6b7c8d', 'a7d41c09-2e6f-4b3a-8c5d-9e0f1a2b3c4d']);
     const session = await fetch(`${url}/v1/sessions/019c8b2e`);
     expect(session.status).toBe(200);
     expect(JSON.stringify(await session.json())).toContain('019c8b2e-4a1f-7d3c-b5e6-2f8a9c0d1e3b');

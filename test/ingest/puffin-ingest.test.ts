@@ -58,7 +58,7 @@ async function recallIds(query: string): Promise<string[]> {
 
 async function sessionIds(): Promise<string[]> {
   const run = await runMoon(['sessions', '--json', '--limit', '100'], env());
-  return (JSON.parse(run.stdout) as { sessions: { id: string }[] }).sessions.map((session) => session.id).sort();
+  return (JSON.parse(run.stdout) as { sessions: { session_id: string }[] }).sessions.map((session) => session.session_id).sort();
 }
 
 const projection = (sessionId: string) => join(home, 'archives', 'mlib', `${sessionId}.md`);
@@ -195,7 +195,7 @@ describe('moon index on a Puffin history', () => {
     const rebuilt = await runMoon(['rebuild'], env());
     expect(rebuilt.code, rebuilt.stderr).toBe(0);
     expect(rebuilt.stdout).toContain('8 sessions');
-    const listed = async () => (JSON.parse((await runMoon(['sessions', '--json', '--limit', '100'], env())).stdout) as { sessions: { id: string; project: string; cwd: string }[] }).sessions;
+    const listed = async () => (JSON.parse((await runMoon(['sessions', '--json', '--limit', '100'], env())).stdout) as { sessions: { session_id: string; project: string; cwd: string }[] }).sessions;
     expect((await listed()).map((session) => session.project)).toEqual(Array(8).fill('proj'));
     const again = await index();
     expect(again.sessions).toEqual(ALL);

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createHttpApp } from '../../src/interfaces/http/app.js';
 import { spawnMoon } from '../helpers/cli.js';
@@ -68,6 +69,65 @@ describe('three doors, one vocabulary', () => {
     expect(doors.cli.scope).toEqual({ projects: 'all', reason: 'all_projects', roots: [] });
     // snake_case everywhere
     for (const door of Object.values(doors)) expect(shape(door).filter((path) => /[A-Z]/.test(path))).toEqual([]);
+  });
+});
+
+/** The JSON a GET route of the HTTP API answers. */
+async function httpGet(path: string): Promise<unknown> {
+  const response = await createHttpApp(home.moon, { version: 'test' }).request(path);
+  expect(response.status, path).toBe(200);
+  return response.json();
+}
+
+/** The structuredContent of an MCP tool call. */
+async function mcpCall(tool: string, args: Record<string, unknown>): Promise<unknown> {
+  const result = await mcp.call(tool, args);
+  expect(result.isError, `${tool}: ${JSON.stringify(result.content)}`).toBeFalsy();
+  return result.structuredContent;
+}
+
+/** What every door adds around the operation's own answer and may leave out: the zone it answered in, found. */
+const envelope = (paths: string[]): string[] => paths.filter((path) => !['.found', '.timezone', '.truncated', '.scope', '.scope.projects', '.scope.reason', '.scope.roots'].includes(path));
+
+describe('three doors, one vocabulary: browsing', () => {
+  const env = { MOON_HOME: '', MOON_FAKE_NOW: '2026-03-01T01:00:00Z', MOON_RESIDENTIAL_TIMEZONE: 'Australia/Sydney' };
+
+  test('sessions (CLI and HTTP): snake_case, the same sessions, one count rule and one title rule', async () => {
+    const cli = await spawnMoon(['sessions', '--json'], { ...env, MOON_HOME: home.home });
+    expect(cli.code, cli.stderr).toBe(0);
+    const fromCli = JSON.parse(cli.stdout) as { sessions: { session_id: string; title: string | null; first_prompt: string | null; message_count: number; projection_path: string }[] };
+    const fromHttp = (await httpGet('/v1/sessions')) as typeof fromCli;
+    expect(shape(fromHttp)).toEqual(shape(fromCli));
+    expect(fromHttp.sessions.map((session) => session.session_id)).toEqual(fromCli.sessions.map((session) => session.session_id));
+    for (const door of [fromCli, fromHttp]) expect(shape(door).filter((path) => /[A-Z]/.test(path))).toEqual([]);
+    // The count is the projection's message_count; the title the one `moon show` prints.
+    const first = fromCli.sessions[0]!;
+    const projection = readFileSync(first.projection_path, 'utf8');
+    expect(first.message_count).toBe(Number(/^message_count: (\d+)$/m.exec(projection)?.[1]));
+    const shown = await spawnMoon(['show', first.session_id], { ...env, MOON_HOME: home.home });
+    const listed = await spawnMoon(['sessions'], { ...env, MOON_HOME: home.home });
+    const title = first.title ?? `"${first.first_prompt}`.slice(0, 20);
+    expect(shown.stdout).toContain(title);
+    expect(listed.stdout).toContain(title);
+    expect(listed.stdout).toContain(`${first.message_count} messages`);
+  });
+
+  test('get_session, timeline and get_entries (MCP and HTTP): the same keys at every depth, snake_case, the same sessions and messages', async () => {
+    const recall = (await mcpCall('recall', { query: 'wrangler deploy', all_projects: true, limit: 1 })) as RecallShape;
+    const sessionId = recall.matches[0]!.metadata.session_id;
+    const messageId = recall.matches[0]!.metadata.message_ids[0]!;
+    const pairs: [string, unknown, unknown][] = [
+      ['get_session', await mcpCall('get_session', { session_id: sessionId }), await httpGet(`/v1/sessions/${sessionId}`)],
+      ['get_session sliced', await mcpCall('get_session', { session_id: sessionId, from_entry: messageId }), await httpGet(`/v1/sessions/${sessionId}?from_entry=${messageId}`)],
+      ['timeline', await mcpCall('timeline', { message_id: messageId, session_id: sessionId }), await httpGet(`/v1/timeline?message_id=${messageId}&session_id=${sessionId}`)],
+      ['get_entries', await mcpCall('get_entries', { ids: [messageId] }), await httpGet(`/v1/entries?ids=${messageId}`)],
+    ];
+    for (const [operation, fromMcp, fromHttp] of pairs) {
+      expect(envelope(shape(fromMcp)), operation).toEqual(envelope(shape(fromHttp)));
+      for (const door of [fromMcp, fromHttp]) expect(shape(door).filter((path) => /[A-Z]/.test(path)), operation).toEqual([]);
+      const ids = (value: unknown): string[] => JSON.stringify(value).match(/"(?:session_id|id)":"[^"]+"/g) ?? [];
+      expect(ids(fromMcp), operation).toEqual(ids(fromHttp));
+    }
   });
 });
 

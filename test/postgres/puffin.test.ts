@@ -41,8 +41,8 @@ describeOnServer('a Puffin history on PostgreSQL', 'moon index, which reads ahea
     });
     const recall = JSON.parse((await moon('recall', 'kestrel-bridge', '--json')).stdout) as RecallResult;
     expect(recall.matches.map((match) => match.metadata.session_id)).toEqual(['puffin-mjhiejc9sl109fl94']);
-    const listed = JSON.parse((await moon('sessions', '--json')).stdout) as { sessions: { id: string }[] };
-    expect(listed.sessions.map((session) => session.id)).not.toContain('puffin-mkhvfnibzunc1jg4k');
+    const listed = JSON.parse((await moon('sessions', '--json')).stdout) as { sessions: { session_id: string }[] };
+    expect(listed.sessions.map((session) => session.session_id)).not.toContain('puffin-mkhvfnibzunc1jg4k');
     expect(listed.sessions).toHaveLength(7);
   });
 });

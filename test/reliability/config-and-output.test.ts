@@ -90,7 +90,7 @@ describe('text output cannot be forged by what transcripts hold', () => {
     expectClean(indexed.stdout + indexed.stderr, 'index');
     const json = await runMoon(['sessions', '--home', home, '--json']);
     const listing = JSON.parse(json.stdout) as { sessions: { id: string; cwd: string; title: string }[] };
-    expect(listing.sessions[0]).toMatchObject({ id, cwd, title });
+    expect(listing.sessions[0]).toMatchObject({ session_id: id, cwd, title });
 
     for (const args of [
       ['sessions'],

@@ -110,7 +110,7 @@ describe('a damaged index is detected, and rebuilt from the raw archive', () => 
     writeFileSync(join(corpus, 'b.jsonl'), claudeSession({ sessionId: 'shared', cwd: '/elsewhere', turns: otherTurns }));
     expect((await runMoon(['index', corpus, '--home', home])).code).toBe(0);
     const before = await sessionsJson();
-    const ids = (before as { sessions: { id: string }[] }).sessions.map((session) => session.id).sort();
+    const ids = (before as { sessions: { session_id: string }[] }).sessions.map((session) => session.session_id).sort();
     expect(ids).toHaveLength(2);
     expect(ids[0]).toBe('shared');
     expect(ids[1]).toMatch(/^shared~[0-9a-f]{8}$/);

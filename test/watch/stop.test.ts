@@ -278,8 +278,8 @@ describe('stopping a busy watcher daemon', () => {
     // Nothing written was lost: after an index run, each grown session holds every turn written to it, once.
     const index = await spawnMoon(['index', '--json'], home.env);
     expect(index.code).toBe(0);
-    const listed = JSON.parse((await spawnMoon(['sessions', '--json'], home.env)).stdout) as { sessions: { id: string; entries: number }[] };
-    for (const file of growing) expect(listed.sessions.find((session) => session.id === file.sessionId)?.entries).toBe(file.written);
+    const listed = JSON.parse((await spawnMoon(['sessions', '--json'], home.env)).stdout) as { sessions: { session_id: string; message_count: number }[] };
+    for (const file of growing) expect(listed.sessions.find((session) => session.session_id === file.sessionId)?.message_count).toBe(file.written);
     await expectVerified(home);
   }, 180_000);
 

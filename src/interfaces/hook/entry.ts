@@ -5,6 +5,7 @@ import { describeError, isMoonError } from '../../errors.js';
 import { escapeControl } from '../../text/escape-control.js';
 import { HOOK_EVENTS, isHookEvent } from '../../hooks/events.js';
 import { fromBuild } from '../../runtime/build-paths.js';
+import { lowerPriority } from '../../runtime/priority.js';
 
 /**
  * `moon hook <event>` as the agent runs it (`node "<path>/bin/moon.js" [--home "<dir>"] hook <event>`): bin/moon.js
@@ -156,7 +157,9 @@ export async function answerHook(request: AnswerHookRequest): Promise<void> {
     counted = { home: config.home, zone: config.distill.residential_timezone, clock };
     const [{ composeHookDeps }, { runHook, countRun }] = await Promise.all([import('../../app/hook-deps.js'), import('../../hooks/run-hook.js')]);
     if (request.capture !== undefined) {
-      // The detached capture has time: it waits for another writer as long as any command does.
+      // The detached capture has time: it waits for another writer as long as any command does, below the
+      // agent's priority.
+      lowerPriority();
       const plane = composeHookDeps(config, clock, { env, captureLockTimeoutMs: config.index.lock_timeout_ms });
       close = plane.close;
       const report = await plane.deps.capture(request.capture);

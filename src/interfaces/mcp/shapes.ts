@@ -37,14 +37,17 @@ export const SESSION_SHAPE = z.object({
   project: nullableText,
   cwd: nullableText,
   title: nullableText,
+  first_prompt: nullableText.describe('The start of the first user message: what people see when title is null'),
   start: nullableText.describe('Local ISO time with offset'),
   end: nullableText,
+  projection_path: z.string().describe("The session's projection (markdown) in the moon home"),
 });
 
 export const ENTRY_SHAPE = z.object({
   id: z.string().describe('The message id: pass to get_entries or timeline'),
   session_id: z.string(),
   time: nullableText.describe('Local ISO time with offset'),
+  ts: z.number().nullable().describe('Epoch milliseconds'),
   role: z.string(),
   kind: nullableText,
   tool: nullableText,
@@ -53,8 +56,8 @@ export const ENTRY_SHAPE = z.object({
   result: nullableText.describe("A tool call's result"),
   exit_code: z.number().nullable(),
   status: nullableText,
+  focus: z.boolean().describe('The entry the timeline or show is centered on'),
   truncated: z.boolean().describe('Text or result was cut to the budget; get_entries gives more of it'),
-  focus: z.boolean().optional().describe('The entry the timeline is centered on'),
 });
 
 export const SCOPE_SHAPE = z.object({
@@ -180,13 +183,15 @@ function deepSafe(safe: Safe, value: unknown): unknown {
 
 export function shapeSession(safe: Safe, session: ShownSession): SessionShape {
   return {
-    session_id: safe.line(session.id),
+    session_id: safe.line(session.session_id),
     source: safe.line(session.source),
     project: maybe(safe, session.project),
     cwd: maybe(safe, session.cwd, 1000),
     title: maybe(safe, session.title, 500),
+    first_prompt: maybe(safe, session.first_prompt, 500),
     start: session.start,
     end: session.end,
+    projection_path: safe.line(session.projection_path, 1000),
   };
 }
 
@@ -195,18 +200,19 @@ export function shapeEntry(safe: Safe, entry: ShownEntry | TimelineEntry, sessio
   const result = entry.result === null ? null : safe.clip(entry.result, limits.result);
   return {
     id: safe.line(entry.id),
-    session_id: safe.line('sessionId' in entry ? entry.sessionId : sessionId),
+    session_id: safe.line(entry.session_id || sessionId),
     time: entry.time,
+    ts: entry.ts,
     role: entry.role,
     kind: entry.kind,
     tool: maybe(safe, entry.tool),
     target: maybe(safe, entry.target, 1000),
     text: text.text,
     result: result === null ? null : result.text,
-    exit_code: entry.exitCode,
+    exit_code: entry.exit_code,
     status: maybe(safe, entry.status),
+    focus: entry.focus,
     truncated: text.cut || (result?.cut ?? false),
-    ...(entry.focus ? { focus: true } : {}),
   };
 }
 

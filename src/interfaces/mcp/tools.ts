@@ -558,15 +558,15 @@ export function registerTools(server: McpServer, context: ToolContext): void {
         const safe = await context.safe();
         const output = {
           focus: {
-            message_id: result.focus.messageId === null ? null : safe.line(result.focus.messageId),
+            message_id: result.focus.message_id === null ? null : safe.line(result.focus.message_id),
             time: result.focus.time === null ? null : safe.line(result.focus.time),
-            entry_id: safe.line(result.focus.entryId),
-            session_id: safe.line(result.focus.sessionId),
+            entry_id: safe.line(result.focus.entry_id),
+            session_id: safe.line(result.focus.session_id),
             at: result.focus.at,
           },
           ...(scope ? { scope: describeRecallScope(scope) } : {}),
           sessions: result.sessions.map((session) => shapeSession(safe, session)),
-          entries: result.entries.map((entry) => shapeEntry(safe, entry, entry.sessionId, { text: BUDGET.entryText, result: BUDGET.entryResult })),
+          entries: result.entries.map((entry) => shapeEntry(safe, entry, entry.session_id, { text: BUDGET.entryText, result: BUDGET.entryResult })),
         };
         return answer(timelineText(output), output);
       }),
@@ -591,7 +591,7 @@ export function registerTools(server: McpServer, context: ToolContext): void {
         const entries = result.entries.map((entry) => {
           // Whole while the answer has room; past it, cut like a timeline entry.
           const whole = left > 0;
-          const shaped = shapeEntry(safe, entry, entry.sessionId, whole ? { text: BUDGET.fullText, result: BUDGET.fullResult } : { text: BUDGET.entryText, result: BUDGET.entryResult });
+          const shaped = shapeEntry(safe, entry, entry.session_id, whole ? { text: BUDGET.fullText, result: BUDGET.fullResult } : { text: BUDGET.entryText, result: BUDGET.entryResult });
           left -= shaped.text.length + (shaped.result?.length ?? 0);
           return shaped;
         });
@@ -641,7 +641,7 @@ export function registerTools(server: McpServer, context: ToolContext): void {
             truncated = true;
             break;
           }
-          const shaped = shapeEntry(safe, entry, result.session.id, { text: Math.min(BUDGET.entryText, left), result: Math.min(BUDGET.entryResult, left) });
+          const shaped = shapeEntry(safe, entry, result.session.session_id, { text: Math.min(BUDGET.entryText, left), result: Math.min(BUDGET.entryResult, left) });
           left -= shaped.text.length + (shaped.result?.length ?? 0) + 80;
           entries.push(shaped);
         }
@@ -652,11 +652,11 @@ export function registerTools(server: McpServer, context: ToolContext): void {
             result.slice === null
               ? null
               : {
-                  from_entry: result.slice.fromEntry === null ? null : safe.line(result.slice.fromEntry),
-                  to_entry: result.slice.toEntry === null ? null : safe.line(result.slice.toEntry),
+                  from_entry: result.slice.from_entry === null ? null : safe.line(result.slice.from_entry),
+                  to_entry: result.slice.to_entry === null ? null : safe.line(result.slice.to_entry),
                   since: result.slice.since === null ? null : safe.line(result.slice.since),
                   until: result.slice.until === null ? null : safe.line(result.slice.until),
-                  total_entries: result.slice.totalEntries,
+                  total_entries: result.slice.total_entries,
                 },
           entries,
           truncated,

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { MoonError } from '../../../errors.js';
-import { type FatalError, describeFatal, emptyReport } from '../../../index.js';
+import { type FatalError, describeFatal, emptyReport, lowerPriority } from '../../../index.js';
 import type { IndexResult } from '../../../moon.js';
 import type { CliContext } from '../context.js';
 import { escapeControl } from '../format.js';
@@ -25,6 +25,7 @@ export function registerIndex(program: Command, context: CliContext): void {
     .option('--no-embed', 'skip embedding new entries even when embed.provider is set')
     .option('--json', 'print the report as JSON')
     .action(async (paths: string[], options: IndexFlags) => {
+      lowerPriority();
       let report: IndexResult;
       try {
         report = await runIndexCommand(context, paths, options);

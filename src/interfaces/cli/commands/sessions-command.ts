@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { SessionListItem, SessionListing } from '../../../index.js';
-import { SOURCE_NAMES, validateSource } from '../../../index.js';
+import type { SessionListing } from '../../../index.js';
+import { SOURCE_NAMES, describeSessionTitle, validateSource } from '../../../index.js';
 import type { CliContext } from '../context.js';
 import { describeNames, escapeControl, formatLocalRange, plural } from '../format.js';
 import { printJson } from '../output.js';
@@ -51,11 +51,11 @@ export function formatSessions(listing: SessionListing): string {
     const tools = session.tools.slice(0, TOOLS_SHOWN).map((tool) => `${tool.name}×${tool.count}`);
     if (session.tools.length > TOOLS_SHOWN) tools.push(`+${session.tools.length - TOOLS_SHOWN} more`);
     return [
-      session.id,
-      formatLocalRange(session.startMs, session.endMs, listing.timezone),
+      session.session_id,
+      formatLocalRange(session.start_ms, session.end_ms, listing.timezone),
       session.project ?? '-',
-      describeSession(session),
-      plural(session.messages, 'message'),
+      describeSessionTitle(session.title, session.first_prompt),
+      plural(session.message_count, 'message'),
       tools.length > 0 ? `tools: ${tools.join(', ')}` : 'no tools',
     ]
       .map((field) => escapeControl(field, { oneLine: true }))
@@ -64,13 +64,3 @@ export function formatSessions(listing: SessionListing): string {
   return `${lines.join('\n')}\n\n${plural(listing.sessions.length, 'session')}`;
 }
 
-/** The title, else the first thing the user asked (quoted, one line, cut), else `(untitled)`. */
-function describeSession(session: SessionListItem): string {
-  if (session.title) return session.title;
-  const prompt = (session.firstPrompt ?? '').replace(/\s+/g, ' ').trim();
-  if (prompt === '') return '(untitled)';
-  const chars = Array.from(prompt);
-  return `"${chars.length > PROMPT_SHOWN ? `${chars.slice(0, PROMPT_SHOWN - 1).join('').trimEnd()}…` : prompt}"`;
-}
-
-const PROMPT_SHOWN = 60;

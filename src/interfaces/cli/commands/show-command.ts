@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { DEFAULT_CONTEXT, type SessionShown, type ShownEntry } from '../../../index.js';
+import { DEFAULT_CONTEXT, type SessionShown, type ShownEntry, describeSessionTitle } from '../../../index.js';
 import { MoonError } from '../../../errors.js';
 import type { CliContext } from '../context.js';
 import { escapeControl, formatLocalRange, formatLocalStamp, plural } from '../format.js';
@@ -54,10 +54,10 @@ export function formatAround(shown: SessionShown): string {
   const startMs = session.start ? Date.parse(session.start) : null;
   const endMs = session.end ? Date.parse(session.end) : null;
   const header = [
-    session.id,
+    session.session_id,
     formatLocalRange(startMs, endMs, shown.timezone),
     session.project ?? '-',
-    session.title ?? '(untitled)',
+    describeSessionTitle(session.title, session.first_prompt),
   ]
     .map((field) => escapeControl(field, { oneLine: true }))
     .join(' | ');
@@ -69,14 +69,14 @@ export function formatAround(shown: SessionShown): string {
     '',
   ];
   for (const entry of shown.entries) for (const line of formatEntry(entry, shown.timezone)) lines.push(line);
-  lines.push(`→ ${escapeControl(session.projectionPath ?? '', { oneLine: true })}`);
+  lines.push(`→ ${escapeControl(session.projection_path ?? '', { oneLine: true })}`);
   return lines.join('\n');
 }
 
 function formatEntry(entry: ShownEntry, zone: string): string[] {
   const time = entry.ts === null ? '(no time)' : formatLocalStamp(entry.ts, zone, { seconds: true });
   const who = entry.tool
-    ? `tool ${entry.tool}${entry.exitCode !== null ? ` (exit ${entry.exitCode})` : entry.status ? ` (${entry.status})` : ''}`
+    ? `tool ${entry.tool}${entry.exit_code !== null ? ` (exit ${entry.exit_code})` : entry.status ? ` (${entry.status})` : ''}`
     : `${entry.role}${entry.kind ? ` (${entry.kind})` : ''}`;
   const lines = [`${entry.focus ? '>' : ' '} ${time}  ${escapeControl(who, { oneLine: true })}  [${escapeControl(entry.id, { oneLine: true })}]`];
   for (const line of indent(escapeControl(entry.text), '    ')) lines.push(line);

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { MoonError } from '../../../errors.js';
 import type { StatusReport } from '../../../moon.js';
-import type { HookUsageReport, WatcherStatus } from '../../../index.js';
+import { type HookUsageReport, type WatcherStatus, toWireKeys } from '../../../index.js';
 import type { CliContext } from '../context.js';
 import { escapeControl } from '../format.js';
 import { formatBytes, printJson } from '../output.js';
@@ -14,7 +14,7 @@ export function registerStatus(program: Command, context: CliContext): void {
     .action(async (options: { json?: boolean }) => {
       const status = await context.moon().upkeep.status();
       const damaged = status.damage !== null && status.damage.length > 0;
-      if (options.json) printJson(context.io, status);
+      if (options.json) printJson(context.io, toWireKeys(status));
       else context.io.out(formatStatus(status));
       if (damaged) {
         throw new MoonError('corrupt', `the index ${escapeControl(status.db, { oneLine: true })} is damaged`, {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { MoonError } from '../../../errors.js';
-import { type CycleSummary, STOP_EXIT_DEADLINE_MS } from '../../../index.js';
+import { type CycleSummary, STOP_EXIT_DEADLINE_MS, lowerPriority } from '../../../index.js';
 import type { CliContext } from '../context.js';
 import { startServer } from './serve-command.js';
 import { escapeControl } from '../format.js';
@@ -18,6 +18,7 @@ export function registerWatch(program: Command, context: CliContext): void {
     .option('--port <port>', 'with --serve: port')
     .option('--json', 'print the cycle summary (or plan) as JSON')
     .action(async (options: { once?: boolean; daemon?: boolean; dryRun?: boolean; json?: boolean; serve?: boolean; host?: string; port?: string }) => {
+      if (!options.dryRun) lowerPriority();
       const watcher = await context.moon().upkeep.watcher();
       const clean = (text: string): string => escapeControl(text, { oneLine: true });
       if (options.dryRun) {

@@ -1,0 +1,20 @@
+/**
+ * Reports built from internal records (status, rebuild, verify…) leave moon with snake_case keys, like every other
+ * answer on every door (`first_prompt`, `session_id`, `created_at_ms`). Only keys written in camelCase change:
+ * keys that are data — source names, days, hook events, paths — have no capital after a small letter and stay.
+ */
+export function toWireKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toWireKeys);
+  if (value === null || typeof value !== 'object' || !isPlain(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [toSnakeCase(key), toWireKeys(inner)]));
+}
+
+/** `lastRun` → `last_run`, `dbBytes` → `db_bytes`, `startedAtMs` → `started_at_ms`; `session_id`, `2026-11-29` stay. */
+export function toSnakeCase(key: string): string {
+  return /^[a-z][A-Za-z0-9]*$/.test(key) ? key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase() : key;
+}
+
+function isPlain(value: object): boolean {
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}

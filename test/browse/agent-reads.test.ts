@@ -23,7 +23,7 @@ describe('timeline', () => {
   test('around a message id, without naming its session', async () => {
     const result = await home.moon.history.timeline({ messageId: FOUND_IT, before: 2, after: 1 });
     if (!result.found) throw new Error(JSON.stringify(result));
-    expect(result.focus).toMatchObject({ messageId: FOUND_IT, entryId: FOUND_IT, sessionId: SHOP_WEBHOOK, at: '2026-02-24T22:06:25+00:00' });
+    expect(result.focus).toMatchObject({ message_id: FOUND_IT, entry_id: FOUND_IT, session_id: SHOP_WEBHOOK, at: '2026-02-24T22:06:25+00:00' });
     expect(result.entries.map((entry) => [entry.id, entry.focus])).toEqual([
       ['d2b10007-3c4d-4e5f-8a6b-7c8d9e0f1a2b', false],
       ['d2b10009-3c4d-4e5f-8a6b-7c8d9e0f1a2b', false],
@@ -102,7 +102,7 @@ describe('getSession', () => {
     if (!byIds.found) throw new Error('not found');
     expect(byIds.projection).toBeNull();
     expect(byIds.entries.map((entry) => entry.id)).toEqual(['d2b10009-3c4d-4e5f-8a6b-7c8d9e0f1a2b', FOUND_IT, 'd2b10012-3c4d-4e5f-8a6b-7c8d9e0f1a2b']);
-    expect(byIds.slice).toMatchObject({ totalEntries: 10 });
+    expect(byIds.slice).toMatchObject({ total_entries: 10 });
     const byTime = await home.moon.history.getSession({ id: SHOP_WEBHOOK, since: '22:09', until: '2026-02-24T22:09:50Z' });
     expect(byTime.found && byTime.entries.map((entry) => entry.id)).toEqual(['d2b10012-3c4d-4e5f-8a6b-7c8d9e0f1a2b', 'd2b10013-3c4d-4e5f-8a6b-7c8d9e0f1a2b']);
   });

@@ -253,7 +253,7 @@ describe('semantic signal through an openai-compatible endpoint', () => {
     expect(indexed.code, indexed.stderr).toBe(0);
     expect(JSON.parse(indexed.stdout).embeddings).toMatchObject({ embedded: 2, total: 2 });
     const status = JSON.parse((await runMoon(['status', '--home', vhome, '--json'], env)).stdout);
-    expect(status).toMatchObject({ embeddings: 2, embeddingModel: { dims: 8 } });
+    expect(status).toMatchObject({ embeddings: 2, embedding_model: { dims: 8 } });
     const result = JSON.parse((await runMoon(['recall', 'automobile vehicle', '--home', vhome, '--json', '--group', 'message', '--explain'], env)).stdout) as RecallResult;
     expect(result.matches[0]!.metadata.message_ids).toEqual(['v-1']);
     const explain = result.matches[0]!.metadata.explain as { signals: Record<string, unknown> }[];

@@ -274,7 +274,7 @@ describe('moon index', () => {
     await index(corpus);
     const status = await runMoon(['status', '--home', home, '--json']);
     expect(status.code).toBe(0);
-    expect(JSON.parse(status.stdout)).toMatchObject({ sessions: 1, entries: 4, bySource: { 'claude-code': { sessions: 1, entries: 4 } }, lastRun: { command: 'index', files: 1 } });
+    expect(JSON.parse(status.stdout)).toMatchObject({ sessions: 1, entries: 4, by_source: { 'claude-code': { sessions: 1, entries: 4 } }, last_run: { command: 'index', files: 1 } });
     const human = await runMoon(['status', '--home', home]);
     expect(human.stdout).toContain('claude-code: 1 sessions, 4 entries');
     const config = await runMoon(['config', '--show', '--home', home], { MOON_RESIDENTIAL_TIMEZONE: 'Australia/Sydney' });

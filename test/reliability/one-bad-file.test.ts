@@ -136,8 +136,8 @@ describe('one bad thing loses only itself', () => {
     expect(run.report.warnings).toContain(`${join(corpus, 'nul.jsonl')}:3: line holds NUL bytes (binary data, e.g. left by a crash); skipped`);
     expect(run.report.warnings.some((warning) => warning.startsWith(`${join(corpus, 'nul.jsonl')}:4:`))).toBe(true);
     expect(run.report.errors.map((error) => error.reason)).toEqual([`${join(corpus, 'blob.jsonl')}: binary file, not a JSONL transcript`]);
-    const nulEntries = JSON.parse((await runMoon(['sessions', '--home', home, '--json'])).stdout) as { sessions: { id: string; entries: number }[] };
-    expect(nulEntries.sessions.find((session) => session.id === 'nul')?.entries).toBe(4);
+    const nulEntries = JSON.parse((await runMoon(['sessions', '--home', home, '--json'])).stdout) as { sessions: { session_id: string; message_count: number }[] };
+    expect(nulEntries.sessions.find((session) => session.session_id === 'nul')?.message_count).toBe(4);
   });
 
   test('a FIFO given as PATH or met in a folder is an error at once, never opened', async () => {

@@ -22,10 +22,10 @@ const turns: TurnSpec[] = [
 ];
 const more: TurnSpec[] = [{ role: 'user', text: 'now restart the haproxy frontends', at: '2026-03-02T09:05:00Z' }];
 
-async function sessions(home: string): Promise<{ id: string; messages: number }[]> {
+async function sessions(home: string): Promise<{ session_id: string; turn_count: number }[]> {
   const run = await runMoon(['sessions', '--home', home, '--json']);
   expect(run.code, run.stderr).toBe(0);
-  return (JSON.parse(run.stdout) as { sessions: { id: string; messages: number }[] }).sessions;
+  return (JSON.parse(run.stdout) as { sessions: { session_id: string; turn_count: number }[] }).sessions;
 }
 
 describe('copies of one transcript', () => {
@@ -41,7 +41,7 @@ describe('copies of one transcript', () => {
     const report = JSON.parse(run.stdout) as { indexed: number; excluded: number; excludedFiles: { reason: string }[] };
     expect(report).toMatchObject({ indexed: 1, excluded: 1 });
     expect(report.excludedFiles[0]!.reason).toContain('the same transcript is indexed from');
-    expect(await sessions(home)).toMatchObject([{ id: 'cert', messages: 2 }]);
+    expect(await sessions(home)).toMatchObject([{ session_id: 'cert', turn_count: 2 }]);
     const recall = JSON.parse((await runMoon(['recall', 'certbot', '--home', home, '--json'])).stdout) as { matches: unknown[] };
     expect(recall.matches).toHaveLength(1);
     // Unchanged on the next run: neither file is read again.
@@ -58,12 +58,12 @@ describe('copies of one transcript', () => {
     writeFileSync(join(root, 'b', 'cert.jsonl'), claudeSession({ sessionId: 'cert', turns: [...turns, ...more] }));
     const run = await runMoon(['index', join(root, 'a'), join(root, 'b'), '--home', home, '--json']);
     expect(run.code, run.stderr).toBe(0);
-    expect(await sessions(home)).toMatchObject([{ id: 'cert', messages: 3 }]);
+    expect(await sessions(home)).toMatchObject([{ session_id: 'cert', turn_count: 3 }]);
     const recall = JSON.parse((await runMoon(['recall', 'haproxy', '--home', home, '--json'])).stdout) as { matches: { metadata: { session_id: string } }[] };
     expect(recall.matches.map((match) => match.metadata.session_id)).toEqual(['cert']);
     // The first file grows the same way later: it holds nothing new, so the session stays as it is.
     appendFileSync(join(root, 'a', 'cert.jsonl'), readFileSync(join(root, 'b', 'cert.jsonl'), 'utf8').split('\n').slice(2).join('\n'));
     expect((await runMoon(['index', join(root, 'a'), join(root, 'b'), '--home', home])).code).toBe(0);
-    expect(await sessions(home)).toMatchObject([{ id: 'cert', messages: 3 }]);
+    expect(await sessions(home)).toMatchObject([{ session_id: 'cert', turn_count: 3 }]);
   });
 });

@@ -89,7 +89,7 @@ describe('text output cannot be forged by what transcripts hold', () => {
     const indexed = await runMoon(['index', corpus, '--home', home]);
     expectClean(indexed.stdout + indexed.stderr, 'index');
     const json = await runMoon(['sessions', '--home', home, '--json']);
-    const listing = JSON.parse(json.stdout) as { sessions: { id: string; cwd: string; title: string }[] };
+    const listing = JSON.parse(json.stdout) as { sessions: { session_id: string; cwd: string; title: string }[] };
     expect(listing.sessions[0]).toMatchObject({ session_id: id, cwd, title });
 
     for (const args of [

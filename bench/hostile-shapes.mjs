@@ -6,7 +6,7 @@
 // For each size and shape, a temporary corpus holds two Claude Code transcripts: one session with one hostile user
 // message (a single `x` token, base64, hex or prose) after a one-line prompt, and a normal small session beside it. The real
 // `node bin/moon.js index <corpus> --home <tmp> --json` runs as a child process. Reported: wall time, the run's own
-// `durationMs` (the index run without process start and module loading) net of a run over the small session
+// `duration_ms` (the index run without process start and module loading) net of a run over the small session
 // alone, MB/s on that net time, and the ratio of each shape's MB/s to prose of the same size (200 KB: median of
 // three runs). Every run must exit 0 with both sessions indexed.
 // Then a query benchmark: `moon recall` with a 590 KB query of 100,000 distinct words, net of a one-word recall.
@@ -177,7 +177,7 @@ function checkIndexRun(run, files) {
 
 /** The index run's own time, in seconds, from its JSON report. */
 function readRunSeconds(run) {
-  return JSON.parse(run.stdout).durationMs / 1000;
+  return JSON.parse(run.stdout).duration_ms / 1000;
 }
 
 function median(values) {
@@ -301,7 +301,7 @@ function printReport({ machine, baseline, cpuBaseline, rows, query }) {
   };
   const lines = [
     `Measured ${date} on ${machine}, load average ${loadavg().map((load) => load.toFixed(1)).join(' ')} at the end. ` +
-      `Net: the run's \`durationMs\` (wall) and CPU seconds (GNU time, user + system) less those of a run over the ` +
+      `Net: the run's \`duration_ms\` (wall) and CPU seconds (GNU time, user + system) less those of a run over the ` +
       `small session alone (${baseline.toFixed(2)} s wall, ${cpuBaseline === null ? '—' : cpuBaseline.toFixed(2)} s CPU).`,
     '',
     '| message | shape | wall (s) | net wall (s) | MB/s (net wall) | × prose | net CPU (s) | MB/s (net CPU) | × prose |',

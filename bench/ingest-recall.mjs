@@ -390,7 +390,7 @@ async function benchIngest(corpus, home, options, engine = {}) {
       filtered: report.filtered,
       projections: report.projections,
       warnings: Array.isArray(report.warnings) ? report.warnings.length : report.warnings,
-      durationMs: report.durationMs,
+      durationMs: report.duration_ms,
       firstWarnings: Array.isArray(report.warnings) ? report.warnings.slice(0, 3) : [],
     },
   };

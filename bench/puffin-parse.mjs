@@ -46,7 +46,7 @@ try {
   });
   const [kb, seconds] = index.stderr.trim().split('\n').pop().split(' ');
   const report = JSON.parse(index.stdout);
-  console.log(JSON.stringify({ mode: 'moon index', sessions: report.documents.sessionsWritten, entries: report.entries, seconds: Number(seconds), peakRssMb: Math.round(Number(kb) / 1024) }));
+  console.log(JSON.stringify({ mode: 'moon index', sessions: report.documents.sessions_written, entries: report.entries, seconds: Number(seconds), peakRssMb: Math.round(Number(kb) / 1024) }));
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -10,7 +10,7 @@ export type { DecisionRecord } from './fixes/decisions.js';
 export type { MarkerRecord, MarkerScopeRecord, MarkersRequest, MarkersResult } from './browse/markers.js';
 export { toMarkerRecord, toMarkerScopeRecord } from './browse/markers.js';
 export type { MarkerField, StoredMarker } from './markers/types.js';
-export { toWireKeys } from './records/wire.js';
+export { type Wire, toWireKeys } from './records/wire.js';
 export { lowerPriority } from './runtime/priority.js';
 export type { EvidenceState, FixEvidence, FixPattern, PatternState } from './records/fixes.js';
 export { extractErrorSignatures, normalizeErrorSignature } from './fixes/signature.js';

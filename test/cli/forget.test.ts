@@ -56,10 +56,10 @@ describe('moon forget', () => {
 
     const run = await moon('forget', 'alpha', '--json');
     expect(run.code, run.stderr).toBe(0);
-    const report = JSON.parse(run.stdout) as { forgotten: { id: string }[]; removedFiles: string[] };
+    const report = JSON.parse(run.stdout) as { forgotten: { id: string }[]; removed_files: string[] };
     expect(report.forgotten.map((session) => session.id)).toEqual(['alpha']);
     expect(existsSync(projection)).toBe(false);
-    expect(report.removedFiles.some((path) => path.includes(join('archives', 'raw')))).toBe(true);
+    expect(report.removed_files.some((path) => path.includes(join('archives', 'raw')))).toBe(true);
     expect((await findSessions('pelican')).sort()).toEqual(['beta', 'gamma']);
     expect(await findSessions('checkout')).toEqual([]);
 

@@ -194,7 +194,7 @@ describe('moon index', () => {
     const run = await runMoon(['index', corpus, '--home', home, '--json'], { MOON_CURRENT_SESSION_ID: 'current' });
     const report = JSON.parse(run.stdout);
     expect(report).toMatchObject({ indexed: 1, excluded: 2 });
-    expect(report.excludedFiles.map((item: { reason: string }) => item.reason).sort()).toEqual([
+    expect(report.excluded_files.map((item: { reason: string }) => item.reason).sort()).toEqual([
       'current session',
       'fork session (first record is a queue-operation)',
     ]);

@@ -70,7 +70,7 @@ describe('moon on a Puffin history', () => {
     expect(indexed.code, indexed.stderr).toBe(0);
     const report = JSON.parse(indexed.stdout) as { sessions: string[]; documents: Record<string, number> };
     expect(report.sessions).toEqual([`puffin-${prompt.id}`]);
-    expect(report.documents).toMatchObject({ sessionsWritten: 1, sessionsUnchanged: 7, partsModified: 1 });
+    expect(report.documents).toMatchObject({ sessions_written: 1, sessions_unchanged: 7, parts_modified: 1 });
     const recall = JSON.parse((await spawnMoon(['recall', 'heron-gate', '--json'], env)).stdout) as RecallResult;
     expect(recall.matches.map((match) => match.metadata.session_id)).toEqual([`puffin-${prompt.id}`]);
   });

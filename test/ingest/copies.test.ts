@@ -38,9 +38,9 @@ describe('copies of one transcript', () => {
     writeFileSync(join(root, 'b', 'cert.jsonl'), text);
     const run = await runMoon(['index', join(root, 'a'), join(root, 'b'), '--home', home, '--json']);
     expect(run.code, run.stderr).toBe(0);
-    const report = JSON.parse(run.stdout) as { indexed: number; excluded: number; excludedFiles: { reason: string }[] };
+    const report = JSON.parse(run.stdout) as { indexed: number; excluded: number; excluded_files: { reason: string }[] };
     expect(report).toMatchObject({ indexed: 1, excluded: 1 });
-    expect(report.excludedFiles[0]!.reason).toContain('the same transcript is indexed from');
+    expect(report.excluded_files[0]!.reason).toContain('the same transcript is indexed from');
     expect(await sessions(home)).toMatchObject([{ session_id: 'cert', turn_count: 2 }]);
     const recall = JSON.parse((await runMoon(['recall', 'certbot', '--home', home, '--json'])).stdout) as { matches: unknown[] };
     expect(recall.matches).toHaveLength(1);

@@ -50,8 +50,8 @@ test('opted-out projects are never indexed, whichever way they are named; the re
     writeFileSync(join(corpus, 'open.jsonl'), session('open', '/home/dev/blog', 'the walrus theme for the blog'));
     const run = await runMoon(['index', corpus, '--json'], { MOON_HOME: home });
     expect(run.code, run.stderr).toBe(0);
-    const report = JSON.parse(run.stdout) as { excludedFiles: { path: string; reason: string }[] };
-    expect(report.excludedFiles.map((item) => item.reason).sort()).toEqual([
+    const report = JSON.parse(run.stdout) as { excluded_files: { path: string; reason: string }[] };
+    expect(report.excluded_files.map((item) => item.reason).sort()).toEqual([
       'excluded by sources.exclude "**/client-acme/**"',
       expect.stringMatching(/^opted out by .*private-repo\/\.moonignore$/),
     ]);

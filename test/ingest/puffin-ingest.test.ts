@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { IndexReport } from '../../src/ingest/report.js';
+import type { Wire } from '../../src/records/wire.js';
 import type { RecallResult } from '../../src/model.js';
 import { makeTempDir, runMoon } from '../helpers/cli.js';
 
@@ -42,9 +43,9 @@ const promptOf = (history: History, id: string): Prompt => {
   throw new Error(`no prompt ${id}`);
 };
 
-async function index(...args: string[]): Promise<IndexReport> {
+async function index(...args: string[]): Promise<Wire<IndexReport>> {
   const run = await runMoon(['index', ...(args.some((arg) => !arg.startsWith('--')) ? args : [root, ...args]), '--json'], env());
-  const report = JSON.parse(run.stdout) as IndexReport;
+  const report = JSON.parse(run.stdout) as Wire<IndexReport>;
   // A run with a file that is not a transcript exits 2 (bad input) and still prints its report.
   expect(run.code, run.stderr).toBe(report.failed > 0 ? 2 : 0);
   return report;
@@ -80,7 +81,7 @@ describe('moon index on a Puffin history', () => {
     const first = await index();
     expect(first.indexed).toBe(1);
     expect(first.sessions).toEqual(ALL);
-    expect(first.documents).toEqual({ sessionsWritten: 8, sessionsUnchanged: 0, sessionsRemoved: 0, partsAdded: 19, partsModified: 0, partsRemoved: 0 });
+    expect(first.documents).toEqual({ sessions_written: 8, sessions_unchanged: 0, sessions_removed: 0, parts_added: 19, parts_modified: 0, parts_removed: 0 });
     expect(first.projections).toBe(8);
     expect(first.warnings).toEqual([]);
     expect(await sessionIds()).toEqual(ALL);
@@ -99,7 +100,7 @@ describe('moon index on a Puffin history', () => {
     const report = await index();
     expect(report.indexed).toBe(1);
     expect(report.sessions).toEqual([EDITED]);
-    expect(report.documents).toEqual({ sessionsWritten: 1, sessionsUnchanged: 7, sessionsRemoved: 0, partsAdded: 0, partsModified: 1, partsRemoved: 0 });
+    expect(report.documents).toEqual({ sessions_written: 1, sessions_unchanged: 7, sessions_removed: 0, parts_added: 0, parts_modified: 1, parts_removed: 0 });
     // Entries written: the edited conversation's, and only those (2 prompts, 2 responses).
     expect(report.entries).toBe(4);
     expect(report.projections).toBe(1);
@@ -117,9 +118,9 @@ describe('moon index on a Puffin history', () => {
     save(history);
     const report = await index();
     expect(report).toMatchObject({ indexed: 0, unchanged: 1, sessions: [], projections: 0 });
-    expect(report.documents.sessionsUnchanged).toBe(8);
+    expect(report.documents.sessions_unchanged).toBe(8);
     // The new bytes are remembered: the next run does not read the file again.
-    expect((await index()).documents.sessionsUnchanged).toBe(0);
+    expect((await index()).documents.sessions_unchanged).toBe(0);
   });
 
   test('a reply added to a thread re-indexes that thread; a deleted thread is removed with its projection and digest', async () => {
@@ -139,10 +140,10 @@ describe('moon index on a Puffin history', () => {
     save(history);
     const report = await index();
     expect(report.sessions).toEqual(['puffin-mjhiejc9sl109fl94']);
-    expect(report.documents).toEqual({ sessionsWritten: 1, sessionsUnchanged: 6, sessionsRemoved: 1, partsAdded: 1, partsModified: 0, partsRemoved: 2 });
+    expect(report.documents).toEqual({ sessions_written: 1, sessions_unchanged: 6, sessions_removed: 1, parts_added: 1, parts_modified: 0, parts_removed: 2 });
     expect(await sessionIds()).toEqual(ALL.filter((id) => id !== EDITED));
     expect(existsSync(projection(EDITED))).toBe(false);
-    expect(report.removedSessions).toEqual([EDITED]);
+    expect(report.removed_sessions).toEqual([EDITED]);
     expect(await digested()).not.toContain(EDITED);
     expect(await recallIds('narwhal')).toEqual(['puffin-mjhiejc9sl109fl94']);
     expect(readFileSync(projection('puffin-mjhiejc9sl109fl94'), 'utf8')).toContain('narwhal exporter');
@@ -154,7 +155,7 @@ describe('moon index on a Puffin history', () => {
     save(history);
     const report = await index();
     expect(report.failed).toBe(0);
-    expect(report.documents.sessionsWritten).toBe(8);
+    expect(report.documents.sessions_written).toBe(8);
     expect(report.warnings).toEqual([
       `${historyPath}: skipped branch tmp, prompt 2: prompt is not an object`,
       `${historyPath}: skipped branch tmp, prompt 3: prompt no-content has no content string`,
@@ -175,7 +176,7 @@ describe('moon index on a Puffin history', () => {
     expect((await index(historyPath)).sessions).toEqual(ALL);
     expect((await index(join(root, 'proj'))).unchanged).toBe(1);
     const forced = await index('--force');
-    expect(forced.documents).toMatchObject({ sessionsWritten: 8, sessionsUnchanged: 0 });
+    expect(forced.documents).toMatchObject({ sessions_written: 8, sessions_unchanged: 0 });
   });
 
   test('a forgotten conversation stays out when its thread changes later', async () => {
@@ -225,10 +226,10 @@ describe('moon index on a Puffin history', () => {
   test('moon snapshot writes one raw copy and a projection per conversation, without the index', async () => {
     const run = await runMoon(['snapshot', root, '--json'], env());
     expect(run.code, run.stderr).toBe(0);
-    const report = JSON.parse(run.stdout) as { archived: { sessionId: string; archivePath: string; projectionPath: string }[] };
-    expect(report.archived.map((item) => item.sessionId).sort()).toEqual(ALL);
-    expect(new Set(report.archived.map((item) => item.archivePath)).size).toBe(1);
-    expect(report.archived[0]!.archivePath).toMatch(/archives\/raw\/puffin\/[0-9a-f]{16}\/proj\/\.puffin\/history\.json$/);
-    for (const item of report.archived) expect(existsSync(item.projectionPath)).toBe(true);
+    const report = JSON.parse(run.stdout) as { archived: { session_id: string; archive_path: string; projection_path: string }[] };
+    expect(report.archived.map((item) => item.session_id).sort()).toEqual(ALL);
+    expect(new Set(report.archived.map((item) => item.archive_path)).size).toBe(1);
+    expect(report.archived[0]!.archive_path).toMatch(/archives\/raw\/puffin\/[0-9a-f]{16}\/proj\/\.puffin\/history\.json$/);
+    for (const item of report.archived) expect(existsSync(item.projection_path)).toBe(true);
   });
 });

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createHttpApp } from '../../src/interfaces/http/app.js';
 import { spawnMoon } from '../helpers/cli.js';
@@ -129,6 +130,18 @@ describe('three doors, one vocabulary: browsing', () => {
       expect(ids(fromMcp), operation).toEqual(ids(fromHttp));
     }
   });
+});
+
+describe('snake_case on the CLI too', () => {
+  test('index, status, verify, snapshot, sessions and usage --json: no camelCase key at any depth', async () => {
+    const env = { MOON_HOME: home.home, MOON_FAKE_NOW: '2026-03-01T01:00:00Z', MOON_RESIDENTIAL_TIMEZONE: 'Australia/Sydney' };
+    const transcript = readdirSync(home.sources, { recursive: true }).map(String).find((file) => file.endsWith('.jsonl'))!;
+    for (const args of [['index', home.sources], ['status'], ['verify'], ['snapshot', home.sources], ['sessions'], ['usage', join(home.sources, transcript)]]) {
+      const run = await spawnMoon([...args, '--json'], env);
+      expect(run.code, `${args[0]}: ${run.stderr}`).toBe(0);
+      expect(shape(JSON.parse(run.stdout)).filter((path) => /[a-z][A-Z]/.test(path)), args[0]).toEqual([]);
+    }
+  }, 60_000);
 });
 
 describe('one name for widening scope', () => {

@@ -27,7 +27,7 @@ describeOnServer('a Puffin history on PostgreSQL', 'moon index, which reads ahea
     const moon = (...args: string[]) => spawnMoon(args, { MOON_HOME: join(temp.path, 'home'), MOON_DATABASE_URL: url });
     const first = await moon('index', work, '--json');
     expect(first.code, first.stderr).toBe(0);
-    expect(JSON.parse(first.stdout)).toMatchObject({ indexed: 1, documents: { sessionsWritten: 8, partsAdded: 19 } });
+    expect(JSON.parse(first.stdout)).toMatchObject({ indexed: 1, documents: { sessions_written: 8, parts_added: 19 } });
 
     const history = JSON.parse(FIXTURE) as { branches: Record<string, { prompts: { id: string; content: string }[] }> };
     history.branches.tmp!.prompts[0]!.content += '\nAnd the kestrel-bridge rollout.';
@@ -37,7 +37,7 @@ describeOnServer('a Puffin history on PostgreSQL', 'moon index, which reads ahea
     expect(second.code, second.stderr).toBe(0);
     expect(JSON.parse(second.stdout)).toMatchObject({
       sessions: ['puffin-mjhiejc9sl109fl94'],
-      documents: { sessionsWritten: 1, sessionsUnchanged: 6, sessionsRemoved: 1, partsModified: 1, partsRemoved: 2 },
+      documents: { sessions_written: 1, sessions_unchanged: 6, sessions_removed: 1, parts_modified: 1, parts_removed: 2 },
     });
     const recall = JSON.parse((await moon('recall', 'kestrel-bridge', '--json')).stdout) as RecallResult;
     expect(recall.matches.map((match) => match.metadata.session_id)).toEqual(['puffin-mjhiejc9sl109fl94']);

@@ -38,13 +38,13 @@ interface Report {
   files: number;
   indexed: number;
   failed: number;
-  failedBefore: number;
+  failed_before: number;
   entries: number;
   projections: number;
-  projectionsFailed: number;
+  projections_failed: number;
   warnings: string[];
   errors: { path: string; reason: string }[];
-  knownFailures: { path: string }[];
+  known_failures: { path: string }[];
   sessions: string[];
   fatal: { code: string; message: string } | null;
 }
@@ -62,20 +62,20 @@ describe('one bad thing loses only itself', () => {
     mkdirSync(join(home, 'archives', 'mlib', 'alpha.md', 'blocker'), { recursive: true });
     const first = await index(corpus);
     expect(first.code).toBe(1);
-    expect(first.report).toMatchObject({ indexed: 2, projections: 1, projectionsFailed: 1, fatal: null });
+    expect(first.report).toMatchObject({ indexed: 2, projections: 1, projections_failed: 1, fatal: null });
     expect(first.report.errors[0]!.path).toBe(join(home, 'archives', 'mlib', 'alpha.md'));
     expect(existsSync(join(home, 'archives', 'mlib', 'beta.md'))).toBe(true);
 
     // A new file arrives while the problem persists: it is indexed and projected all the same.
     writeGood('c.jsonl', 'gamma');
     const second = await index(corpus);
-    expect(second.report).toMatchObject({ indexed: 1, projections: 1, projectionsFailed: 1 });
+    expect(second.report).toMatchObject({ indexed: 1, projections: 1, projections_failed: 1 });
     expect(existsSync(join(home, 'archives', 'mlib', 'gamma.md'))).toBe(true);
 
     rmSync(join(home, 'archives', 'mlib', 'alpha.md'), { recursive: true });
     const third = await index(corpus);
     expect(third.code).toBe(0);
-    expect(third.report).toMatchObject({ projections: 1, projectionsFailed: 0, errors: [] });
+    expect(third.report).toMatchObject({ projections: 1, projections_failed: 0, errors: [] });
     expect(readFileSync(join(home, 'archives', 'mlib', 'alpha.md'), 'utf8')).toContain('alpha');
   });
 
@@ -89,8 +89,8 @@ describe('one bad thing loses only itself', () => {
 
     const second = await index(corpus);
     expect(second.code).toBe(0);
-    expect(second.report).toMatchObject({ failed: 0, failedBefore: 1 });
-    expect(second.report.knownFailures.map((failure) => failure.path)).toEqual([bad]);
+    expect(second.report).toMatchObject({ failed: 0, failed_before: 1 });
+    expect(second.report.known_failures.map((failure) => failure.path)).toEqual([bad]);
     const status = await runMoon(['status', '--home', home]);
     expect(status.stdout).toContain('failed, skipped until changed');
     expect(status.stdout).toContain('bad.jsonl: not a Claude Code');
@@ -99,7 +99,7 @@ describe('one bad thing loses only itself', () => {
     utimesSync(bad, new Date(), new Date(Date.now() + 5000));
     const third = await index(corpus);
     expect(third.code).toBe(0);
-    expect(third.report).toMatchObject({ indexed: 1, failed: 0, failedBefore: 0 });
+    expect(third.report).toMatchObject({ indexed: 1, failed: 0, failed_before: 0 });
     const after = JSON.parse((await runMoon(['status', '--home', home, '--json'])).stdout) as { failures: unknown[] };
     expect(after.failures).toEqual([]);
   });

@@ -2,6 +2,7 @@ import { copyFileSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { UsageLine } from '../../src/usage/list-usage.js';
+import type { Wire } from '../../src/records/wire.js';
 import { REPO, makeTempDir, spawnMoon } from '../helpers/cli.js';
 
 const FIXTURES = join(REPO, 'test', 'fixtures');
@@ -39,8 +40,8 @@ describe('moon usage', () => {
   test('named transcripts: one snapshot each with its level, as JSON', async () => {
     const run = await moon([join(FIXTURES, 'pi', 'real-legacy-v1-with-compaction.jsonl'), join(FIXTURES, 'codex', 'real-redacted-compacted-long-019c8a59.jsonl'), '--json']);
     expect(run.code, run.stderr).toBe(0);
-    const lines = JSON.parse(run.stdout) as UsageLine[];
-    expect(lines.map((line) => [line.source, line.sessionId, line.level])).toEqual([
+    const lines = JSON.parse(run.stdout) as Wire<UsageLine>[];
+    expect(lines.map((line) => [line.source, line.session_id, line.level])).toEqual([
       ['codex', '019c8a59-e9dd-71f0-9ae3-4079fe9726a9', 'ok'],
       ['openclaw', 'ffae836b-9420-4060-ac13-7745215f90ff', 'compaction'],
     ]);
@@ -57,7 +58,7 @@ describe('moon usage', () => {
 
   test('the thresholds are context.compaction_start_ratio and context.compaction_emergency_ratio', async () => {
     const run = await moon([join(FIXTURES, 'pi', 'real-legacy-v1-with-compaction.jsonl'), '--json'], { MOON_COMPACTION_EMERGENCY_RATIO: '0.83' });
-    expect((JSON.parse(run.stdout) as UsageLine[])[0]!.level).toBe('emergency');
+    expect((JSON.parse(run.stdout) as Wire<UsageLine>[])[0]!.level).toBe('emergency');
   });
 
   test('without PATH: transcripts under the source roots modified in the last 24 hours (by the CLI clock)', async () => {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { toWireKeys } from '../../../index.js';
 import type { CliContext } from '../context.js';
 import { escapeControl, plural } from '../format.js';
 import { printJson } from '../output.js';
@@ -29,7 +30,7 @@ export function registerForget(program: Command, context: CliContext): void {
           `moon: no indexed session has the id ${report.unknown.map(clean).join(', ')}: ${report.dryRun ? 'it would be tombstoned' : 'tombstoned'} so no later index adds it, nothing else done for it`,
         );
       }
-      if (flags.json) return printJson(context.io, report);
+      if (flags.json) return printJson(context.io, toWireKeys(report));
       const verb = report.dryRun ? 'would forget' : 'forgot';
       const lines = report.forgotten.map((session) => `${verb} ${clean(session.id)}${session.project ? ` (${clean(session.project)})` : ''}`);
       if (report.unknown.length > 0) {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { MoonError } from '../../../errors.js';
-import { type FatalError, describeFatal, emptyReport, lowerPriority } from '../../../index.js';
+import { type FatalError, describeFatal, emptyReport, lowerPriority, toWireKeys } from '../../../index.js';
 import type { IndexResult } from '../../../moon.js';
 import type { CliContext } from '../context.js';
 import { escapeControl } from '../format.js';
@@ -31,13 +31,13 @@ export function registerIndex(program: Command, context: CliContext): void {
         report = await runIndexCommand(context, paths, options);
       } catch (error) {
         // The JSON report is printed on every exit: a caller parsing stdout always gets one, with the error in it.
-        if (options.json) printJson(context.io, { ...emptyReport(), embeddings: null, fatal: describeFatal(error) });
+        if (options.json) printJson(context.io, toWireKeys({ ...emptyReport(), embeddings: null, fatal: describeFatal(error) }));
         throw error;
       }
       const clean = (text: string): string => escapeControl(text, { oneLine: true });
       for (const warning of report.warnings) context.io.err(`warning: ${clean(warning)}`);
       for (const error of report.errors) context.io.err(`error: ${clean(error.reason)}`);
-      if (options.json) printJson(context.io, report);
+      if (options.json) printJson(context.io, toWireKeys(report));
       else context.io.out(formatIndexReport(report, context.moon().paths.mlib));
       if (report.fatal) throw fatalError(report.fatal);
       if (report.failed > 0) context.setExitCode(report.failed === report.files ? 2 : 1);

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { toWireKeys } from '../../../index.js';
 import { MoonError } from '../../../errors.js';
 import type { CliContext } from '../context.js';
 import { escapeControl, plural } from '../format.js';
@@ -12,7 +13,7 @@ export function registerVerify(program: Command, context: CliContext): void {
     .action(async (options: { json?: boolean }) => {
       const report = await context.moon().upkeep.verify();
       const clean = (text: string): string => escapeControl(text, { oneLine: true });
-      if (options.json) printJson(context.io, report);
+      if (options.json) printJson(context.io, toWireKeys(report));
       else if (report.ok) {
         context.io.out(`ok: ${clean(report.db)} — ${plural(report.checked.sessions, 'session')}, ${plural(report.checked.ledgerPairs, 'ledger record')}, integrity ok`);
       } else {
@@ -38,7 +39,7 @@ export function registerRebuild(program: Command, context: CliContext): void {
       const clean = (text: string): string => escapeControl(text, { oneLine: true });
       for (const warning of report.index.warnings) context.io.err(`warning: ${clean(warning)}`);
       for (const error of report.index.errors) context.io.err(`error: ${clean(error.reason)}`);
-      if (options.json) return printJson(context.io, report);
+      if (options.json) return printJson(context.io, toWireKeys(report));
       context.io.out(
         [
           `rebuilt ${clean(report.db)} from ${plural(report.files, 'raw archive file')}: ${plural(report.sessions, 'session')}, ${plural(report.entries, 'entry', 'entries')} in ${report.durationMs} ms`,

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { toWireKeys } from '../../../index.js';
 import type { CliContext } from '../context.js';
 import { escapeControl, plural } from '../format.js';
 import { printJson } from '../output.js';
@@ -11,7 +12,7 @@ export function registerMigrate(program: Command, context: CliContext): void {
     .option('--json', 'print the report as JSON')
     .action(async (flags: { to: string; json?: boolean }) => {
       const report = await context.moon().upkeep.migrate({ to: flags.to });
-      if (flags.json) return printJson(context.io, report);
+      if (flags.json) return printJson(context.io, toWireKeys(report));
       const clean = (text: string): string => escapeControl(text, { oneLine: true });
       context.io.out(
         [

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { toWireKeys } from '../../../index.js';
 import type { ServiceReport } from '../../../index.js';
 import type { CliContext } from '../context.js';
 import { escapeControl } from '../format.js';
@@ -24,7 +25,7 @@ export function registerService(program: Command, context: CliContext): void {
       .action(async (flags: ServiceFlags) => {
         const report = await context.moon().upkeep.service({ action, dryRun: flags.dryRun, env: context.env });
         for (const note of report.notes) context.io.err(`warning: ${escapeControl(note, { oneLine: true })}`);
-        if (flags.json) printJson(context.io, report);
+        if (flags.json) printJson(context.io, toWireKeys(report));
         else context.io.out(formatService(report));
       });
   }

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { toWireKeys } from '../../../index.js';
 import type { CliContext } from '../context.js';
 import { escapeControl } from '../format.js';
 import { printJson } from '../output.js';
@@ -15,7 +16,7 @@ export function registerSnapshot(program: Command, context: CliContext): void {
       const report = await context.moon().history.snapshot({ roots: paths, excludeSessions: options.excludeSession });
       for (const warning of report.warnings) context.io.err(`warning: ${escapeControl(warning, { oneLine: true })}`);
       for (const error of report.errors) context.io.err(`error: ${escapeControl(error.reason, { oneLine: true })}`);
-      if (options.json) printJson(context.io, report);
+      if (options.json) printJson(context.io, toWireKeys(report));
       else {
         const clean = (text: string): string => escapeControl(text, { oneLine: true });
         for (const item of report.archived) context.io.out(`${clean(item.sessionId)}\t${clean(item.archivePath)}\t${clean(item.projectionPath)}`);

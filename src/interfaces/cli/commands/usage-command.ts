@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { toWireKeys } from '../../../index.js';
 import type { UsageLine, UsageReport } from '../../../index.js';
 import type { CliContext } from '../context.js';
 import { escapeControl, plural } from '../format.js';
@@ -14,7 +15,7 @@ export function registerUsage(program: Command, context: CliContext): void {
       const report = await context.moon().upkeep.usage({ paths });
       for (const warning of report.warnings) context.io.err(`warning: ${escapeControl(warning, { oneLine: true })}`);
       for (const error of report.errors) context.io.err(`error: ${escapeControl(error.reason, { oneLine: true })}`);
-      if (options.json) printJson(context.io, report.sessions);
+      if (options.json) printJson(context.io, toWireKeys(report.sessions));
       else context.io.out(formatUsage(report, paths.length > 0));
       if (report.errors.length > 0) context.setExitCode(report.sessions.length === 0 ? 2 : 1);
     });

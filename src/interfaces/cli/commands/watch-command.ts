@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { MoonError } from '../../../errors.js';
-import { type CycleSummary, STOP_EXIT_DEADLINE_MS, lowerPriority } from '../../../index.js';
+import { type CycleSummary, STOP_EXIT_DEADLINE_MS, lowerPriority, toWireKeys } from '../../../index.js';
 import type { CliContext } from '../context.js';
 import { startServer } from './serve-command.js';
 import { escapeControl } from '../format.js';
@@ -23,7 +23,7 @@ export function registerWatch(program: Command, context: CliContext): void {
       const clean = (text: string): string => escapeControl(text, { oneLine: true });
       if (options.dryRun) {
         const plan = watcher.planCycle();
-        if (options.json) printJson(context.io, plan);
+        if (options.json) printJson(context.io, toWireKeys(plan));
         else {
           context.io.out(`roots: ${plan.roots.length > 0 ? plan.roots.map(clean).join(', ') : '(none found)'}`);
           context.io.out(`L1: ${plan.pending_l1.length} pending projection(s) this cycle${plan.cooldown_left_secs > 0 ? ` after the cooldown (${plan.cooldown_left_secs} s left)` : ''}`);
@@ -34,7 +34,7 @@ export function registerWatch(program: Command, context: CliContext): void {
       }
       if (options.once) {
         const summary = await watcher.watchOnce({ echo: (line) => context.io.err(line) });
-        if (options.json) printJson(context.io, summary);
+        if (options.json) printJson(context.io, toWireKeys(summary));
         else context.io.out(formatCycle(summary));
         if (summary.errors.length > 0) context.setExitCode(1);
         return;

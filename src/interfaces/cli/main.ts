@@ -74,6 +74,30 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
     },
     env,
   };
+  registerProgram(program, context);
+  program.hook('preAction', (_program, command) => {
+    // Seed 001 DaemonLockPayload rule 3: a command that writes refuses another home's running watcher.
+    // `moon rlm index` writes the file it is given, not the home.
+    if (command.parent?.name() === 'rlm') return;
+    const writesMemory = command.parent?.name() === 'memory' && MEMORY_WRITES.has(command.name());
+    if (!MUTATING.has(command.name()) && !writesMemory) return;
+    return context.moon().upkeep.checkBoundary(Boolean(global().allowOutOfBounds));
+  });
+  try {
+    await program.parseAsync(spellSingleDash(argv), { from: 'user' });
+  } catch (error) {
+    exitCode = reportError(io, error, (moon as Moon | null)?.paths.db ?? null);
+  } finally {
+    await (moon as Moon | null)?.close();
+  }
+  return exitCode;
+}
+
+/**
+ * The command tree on `program`: every command, subcommand and option, registered but not run (runCli parses;
+ * the docs test enumerates it). Registration reads nothing from the context: each action uses it when it runs.
+ */
+export function registerProgram(program: Command, context: CliContext): Command {
   program
     .description('moon — memory for AI coding agents')
     .version(readVersion(), '-V, --version', 'print the version')
@@ -82,7 +106,7 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
     .option('--no-redact', 'do not redact secrets (privacy.redact = false)')
     .option('--allow-out-of-bounds', 'let a command that writes work on a home other than the running watcher\'s')
     .exitOverride()
-    .configureOutput({ writeOut: (text) => io.out(text), writeErr: (text) => io.err(text) })
+    .configureOutput({ writeOut: (text) => context.io.out(text), writeErr: (text) => context.io.err(text) })
     .showHelpAfterError(false);
   registerIndex(program, context);
   registerSnapshot(program, context);
@@ -113,22 +137,7 @@ export async function runCli(argv: string[], io: CliIO = createProcessIO(), env:
   registerGc(program, context);
   registerContext(program, context);
   registerRlm(program, context);
-  program.hook('preAction', (_program, command) => {
-    // Seed 001 DaemonLockPayload rule 3: a command that writes refuses another home's running watcher.
-    // `moon rlm index` writes the file it is given, not the home.
-    if (command.parent?.name() === 'rlm') return;
-    const writesMemory = command.parent?.name() === 'memory' && MEMORY_WRITES.has(command.name());
-    if (!MUTATING.has(command.name()) && !writesMemory) return;
-    return context.moon().upkeep.checkBoundary(Boolean(global().allowOutOfBounds));
-  });
-  try {
-    await program.parseAsync(spellSingleDash(argv), { from: 'user' });
-  } catch (error) {
-    exitCode = reportError(io, error, (moon as Moon | null)?.paths.db ?? null);
-  } finally {
-    await (moon as Moon | null)?.close();
-  }
-  return exitCode;
+  return program;
 }
 
 /** Commands that write to the home: refused while another home's watcher holds this logs dir's daemon lock. */

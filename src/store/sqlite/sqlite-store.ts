@@ -107,7 +107,6 @@ export function openSqliteStore(path: string, options: OpenStoreOptions = {}): S
     if (created) chmodSync(path, 0o600);
     // Several attempts fit in the lock timeout, so the "waiting for" notice comes before the final error.
     db.pragma(`busy_timeout = ${Math.max(50, Math.min(BUSY_TIMEOUT_MS, Math.floor(lock.timeoutMs / 4)))}`);
-    sqliteVec.load(db);
     if (!options.readonly) {
       const opened = db;
       retryWhileLocked(opened, () => opened.pragma('journal_mode = WAL'), lock);
@@ -469,6 +468,18 @@ class SqliteStore implements Store, PlaneAccess, MarkerAccess {
     return searchWords(this.db, query);
   }
 
+  private vectorFunctions = false;
+
+  /**
+   * sqlite-vec's functions (`vec_distance_cosine`), loaded on the connection the first time a vector query runs:
+   * nothing else uses them, and loading the extension cost every short-lived process (a hook) ~10 ms.
+   */
+  private loadVectorFunctions(): void {
+    if (this.vectorFunctions) return;
+    sqliteVec.load(this.db);
+    this.vectorFunctions = true;
+  }
+
   hasLexicalMatch(term: string): boolean {
     const match = renderFtsTerms([term], 'OR');
     if (match === null) return false;
@@ -480,6 +491,7 @@ class SqliteStore implements Store, PlaneAccess, MarkerAccess {
   }
 
   searchVector(query: VectorQuery): Candidate[] {
+    this.loadVectorFunctions();
     const filters = renderFilters(query.filters, query);
     return this.rank(
       `SELECT e.*, vec_distance_cosine(v.vector, ?) AS rank

@@ -86,11 +86,11 @@ describe('a home written with absolute paths (earlier releases)', () => {
 
     const forget = await moonAt(copy, ['forget', '--json', CODEX]);
     expect(forget.code, forget.stderr).toBe(0);
-    const report = JSON.parse(forget.stdout) as { removedFiles: string[]; skippedFiles: unknown[] };
-    expect(report.removedFiles.sort()).toEqual(
+    const report = JSON.parse(forget.stdout) as { removed_files: string[]; skipped_files: unknown[] };
+    expect(report.removed_files.sort()).toEqual(
       [join(copy, 'archives', 'raw', 'codex', `${CODEX}.jsonl`), join(copy, 'archives', 'mlib', `${CODEX}.md`)].sort(),
     );
-    expect(report.skippedFiles).toEqual([]);
+    expect(report.skipped_files).toEqual([]);
     expect(hashTree(original)).toEqual(before);
     expect(existsSync(join(original, 'archives', 'raw', 'codex', `${CODEX}.jsonl`))).toBe(true);
   });

@@ -81,9 +81,9 @@ describe('a moved or copied home (CLI)', () => {
 
     const forget = await moonAt(home, ['forget', '--json', CODEX]);
     expect(forget.code, forget.stderr).toBe(0);
-    const report = JSON.parse(forget.stdout) as { removedFiles: string[]; skippedFiles: unknown[] };
-    expect(report.removedFiles.sort()).toEqual(sessionFiles(home, 'codex', CODEX).sort());
-    expect(report.skippedFiles).toEqual([]);
+    const report = JSON.parse(forget.stdout) as { removed_files: string[]; skipped_files: unknown[] };
+    expect(report.removed_files.sort()).toEqual(sessionFiles(home, 'codex', CODEX).sort());
+    expect(report.skipped_files).toEqual([]);
     for (const file of sessionFiles(home, 'codex', CODEX)) expect(existsSync(file)).toBe(false);
     expect((await moonAt(home, ['verify'])).code).toBe(0);
   });
@@ -97,9 +97,9 @@ describe('a moved or copied home (CLI)', () => {
     expect((await moonAt(copy, ['verify'])).code).toBe(0);
     const forget = await moonAt(copy, ['forget', '--json', CLAUDE, CODEX]);
     expect(forget.code, forget.stderr).toBe(0);
-    const report = JSON.parse(forget.stdout) as { removedFiles: string[] };
+    const report = JSON.parse(forget.stdout) as { removed_files: string[] };
     const expected = [...sessionFiles(copy, 'codex', CODEX), ...sessionFiles(copy, 'claude-code', CLAUDE)];
-    expect(report.removedFiles.sort()).toEqual(expected.sort());
+    expect(report.removed_files.sort()).toEqual(expected.sort());
     for (const file of expected) expect(existsSync(file)).toBe(false);
 
     expect(hashTree(original)).toEqual(before);
@@ -123,7 +123,7 @@ describe('a moved or copied home (CLI)', () => {
     db.close();
 
     const dry = await moonAt(home, ['forget', '--json', '--dry-run', CODEX]);
-    expect((JSON.parse(dry.stdout) as { forgotten: { archivePath: string }[] }).forgotten[0]?.archivePath).toBe(outside);
+    expect((JSON.parse(dry.stdout) as { forgotten: { archive_path: string }[] }).forgotten[0]?.archive_path).toBe(outside);
 
     const forget = await moonAt(home, ['forget', CODEX]);
     expect(forget.code, forget.stderr).toBe(0);

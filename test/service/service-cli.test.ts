@@ -38,8 +38,8 @@ describe.runIf(supported)('moon service (built CLI, temporary HOME)', () => {
   test('--json carries the same report; uninstall of nothing says so', async () => {
     const home = join(root, 'user2');
     const run = await spawnMoon(['service', 'install', '--dry-run', '--json'], { HOME: home, MOON_HOME: join(root, 'moon2') });
-    const report = JSON.parse(run.stdout) as { action: string; dryRun: boolean; content: string; commands: { state: string }[] };
-    expect(report).toMatchObject({ action: 'install', dryRun: true });
+    const report = JSON.parse(run.stdout) as { action: string; dry_run: boolean; content: string; commands: { state: string }[] };
+    expect(report).toMatchObject({ action: 'install', dry_run: true });
     expect(report.commands.every((command) => command.state === 'planned')).toBe(true);
     const uninstall = await spawnMoon(['service', 'uninstall'], { HOME: home, MOON_HOME: join(root, 'moon2') });
     expect(uninstall.code, uninstall.stderr).toBe(0);

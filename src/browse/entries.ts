@@ -1,9 +1,8 @@
 import { MoonError } from '../errors.js';
 import type { BrowsePort } from '../store/ports.js';
 import { resolveZone } from '../time/format.js';
-import type { StoredSession } from '../store/types.js';
-import { type SessionNotFound, type ShownSession, readShownSessions, resolveSession } from './show.js';
-import { type TimelineEntry, toTimelineEntry } from './timeline.js';
+import { type SessionNotFound, type ShownSession, readShownSessions, resolveSession, toShownEntry } from './show.js';
+import type { TimelineEntry } from './timeline.js';
 
 /** Full entries by the message ids recall returns (`metadata.message_ids`). */
 export interface EntriesRequest {
@@ -61,13 +60,8 @@ export async function readEntries(
     seen.add(id);
     const matches = byId.get(id);
     if (!matches) missing.push(id);
-    else for (const entry of matches) entries.push(toTimelineEntry(entry, zone, false));
+    else for (const entry of matches) entries.push(toShownEntry(entry, zone, false));
   }
-  const stored: StoredSession[] = [];
-  for (const id of new Set(entries.map((entry) => entry.session_id))) {
-    const session = await browse.getSession(id);
-    if (session) stored.push(session);
-  }
-  const sessions = await readShownSessions(browse, stored, zone, options.projectionPathFor);
+  const sessions = await readShownSessions(browse, entries.map((entry) => entry.session_id), zone, options.projectionPathFor);
   return { found: true, timezone: zone, entries, missing, sessions };
 }

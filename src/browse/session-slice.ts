@@ -55,7 +55,7 @@ export async function readSession(
   if (!resolved.found) return resolved;
   const stored = resolved.session;
   const zone = resolveZone(request.tz ?? options.timezone);
-  const [session] = (await readShownSessions(browse, [stored], zone, options.projectionPathFor)) as [ShownSession];
+  const [session] = (await readShownSessions(browse, [stored.id], zone, options.projectionPathFor)) as [ShownSession];
   const ranged = [request.fromEntry, request.toEntry, request.since, request.until].some((value) => value !== undefined && value.trim() !== '');
   if (!ranged) {
     if (!existsSync(session.projection_path)) {

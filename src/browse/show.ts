@@ -92,7 +92,7 @@ export async function showSession(
   if (!resolved.found) return resolved;
   const session = resolved.session;
   const zone = resolveZone(request.tz ?? options.timezone);
-  const [shown] = (await readShownSessions(store, [session], zone, options.projectionPathFor)) as [ShownSession];
+  const [shown] = (await readShownSessions(store, [session.id], zone, options.projectionPathFor)) as [ShownSession];
   const projectionPath = shown.projection_path;
   if (request.around === undefined) {
     if (!existsSync(projectionPath)) {
@@ -116,16 +116,23 @@ export async function showSession(
   };
 }
 
-/** Stored sessions as `show` and the agent interfaces give them (times local to `zone`), each with its first prompt. */
+/**
+ * Sessions by id as `show` and the agent interfaces give them (times local to `zone`), each with its first prompt,
+ * in the order of `ids`: one read for all of them. An id the index does not hold is left out.
+ */
 export async function readShownSessions(
   browse: BrowsePort,
-  sessions: readonly StoredSession[],
+  ids: readonly string[],
   zone: string,
   projectionPathFor: (sessionId: string) => string,
 ): Promise<ShownSession[]> {
-  if (sessions.length === 0) return [];
-  const prompts = new Map((await browse.listSessionSummaries({ ids: sessions.map((session) => session.id) })).map((summary) => [summary.id, summary.firstPrompt]));
-  return sessions.map((session) => toShownSession(session, zone, projectionPathFor, prompts.get(session.id) ?? null));
+  const wanted = [...new Set(ids)];
+  if (wanted.length === 0) return [];
+  const byId = new Map((await browse.listSessionSummaries({ ids: wanted })).map((summary) => [summary.id, summary]));
+  return wanted.flatMap((id) => {
+    const summary = byId.get(id);
+    return summary ? [toShownSession(summary, zone, projectionPathFor, summary.firstPrompt)] : [];
+  });
 }
 
 function toShownSession(session: StoredSession, zone: string, projectionPathFor: (sessionId: string) => string, firstPrompt: string | null): ShownSession {

@@ -119,8 +119,8 @@ export async function readTimeline(environment: TimelineEnvironment, request: Ti
       session_id: session.id,
       at: focus.ts === null ? null : formatLocalIso(focus.ts, zone),
     },
-    sessions: await readShownSessions(environment.browse, [session], zone, environment.projectionPathFor),
-    entries: window.map((entry) => toTimelineEntry(entry, zone, entry === focus)),
+    sessions: await readShownSessions(environment.browse, [session.id], zone, environment.projectionPathFor),
+    entries: window.map((entry) => toShownEntry(entry, zone, entry === focus)),
   };
 }
 
@@ -152,23 +152,14 @@ async function readAcrossSessions(
   const focusIndex = findNearestEntry(all, atMs);
   const focus = all[focusIndex]!;
   const window = all.slice(Math.max(0, focusIndex - options.before), focusIndex + options.after + 1);
-  const stored: StoredSession[] = [];
-  for (const id of new Set(window.map((entry) => entry.sessionId))) {
-    const session = await environment.browse.getSession(id);
-    if (session) stored.push(session);
-  }
-  const sessions = await readShownSessions(environment.browse, stored, options.zone, environment.projectionPathFor);
+  const sessions = await readShownSessions(environment.browse, window.map((entry) => entry.sessionId), options.zone, environment.projectionPathFor);
   return {
     found: true,
     timezone: options.zone,
     focus: { message_id: null, time, entry_id: focus.id, session_id: focus.sessionId, at: focus.ts === null ? null : formatLocalIso(focus.ts, options.zone) },
     sessions,
-    entries: window.map((entry) => toTimelineEntry(entry, options.zone, entry === focus)),
+    entries: window.map((entry) => toShownEntry(entry, options.zone, entry === focus)),
   };
-}
-
-export function toTimelineEntry(entry: Entry, zone: string, focus: boolean): TimelineEntry {
-  return toShownEntry(entry, zone, focus);
 }
 
 function checkSpan(field: 'before' | 'after', value: number | undefined): number {

@@ -165,7 +165,7 @@ export async function buildSessionStartContext(deps: SessionStartDeps, input: Se
 }
 
 /** `- 2026-03-01 10:00–11:20 AEDT · Fix the deploy · claude-code, 42 messages, session 1a2b3c4d` */
-function describeSession(session: StoredSession & { firstPrompt?: string | null; messages?: number }, zone: string, safe: (text: string, max: number) => string): string {
+function describeSession(session: StoredSession & { firstPrompt?: string | null }, zone: string, safe: (text: string, max: number) => string): string {
   const title = safe(describeSessionTitle(session.title, session.firstPrompt ?? null, TITLE_CHARS), TITLE_CHARS + 2);
   const count = session.entryCount;
   return `- ${describeWhen(session.startMs, session.endMs, zone)} · ${title} · ${session.source}, ${count} message${count === 1 ? '' : 's'}, session ${shortenSessionId(session.id)}`;

@@ -195,12 +195,12 @@ export function shapeSession(safe: Safe, session: ShownSession): SessionShape {
   };
 }
 
-export function shapeEntry(safe: Safe, entry: ShownEntry | TimelineEntry, sessionId: string, limits: { text: number; result: number }): EntryOutput {
+export function shapeEntry(safe: Safe, entry: ShownEntry | TimelineEntry, limits: { text: number; result: number }): EntryOutput {
   const text = safe.clip(entry.text, limits.text);
   const result = entry.result === null ? null : safe.clip(entry.result, limits.result);
   return {
     id: safe.line(entry.id),
-    session_id: safe.line(entry.session_id || sessionId),
+    session_id: safe.line(entry.session_id),
     time: entry.time,
     ts: entry.ts,
     role: entry.role,

@@ -566,7 +566,7 @@ export function registerTools(server: McpServer, context: ToolContext): void {
           },
           ...(scope ? { scope: describeRecallScope(scope) } : {}),
           sessions: result.sessions.map((session) => shapeSession(safe, session)),
-          entries: result.entries.map((entry) => shapeEntry(safe, entry, entry.session_id, { text: BUDGET.entryText, result: BUDGET.entryResult })),
+          entries: result.entries.map((entry) => shapeEntry(safe, entry, { text: BUDGET.entryText, result: BUDGET.entryResult })),
         };
         return answer(timelineText(output), output);
       }),
@@ -591,7 +591,7 @@ export function registerTools(server: McpServer, context: ToolContext): void {
         const entries = result.entries.map((entry) => {
           // Whole while the answer has room; past it, cut like a timeline entry.
           const whole = left > 0;
-          const shaped = shapeEntry(safe, entry, entry.session_id, whole ? { text: BUDGET.fullText, result: BUDGET.fullResult } : { text: BUDGET.entryText, result: BUDGET.entryResult });
+          const shaped = shapeEntry(safe, entry, whole ? { text: BUDGET.fullText, result: BUDGET.fullResult } : { text: BUDGET.entryText, result: BUDGET.entryResult });
           left -= shaped.text.length + (shaped.result?.length ?? 0);
           return shaped;
         });
@@ -641,7 +641,7 @@ export function registerTools(server: McpServer, context: ToolContext): void {
             truncated = true;
             break;
           }
-          const shaped = shapeEntry(safe, entry, result.session.session_id, { text: Math.min(BUDGET.entryText, left), result: Math.min(BUDGET.entryResult, left) });
+          const shaped = shapeEntry(safe, entry, { text: Math.min(BUDGET.entryText, left), result: Math.min(BUDGET.entryResult, left) });
           left -= shaped.text.length + (shaped.result?.length ?? 0) + 80;
           entries.push(shaped);
         }

@@ -324,11 +324,11 @@ function serverCpuS(server) {
   }
 }
 
-/** dbBytes of `moon status --json`: for PostgreSQL, the moon schema's tables, indexes and TOAST. */
+/** db_bytes of `moon status --json`: for PostgreSQL, the moon schema's tables, indexes and TOAST. */
 function statusDbBytes(home, env) {
   const run = spawnSync(process.execPath, [bin, 'status', '--json', '--home', home], { env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   try {
-    return Number(JSON.parse(run.stdout).dbBytes);
+    return Number(JSON.parse(run.stdout).db_bytes);
   } catch {
     throw new Error(`moon status --json failed (exit ${run.status}): ${run.stderr.slice(-500)}`);
   }

@@ -119,7 +119,7 @@ export function indexedIds(home) {
 export function storeBytes(home, env) {
   const run = runMoon(['status', '--json', '--home', home], { ...env, MOON_HOME: home });
   try {
-    return Number(JSON.parse(run.stdout).dbBytes);
+    return Number(JSON.parse(run.stdout).db_bytes);
   } catch {
     return null;
   }

@@ -785,7 +785,7 @@ function engineSection(results, context, h) {
     `|---|---|${columns.map(() => '---:').join('|')}|`,
     ...rows,
     '',
-    `Target: every recall figure within ${ENGINE_TOLERANCE} between the engines (they tokenize and score BM25 the same way). Latency is in-process (\`createMoon().recall\`) over both levels' queries; for PostgreSQL it includes the round trips to a server on the same machine. Index MB is \`moon status --json\` dbBytes (SQLite: file + WAL; PostgreSQL: the moon schema's tables, indexes and TOAST); the Δ column shows pg / sqlite.`,
+    `Target: every recall figure within ${ENGINE_TOLERANCE} between the engines (they tokenize and score BM25 the same way). Latency is in-process (\`createMoon().recall\`) over both levels' queries; for PostgreSQL it includes the round trips to a server on the same machine. Index MB is \`moon status --json\` db_bytes (SQLite: file + WAL; PostgreSQL: the moon schema's tables, indexes and TOAST); the Δ column shows pg / sqlite.`,
     '',
   ];
   for (const pair of pairs) {

@@ -11,7 +11,7 @@ import { defaultSourceRoots } from '../sources/default-roots.js';
 import type { ContextPack } from '../pack/types.js';
 import type { StoreEngine } from '../store/ports.js';
 import type { HookDeps } from '../hooks/run-hook.js';
-import { describeIngestSettings, describeRecallEnvironment, listExcludedSessions, loadPlaneHistorySources } from './wiring.js';
+import { describeFactFoldBuild, describeIngestSettings, describeRecallEnvironment, listExcludedSessions, loadPlaneHistorySources } from './wiring.js';
 
 /** How long a hook that reads (session-start, user-prompt-submit) waits for another process opening the index. */
 export const HOOK_READ_LOCK_TIMEOUT_MS = 250;
@@ -28,6 +28,12 @@ export interface HookCompositionOptions {
 /** A hook's dependencies and how to let go of what they opened. */
 export interface HookComposition {
   deps: HookDeps;
+  /**
+   * Fold the fix facts of the namespaces these sessions belong to and keep the fold in the index, so the next
+   * session start's context pack reads it instead of every fact (FixPort.readFold). Run by the detached capture
+   * after a session ends, below the agent's priority. Nothing when the memory planes are off.
+   */
+  warmFacts(sessionIds: readonly string[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -160,8 +166,22 @@ export function composeHookDeps(config: MoonConfig, clock: () => number, options
     projectionPathFor: (sessionId) => projectionPathFor(paths, sessionId),
     pack: config.memory.enabled ? pack : undefined,
   };
+  const warmFacts = async (sessionIds: readonly string[]): Promise<void> => {
+    if (!config.memory.enabled || sessionIds.length === 0) return;
+    const [{ readPackFacts }, { resolveNamespace }, build] = await Promise.all([import('../fixes/query.js'), import('../records/envelope.js'), describeFactFoldBuild()]);
+    const engine = await getReader();
+    const namespaces = new Set<string>();
+    for (const id of sessionIds) {
+      const session = await engine.browse.getSession(id);
+      if (session) namespaces.add(resolveNamespace(session.cwd, session.project).namespace_id);
+    }
+    const facts = readPackFacts(engine.fixes, undefined, build);
+    for (const namespace of namespaces) await facts.warm(namespace);
+  };
+
   return {
     deps,
+    warmFacts,
     async close() {
       const open = reader;
       reader = null;

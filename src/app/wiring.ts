@@ -61,13 +61,20 @@ export function describeRecallEnvironment(
  * error, decisions followed to their outcome, digests of similar runs. Fix patterns and decisions read one set of
  * facts per pack (src/fixes/query.ts).
  */
+/** The code a kept fact fold was made by (FixPort.readFold): the fold's own version and the build's id. */
+export async function describeFactFoldBuild(): Promise<string> {
+  const [{ FACT_FOLD_VERSION }, { readBuildId }] = await Promise.all([import('../fixes/query.js'), import('../runtime/build-paths.js')]);
+  return `${FACT_FOLD_VERSION}:${readBuildId()}`;
+}
+
 export async function loadPlaneHistorySources(reader: () => Promise<StoreEngine>, clock: () => number): Promise<HistorySource[]> {
   const [{ decisionHistorySource, digestHistorySource, fixHistorySource }, { readPackFacts }] = await Promise.all([
     import('../pack/plane-sources.js'),
     import('../fixes/query.js'),
   ]);
   let packFacts: ReturnType<typeof readPackFacts> | null = null;
-  const facts = async () => (packFacts ??= readPackFacts((await reader()).fixes));
+  // The namespace's facts are folded once per change of them, not once per pack (FixPort.readFold).
+  const facts = async () => (packFacts ??= readPackFacts((await reader()).fixes, undefined, await describeFactFoldBuild()));
   return [
     fixHistorySource(async (text, namespace) => (await facts()).patterns(namespace, text, 5)),
     decisionHistorySource(async (namespace) => (await facts()).decisions(namespace)),

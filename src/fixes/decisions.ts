@@ -15,8 +15,8 @@ import type { RecordEnvelope } from '../records/envelope.js';
  *   session was indexed.
  * - `claimed` otherwise: what the writer said, with nothing yet to back it.
  *
- * Pure over the facts indexing recorded (`decision`, `edit`, `commit`, `revert`, `pass`); `hashFile` reads a
- * file's hash now.
+ * Folded from the facts indexing recorded (`decision`, `edit`, `commit`, `revert`, `pass`) by the pure
+ * foldDecisions, then settled against the disk by settleDecisions (`hashFile` reads a file's hash now).
  */
 export interface DecisionRecord extends RecordEnvelope {
   record_kind: 'decision';
@@ -43,6 +43,27 @@ interface Tracked {
 }
 
 export function buildDecisionRecords(events: readonly FixEvent[], hashFile: (path: string) => string | null): DecisionRecord[] {
+  return settleDecisions(foldDecisions(events), hashFile);
+}
+
+/**
+ * A decision as the facts alone make it, with the hashes its change's files had when indexed: plain data (what a
+ * fact fold keeps), settled into a DecisionRecord by settleDecisions.
+ */
+export interface FoldedDecision {
+  record: DecisionRecord;
+  file_hashes: Record<string, string | null>;
+}
+
+/** Decisions with their states compared with the disk now (`hashFile`). The input is not changed. */
+export function settleDecisions(folded: readonly FoldedDecision[], hashFile: (path: string) => string | null): DecisionRecord[] {
+  const probes = folded.map((item) => ({ state: item.record.state, stale_reason: item.record.stale_reason, file_hashes: item.file_hashes }));
+  markChangedFiles(probes, hashFile);
+  return folded.map((item, index) => ({ ...item.record, state: probes[index]!.state, stale_reason: probes[index]!.stale_reason }));
+}
+
+/** The chronological walk over the facts; pure, and the expensive part. */
+export function foldDecisions(events: readonly FixEvent[]): FoldedDecision[] {
   const ordered = [...events].sort((a, b) => (a.ts ?? 0) - (b.ts ?? 0) || a.sessionId.localeCompare(b.sessionId) || a.seq - b.seq);
   const all: Tracked[] = [];
   /** Per session, its latest decision (the one edits belong to). */
@@ -129,11 +150,8 @@ export function buildDecisionRecords(events: readonly FixEvent[], hashFile: (pat
         break;
     }
   }
-  const probes = all.map((tracked) => ({ state: tracked.record.state, stale_reason: tracked.record.stale_reason, file_hashes: tracked.file_hashes }));
-  markChangedFiles(probes, hashFile);
-  probes.forEach((probe, index) => Object.assign(all[index]!.record, { state: probe.state, stale_reason: probe.stale_reason }));
   for (const tracked of all) tracked.record.run_ref!.message_ids.push(...tracked.changeIds.filter((id) => !tracked.record.run_ref!.message_ids.includes(id)));
-  return all.map((tracked) => tracked.record);
+  return all.map((tracked) => ({ record: tracked.record, file_hashes: tracked.file_hashes }));
 }
 
 const STATE_RANK: Record<EvidenceState, number> = { verified: 0, claimed: 1, stale: 2 };

@@ -14,18 +14,8 @@ interface OpenFailure {
 /** Evidence lists stay short: the first changes say what the fix was. */
 const MAX_EVIDENCE_ITEMS = 50;
 
-interface Group {
-  signature: string;
-  namespace: string;
-  repo: string | null;
-  count: number;
-  firstMs: number | null;
-  lastMs: number | null;
-  sample: string | null;
-  targets: Set<string>;
-  sessions: Set<string>;
-  evidence: FixEvidence[];
-}
+/** A pattern while the walk gathers it (FoldedPattern with sets). */
+type Group = Omit<FoldedPattern, 'targets' | 'sessions'> & { targets: Set<string>; sessions: Set<string> };
 
 /**
  * Fix patterns from the facts of a set of sessions (any namespaces; each namespace is walked on its own, so
@@ -43,20 +33,52 @@ interface Group {
  * stale. Patterns rank by verified fixes, then occurrences, then recency.
  */
 export function buildFixPatterns(events: readonly FixEvent[], hashFile: (path: string) => string | null): FixPattern[] {
+  return settleFixPatterns(foldFixPatterns(events), hashFile);
+}
+
+/**
+ * A pattern as the facts alone make it, before the files its evidence cites are compared with the disk: plain
+ * data (what a fact fold keeps, store/ports.ts FixPort.readFold), settled into a FixPattern by settleFixPatterns.
+ */
+export interface FoldedPattern {
+  signature: string;
+  namespace: string;
+  repo: string | null;
+  count: number;
+  firstMs: number | null;
+  lastMs: number | null;
+  sample: string | null;
+  targets: string[];
+  sessions: string[];
+  evidence: FixEvidence[];
+}
+
+/** The chronological walk over the facts (each namespace on its own); pure, and the expensive part. */
+export function foldFixPatterns(events: readonly FixEvent[]): FoldedPattern[] {
   const byNamespace = new Map<string, FixEvent[]>();
   for (const event of events) {
     const list = byNamespace.get(event.namespace) ?? [];
     list.push(event);
     byNamespace.set(event.namespace, list);
   }
-  const patterns: FixPattern[] = [];
-  for (const list of byNamespace.values()) patterns.push(...walkNamespace(list, hashFile));
-  return patterns.sort(
-    (a, b) => b.worked - a.worked || b.count - a.count || (b.last_seen_ms ?? 0) - (a.last_seen_ms ?? 0) || a.signature.localeCompare(b.signature),
-  );
+  const folded: FoldedPattern[] = [];
+  for (const list of byNamespace.values()) folded.push(...walkNamespace(list));
+  return folded;
 }
 
-function walkNamespace(events: FixEvent[], hashFile: (path: string) => string | null): FixPattern[] {
+/** Folded patterns with their evidence compared with the disk now (`hashFile`), ranked. The input is not changed. */
+export function settleFixPatterns(folded: readonly FoldedPattern[], hashFile: (path: string) => string | null): FixPattern[] {
+  const groups = folded.map((group) => ({ ...group, evidence: group.evidence.map((item) => ({ ...item })) }));
+  markChangedFiles(
+    groups.flatMap((group) => group.evidence),
+    hashFile,
+  );
+  return groups
+    .map(toPattern)
+    .sort((a, b) => b.worked - a.worked || b.count - a.count || (b.last_seen_ms ?? 0) - (a.last_seen_ms ?? 0) || a.signature.localeCompare(b.signature));
+}
+
+function walkNamespace(events: FixEvent[]): FoldedPattern[] {
   const ordered = [...events].sort((a, b) => (a.ts ?? 0) - (b.ts ?? 0) || a.sessionId.localeCompare(b.sessionId) || a.seq - b.seq);
   const groups = new Map<string, Group>();
   const open = new Map<string, OpenFailure>();
@@ -204,11 +226,10 @@ function walkNamespace(events: FixEvent[], hashFile: (path: string) => string | 
     }
   }
 
-  markChangedFiles(all, hashFile);
-  return [...groups.values()].map(toPattern);
+  return [...groups.values()].map((found) => ({ ...found, targets: [...found.targets], sessions: [...found.sessions] }));
 }
 
-function toPattern(group: Group): FixPattern {
+function toPattern(group: FoldedPattern): FixPattern {
   const evidence = [...group.evidence].sort((a, b) => stateRank(a.state) - stateRank(b.state) || (b.ts ?? 0) - (a.ts ?? 0));
   const worked = evidence.filter((item) => item.state === 'verified').length;
   const state: PatternState = evidence.length === 0 ? 'open' : evidence[0]!.state;

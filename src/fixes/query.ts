@@ -2,8 +2,8 @@ import { existsSync, statSync } from 'node:fs';
 import { resolveNamespace } from '../records/envelope.js';
 import type { FixPort } from '../store/ports.js';
 import { hashFileOnDisk } from './extract.js';
-import { buildFixPatterns, selectPatterns } from './patterns.js';
-import { type DecisionRecord, buildDecisionRecords, selectDecisions } from './decisions.js';
+import { type FoldedPattern, buildFixPatterns, foldFixPatterns, selectPatterns, settleFixPatterns } from './patterns.js';
+import { type DecisionRecord, type FoldedDecision, buildDecisionRecords, foldDecisions, selectDecisions, settleDecisions } from './decisions.js';
 import type { EvidenceState, FixEvent, FixPattern } from '../records/fixes.js';
 
 export interface FixesRequest {
@@ -79,31 +79,61 @@ function isDirectory(value: string): boolean {
 }
 
 /**
- * Fix patterns and decisions of one namespace for one context pack: the facts are read once and each cited file
- * hashed once, however many history sources ask (the pack asks for both).
+ * The fold's own version: raise it when foldDecisions or foldFixPatterns change what they make of the same facts,
+ * so no fold an older walk kept is read (the build id joins it in a built tree).
  */
-export function readPackFacts(port: FixPort, hashFile: (path: string) => string | null = hashFileOnDisk) {
-  const events = new Map<string, Promise<FixEvent[]>>();
+export const FACT_FOLD_VERSION = 1;
+
+/** A namespace's facts walked once: what FixPort.readFold keeps. */
+interface FoldedFacts {
+  decisions: FoldedDecision[];
+  patterns: FoldedPattern[];
+}
+
+/**
+ * Fix patterns and decisions of one namespace for one context pack: the facts are folded once — or not at all,
+ * when the store kept a fold of the namespace's facts as they are (`foldBuild` names the fold's code; null: no
+ * fold is read or kept) — and each cited file hashed once, however many history sources ask (the pack asks for
+ * both). A fold made here is offered to the store for the next reader.
+ */
+export function readPackFacts(port: FixPort, hashFile: (path: string) => string | null = hashFileOnDisk, foldBuild: string | null = null) {
+  const folds = new Map<string, Promise<FoldedFacts>>();
   const hashes = new Map<string, string | null>();
   const hashOnce = (path: string): string | null => {
     if (!hashes.has(path)) hashes.set(path, hashFile(path));
     return hashes.get(path)!;
   };
-  const factsOf = (namespace: string | null): Promise<FixEvent[]> => {
+  const fold = async (namespace: string | null): Promise<FoldedFacts> => {
+    const kept = namespace !== null && foldBuild !== null ? await port.readFold(namespace, foldBuild) : null;
+    if (kept?.body) return JSON.parse(kept.body) as FoldedFacts;
+    // The version was read before the facts: a fold of facts newer than it is never kept as its.
+    const events = await port.listEvents({ namespaces: namespace === null ? null : [namespace] });
+    const made = { decisions: foldDecisions(events), patterns: foldFixPatterns(events) };
+    if (kept && namespace !== null && foldBuild !== null) {
+      // Best effort: a fold not kept is made again by the next reader.
+      await port.putFold(namespace, { version: kept.version, build: foldBuild, body: JSON.stringify(made) }).catch(() => false);
+    }
+    return made;
+  };
+  const factsOf = (namespace: string | null): Promise<FoldedFacts> => {
     const key = namespace ?? '\u0000all';
-    let found = events.get(key);
+    let found = folds.get(key);
     if (!found) {
-      found = port.listEvents({ namespaces: namespace === null ? null : [namespace] });
-      events.set(key, found);
+      found = fold(namespace);
+      folds.set(key, found);
     }
     return found;
   };
   return {
+    /** Fold the namespace's facts now (kept for the next reader) without settling anything. */
+    async warm(namespace: string): Promise<void> {
+      await factsOf(namespace);
+    },
     async patterns(namespace: string | null, query: string | null, limit: number): Promise<FixPattern[]> {
-      return selectPatterns(buildFixPatterns(await factsOf(namespace), hashOnce), query).slice(0, limit);
+      return selectPatterns(settleFixPatterns((await factsOf(namespace)).patterns, hashOnce), query).slice(0, limit);
     },
     async decisions(namespace: string | null): Promise<DecisionRecord[]> {
-      return selectDecisions(buildDecisionRecords(await factsOf(namespace), hashOnce), null);
+      return selectDecisions(settleDecisions((await factsOf(namespace)).decisions, hashOnce), null);
     },
   };
 }

@@ -78,8 +78,9 @@ export async function buildSessionStartContext(deps: SessionStartDeps, input: Se
   const own = compact ? await deps.browse.getSession(input.sessionId!) : null;
   const shown = scope.sessions.filter((session) => session.id !== input.sessionId).slice(0, MAX_SESSIONS);
   if (shown.length === 0 && own === null) return null;
-  // Message counts and first prompts for the sessions shown only: the project may have hundreds.
-  const summaries = new Map((shown.length > 0 ? await deps.browse.listSessionSummaries({ ids: shown.map((session) => session.id) }) : []).map((summary) => [summary.id, summary]));
+  // First prompts stand in for a missing title (describeSessionTitle): read for the untitled sessions shown only.
+  const untitled = shown.filter((session) => session.title === null || session.title.trim() === '').map((session) => session.id);
+  const summaries = new Map((untitled.length > 0 ? await deps.browse.listSessionSummaries({ ids: untitled }) : []).map((summary) => [summary.id, summary]));
   const earlier: (StoredSession & Partial<SessionSummary>)[] = shown.map((session) => summaries.get(session.id) ?? session);
   const safe = (text: string, maxChars: number): string => makeSafeText(text, { oneLine: true, maxChars, redact: deps.redact });
   const digestOf = (session: StoredSession): SessionDigest => readSessionDigest(session.projectionPath ?? deps.projectionPathFor(session.id));

@@ -91,3 +91,22 @@ export interface FixEventFilter {
   /** Only these namespaces; null for every namespace. */
   namespaces: readonly string[] | null;
 }
+
+/**
+ * What a namespace's facts fold to (the decisions and patterns walks, before the disk is compared), memoized in
+ * the store: `version` names the namespace's facts as they are — it changes whenever a fact of the namespace is
+ * written or removed, or a session with facts there is added or forgotten — and `body` is the fold saved for
+ * exactly that version by this `build` of the fold, null when there is none.
+ */
+export interface FactFoldState {
+  version: string;
+  body: string | null;
+}
+
+export interface FactFold {
+  /** The version read before the facts were (FactFoldState.version): a fold of newer facts is then never kept as older ones. */
+  version: string;
+  /** The fold's code: a fold saved by another build of it is not read. */
+  build: string;
+  body: string;
+}

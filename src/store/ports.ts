@@ -1,7 +1,7 @@
 import type { SharedReach } from '../records/sharing.js';
 import type { LongTermMemory, MemoryProvenance, MemoryVersion, NewMemory, ReviewState } from '../records/long-term.js';
 import type { ArchiveRecord, CompactionAnchor, Entry } from '../model.js';
-import type { FixEvent, FixEventFilter } from '../records/fixes.js';
+import type { FactFold, FactFoldState, FixEvent, FixEventFilter } from '../records/fixes.js';
 import type { DigestHit, RunDigest } from '../records/digests.js';
 import type { MarkerQuery, MarkerSync, StoredMarker } from '../markers/types.js';
 import type {
@@ -180,6 +180,17 @@ export interface FixPort {
   listEvents(filter: FixEventFilter): Promise<FixEvent[]>;
   /** Namespaces that have any facts, sorted. */
   listNamespaces(): Promise<string[]>;
+  /**
+   * The namespace's facts version, and the fold saved for it by `build` if any (a reader then skips listEvents and
+   * the walk). Read the version before the facts a fold is made of.
+   */
+  readFold(namespace: string, build: string): Promise<FactFoldState>;
+  /**
+   * Keep a fold for the next reader: saved only while `fold.version` is still the namespace's version, and never
+   * waiting for another writer (false when not saved). Removed with the facts it was made of, so a forgotten
+   * session's text does not outlive it here.
+   */
+  putFold(namespace: string, fold: FactFold): Promise<boolean>;
 }
 
 /**

@@ -81,6 +81,43 @@ describeEachEngine('FixPort', (factory) => {
     expect(await ctx.engine.fixes.listEvents({ namespaces: [SHOP] })).toEqual([]);
   });
 
+  test('a fold is kept for the facts as they are: read back by its build, and gone once they change in any way', async () => {
+    // Facts of a session not indexed yet: not listed, and the session arriving changes the version.
+    await ctx.engine.fixes.putSessionEvents('shop-checkout', CHECKOUT_EVENTS);
+    const before = await ctx.engine.fixes.readFold(SHOP, 'b1');
+    expect(before.body).toBeNull();
+    await commitCorpus(ctx.engine);
+    const indexed = await ctx.engine.fixes.readFold(SHOP, 'b1');
+    expect(indexed.version).not.toBe(before.version);
+    expect(indexed.body).toBeNull();
+
+    expect(await ctx.engine.fixes.putFold(SHOP, { version: indexed.version, build: 'b1', body: 'fold-1' })).toBe(true);
+    expect(await ctx.engine.fixes.readFold(SHOP, 'b1')).toEqual({ version: indexed.version, body: 'fold-1' });
+    // Another build of the fold does not read it; a fold of a version that is not the namespace's is not kept.
+    expect((await ctx.engine.fixes.readFold(SHOP, 'b2')).body).toBeNull();
+    expect(await ctx.engine.fixes.putFold(SHOP, { version: before.version, build: 'b1', body: 'stale' })).toBe(false);
+    expect((await ctx.engine.fixes.readFold(SHOP, 'b1')).body).toBe('fold-1');
+    // Another namespace's facts leave it be, another connection reads it.
+    await ctx.engine.fixes.putSessionEvents('blog-feed', BLOG_EVENTS);
+    const another = await ctx.opened.openAnother();
+    expect(await another.fixes.readFold(SHOP, 'b1')).toEqual({ version: indexed.version, body: 'fold-1' });
+
+    // The session's facts put again, even the same ones: a new version, no fold.
+    await another.fixes.putSessionEvents('shop-checkout', CHECKOUT_EVENTS);
+    const replaced = await ctx.engine.fixes.readFold(SHOP, 'b1');
+    expect(replaced.version).not.toBe(indexed.version);
+    expect(replaced.body).toBeNull();
+    // Forgetting the session: the fold that quoted its facts goes in the same write.
+    expect(await ctx.engine.fixes.putFold(SHOP, { version: replaced.version, build: 'b1', body: 'fold-2' })).toBe(true);
+    await ctx.engine.forget.forget(['shop-checkout'], 'test', at(9, 0));
+    const forgotten = await ctx.engine.fixes.readFold(SHOP, 'b1');
+    expect(forgotten.version).not.toBe(replaced.version);
+    expect(forgotten.body).toBeNull();
+    expect(await ctx.engine.fixes.putFold(SHOP, { version: replaced.version, build: 'b1', body: 'fold-2' })).toBe(false);
+    // The blog's facts were not touched by any of it.
+    expect((await ctx.engine.fixes.readFold(BLOG, 'b1')).body).toBeNull();
+  });
+
   test('a forgotten session is no evidence', async () => {
     await commitCorpus(ctx.engine);
     await ctx.engine.fixes.putSessionEvents('shop-checkout', CHECKOUT_EVENTS);

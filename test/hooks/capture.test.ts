@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RecallResult } from '../../src/model.js';
 import { makeTempDir, spawnMoon } from '../helpers/cli.js';
@@ -155,6 +156,13 @@ describe('capture hooks', () => {
     // No helper left behind once its work is done.
     if (process.platform !== 'win32') {
       await eventually(async () => !execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).includes(transcript), 10_000);
+    }
+    // The session's facts are folded for the next session start in its project, and kept in the index.
+    const db = new Database(join(home, 'moon.db'), { readonly: true });
+    try {
+      expect(db.prepare('SELECT namespace FROM fact_folds').pluck().all()).toContain('path:/home/dev/loom');
+    } finally {
+      db.close();
     }
     const status = JSON.parse((await spawnMoon(['status', '--json'], { MOON_HOME: home })).stdout) as { hooks: { days: { event: string; runs: number; tokens: number }[] } };
     const runs = Object.fromEntries(status.hooks.days.map((line) => [line.event, line.runs]));

@@ -166,6 +166,8 @@ export async function answerHook(request: AnswerHookRequest): Promise<void> {
       const problem = report.fatal?.message ?? report.errors[0]?.reason ?? null;
       if (problem !== null) await fail(new Error(problem));
       else if (request.count === true && isHookEvent(event)) await countRun(counted, event, 0);
+      // The session is over: the next one starting in its project reads its facts folded already. Best effort.
+      if (event === 'session-end') await plane.warmFacts(report.sessions).catch(() => undefined);
       return;
     }
     const plane = composeHookDeps(config, clock, { env });

@@ -7,7 +7,7 @@ import { createPostgresDigests } from './digests.js';
 import { type PgClient, type PgPool, type PgPoolClient, createPool, redactUrl, toPgError } from './client.js';
 import { applyFileCommit } from './commit.js';
 import { listCopied, listRuns, markCopied, readSessionExtras, writeSessionExtras } from './copy.js';
-import { listFixEvents, listFixNamespaces, putFixEvents } from './fixes.js';
+import { listFixEvents, listFixNamespaces, putFactFold, putFixEvents, readFactFold } from './fixes.js';
 import { listDocFiles, readDocs, replaceDocFiles, searchDocs } from './docs.js';
 import { findForgettable, forgetSessions, isForgotten, listTombstones } from './forget.js';
 import { postgresMemoryPort } from './memories.js';
@@ -254,6 +254,8 @@ export async function openPostgresEngine(url: string, options: PostgresEngineOpt
       putSessionEvents: (sessionId, events) => inTransaction(false, (client) => putFixEvents(client, sessionId, events)),
       listEvents: (filter) => listFixEvents(db, filter),
       listNamespaces: () => listFixNamespaces(db),
+      readFold: (namespace, build) => readFactFold(db, namespace, build),
+      putFold: (namespace, fold) => inTransaction(false, (client) => putFactFold(client, namespace, fold)),
     },
     digests: createPostgresDigests(db),
     memories: postgresMemoryPort(db, (work) => inTransaction(false, work)),

@@ -1,4 +1,4 @@
-import type { FixEvent, FixEventFilter } from '../../records/fixes.js';
+import type { FactFold, FactFoldState, FixEvent, FixEventFilter } from '../../records/fixes.js';
 import { type FixEventRow, fixEventData, toFixEvent } from '../fix-rows.js';
 import type { PgClient } from './client.js';
 
@@ -47,4 +47,37 @@ export async function listFixNamespaces(db: PgClient): Promise<string[]> {
     'SELECT DISTINCT f.namespace FROM moon.fix_events f WHERE EXISTS (SELECT 1 FROM moon.sessions s WHERE s.id = f.session_id) ORDER BY f.namespace',
   );
   return rows.rows.map((row) => row.namespace);
+}
+
+/** The namespace's facts version (schema triggers change it; '0' before it has any) and the fold kept for it by `build`. */
+export async function readFactFold(db: PgClient, namespace: string, build: string): Promise<FactFoldState> {
+  const result = await db.query<{ version: string; body: string | null }>(
+    `SELECT v.version, f.body
+     FROM (SELECT coalesce((SELECT version FROM moon.fact_versions WHERE namespace = $1), '0') AS version) v
+     LEFT JOIN moon.fact_folds f ON f.namespace = $1 AND f.build = $2 AND f.version = v.version`,
+    [namespace, build],
+  );
+  return { version: result.rows[0]?.version ?? '0', body: result.rows[0]?.body ?? null };
+}
+
+/**
+ * Keep a fold while its version is the namespace's, inside the caller's transaction: it waits at most a moment for
+ * a row another transaction holds (a reader does not queue behind a writer to save what it can compute again).
+ * False when not kept: the facts moved on, or the row stayed locked.
+ */
+export async function putFactFold(db: PgClient, namespace: string, fold: FactFold): Promise<boolean> {
+  await db.query("SET LOCAL lock_timeout = '100ms'");
+  try {
+    const result = await db.query(
+      `INSERT INTO moon.fact_folds (namespace, version, build, body)
+       SELECT $1, $2, $3, $4 WHERE coalesce((SELECT version FROM moon.fact_versions WHERE namespace = $1), '0') = $2
+       ON CONFLICT (namespace) DO UPDATE SET version = excluded.version, build = excluded.build, body = excluded.body`,
+      [namespace, fold.version, fold.build, fold.body],
+    );
+    return (result.rowCount ?? 0) > 0;
+  } catch (error) {
+    // 55P03 lock_not_available; 40001/40P01 a conflict with a writer: nothing kept, nothing lost.
+    if (['55P03', '40001', '40P01'].includes(String((error as { code?: unknown }).code))) return false;
+    throw error;
+  }
 }

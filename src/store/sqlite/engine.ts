@@ -1,5 +1,6 @@
 import type { IngestTx, StoreEngine } from '../ports.js';
 import { createSqliteDigests } from './digests.js';
+import { putFactFold, readFactFold } from './fixes.js';
 import { sqliteMemoryPort } from './memories.js';
 import { type OpenStoreOptions, openSqliteStore } from './sqlite-store.js';
 
@@ -112,6 +113,8 @@ export function openSqliteEngine(path: string, options: OpenStoreOptions = {}): 
       putSessionEvents: (sessionId, events) => run(() => store.putFixEvents(sessionId, events)),
       listEvents: (filter) => run(() => store.listFixEvents(filter)),
       listNamespaces: () => run(() => store.listFixNamespaces()),
+      readFold: (namespace, build) => run(() => readFactFold(store.planeAccess().db, namespace, build)),
+      putFold: (namespace, fold) => run(() => putFactFold(store.planeAccess().db, namespace, fold)),
     },
     // Digest writes wait for an ingest transaction of this engine to finish: never inside its BEGIN … COMMIT.
     digests: createSqliteDigests(store.planeAccess().db, store.planeAccess().lock, <T>(work: () => T): Promise<T> => {

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
-import type { FixEvent, FixEventFilter } from '../../records/fixes.js';
+import type { FactFold, FactFoldState, FixEvent, FixEventFilter } from '../../records/fixes.js';
+import { isBusy } from './write-lock.js';
 import { type FixEventRow, fixEventData, toFixEvent } from '../fix-rows.js';
 
 /** FixPort on SQLite. The caller holds the write transaction for putFixEvents. */
@@ -60,4 +61,41 @@ export function listFixNamespaces(db: Database.Database): string[] {
     .prepare<[], { namespace: string }>('SELECT DISTINCT namespace FROM fix_events WHERE session_id IN (SELECT id FROM sessions) ORDER BY namespace')
     .all()
     .map((row) => row.namespace);
+}
+
+/** The namespace's facts version (schema triggers change it; '0' before it has any) and the fold kept for it by `build`. */
+export function readFactFold(db: Database.Database, namespace: string, build: string): FactFoldState {
+  const row = db
+    .prepare<[{ namespace: string; build: string }], { version: string; body: string | null }>(
+      `SELECT coalesce((SELECT version FROM fact_versions WHERE namespace = @namespace), '0') AS version,
+              (SELECT f.body FROM fact_folds f WHERE f.namespace = @namespace AND f.build = @build
+                 AND f.version = coalesce((SELECT version FROM fact_versions WHERE namespace = @namespace), '0')) AS body`,
+    )
+    .get({ namespace, build });
+  return { version: row?.version ?? '0', body: row?.body ?? null };
+}
+
+/**
+ * Keep a fold while its version is the namespace's: one statement, tried once without waiting (a reader — a hook
+ * — never queues behind a writer to save what it can compute again). False when not kept: another writer holds
+ * the index, the facts moved on, or the connection is read-only.
+ */
+export function putFactFold(db: Database.Database, namespace: string, fold: FactFold): boolean {
+  const wait = db.pragma('busy_timeout', { simple: true }) as number;
+  db.pragma('busy_timeout = 0');
+  try {
+    const result = db
+      .prepare(
+        `INSERT INTO fact_folds (namespace, version, build, body)
+         SELECT @namespace, @version, @build, @body WHERE coalesce((SELECT version FROM fact_versions WHERE namespace = @namespace), '0') = @version
+         ON CONFLICT (namespace) DO UPDATE SET version = excluded.version, build = excluded.build, body = excluded.body`,
+      )
+      .run({ namespace, version: fold.version, build: fold.build, body: fold.body });
+    return result.changes > 0;
+  } catch (error) {
+    if (isBusy(error) || (error as { code?: unknown }).code === 'SQLITE_READONLY') return false;
+    throw error;
+  } finally {
+    db.pragma(`busy_timeout = ${wait}`);
+  }
 }

@@ -303,6 +303,36 @@ const MIGRATIONS: string[] = [
   CREATE INDEX IF NOT EXISTS markers_session ON markers(session_id);
   CREATE INDEX IF NOT EXISTS markers_ts ON markers(ts);
   `,
+  // Fact folds (FixPort.readFold): each namespace's facts version, changed by triggers on every write that changes
+  // what listEvents returns for it — a fact written or removed, a session with facts there added or dropped — and
+  // the fold a reader kept for one version, removed by the same triggers (it quotes the facts).
+  `
+  CREATE TABLE IF NOT EXISTS fact_versions (namespace TEXT PRIMARY KEY, version TEXT NOT NULL) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS fact_folds (namespace TEXT PRIMARY KEY, version TEXT NOT NULL, build TEXT NOT NULL, body TEXT NOT NULL) WITHOUT ROWID;
+  CREATE TRIGGER IF NOT EXISTS fix_events_fact_insert AFTER INSERT ON fix_events BEGIN
+    INSERT INTO fact_versions (namespace, version) VALUES (NEW.namespace, lower(hex(randomblob(8))))
+      ON CONFLICT (namespace) DO UPDATE SET version = excluded.version;
+    DELETE FROM fact_folds WHERE namespace = NEW.namespace;
+  END;
+  CREATE TRIGGER IF NOT EXISTS fix_events_fact_delete AFTER DELETE ON fix_events BEGIN
+    INSERT INTO fact_versions (namespace, version) VALUES (OLD.namespace, lower(hex(randomblob(8))))
+      ON CONFLICT (namespace) DO UPDATE SET version = excluded.version;
+    DELETE FROM fact_folds WHERE namespace = OLD.namespace;
+  END;
+  CREATE TRIGGER IF NOT EXISTS fix_events_fact_update AFTER UPDATE ON fix_events BEGIN
+    INSERT INTO fact_versions (namespace, version) VALUES (OLD.namespace, lower(hex(randomblob(8)))), (NEW.namespace, lower(hex(randomblob(8))))
+      ON CONFLICT (namespace) DO UPDATE SET version = excluded.version;
+    DELETE FROM fact_folds WHERE namespace IN (OLD.namespace, NEW.namespace);
+  END;
+  CREATE TRIGGER IF NOT EXISTS sessions_fact_insert AFTER INSERT ON sessions BEGIN
+    UPDATE fact_versions SET version = lower(hex(randomblob(8))) WHERE namespace IN (SELECT namespace FROM fix_events WHERE session_id = NEW.id);
+    DELETE FROM fact_folds WHERE namespace IN (SELECT namespace FROM fix_events WHERE session_id = NEW.id);
+  END;
+  CREATE TRIGGER IF NOT EXISTS sessions_fact_delete AFTER DELETE ON sessions BEGIN
+    UPDATE fact_versions SET version = lower(hex(randomblob(8))) WHERE namespace IN (SELECT namespace FROM fix_events WHERE session_id = OLD.id);
+    DELETE FROM fact_folds WHERE namespace IN (SELECT namespace FROM fix_events WHERE session_id = OLD.id);
+  END;
+  `,
 ];
 
 /** Data a migration must derive in code, run in the same transaction as the migration's SQL. */

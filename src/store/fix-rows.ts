@@ -43,3 +43,33 @@ export function toFixEvent(row: FixEventRow): FixEvent {
     text: data.text ?? null,
   };
 }
+
+/**
+ * Whether a session's stored facts are these (in seq order): a put of the same facts is then left undone, so
+ * indexing an unchanged session again (`moon index --force`, a rebuild) does not change its namespace's facts
+ * version and drop the fold readers keep (FixPort.readFold).
+ */
+export function isSameFixEvents(stored: readonly FixEvent[], next: readonly FixEvent[]): boolean {
+  if (stored.length !== next.length) return false;
+  const bySeq = [...next].sort((a, b) => a.seq - b.seq);
+  return stored.every((event, index) => describeFixEvent(event) === describeFixEvent(bySeq[index]!));
+}
+
+function describeFixEvent(event: FixEvent): string {
+  const hashes = Object.entries(event.fileHashes).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return JSON.stringify([
+    event.sessionId,
+    event.seq,
+    event.namespace,
+    event.repo,
+    event.ts,
+    event.kind,
+    event.signature,
+    event.target,
+    event.messageId,
+    event.files,
+    hashes,
+    event.commits,
+    event.text,
+  ]);
+}

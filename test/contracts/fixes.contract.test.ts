@@ -102,8 +102,11 @@ describeEachEngine('FixPort', (factory) => {
     const another = await ctx.opened.openAnother();
     expect(await another.fixes.readFold(SHOP, 'b1')).toEqual({ version: indexed.version, body: 'fold-1' });
 
-    // The session's facts put again, even the same ones: a new version, no fold.
-    await another.fixes.putSessionEvents('shop-checkout', CHECKOUT_EVENTS);
+    // The same facts put again (an unchanged session indexed again): nothing changed, the fold stays.
+    await another.fixes.putSessionEvents('shop-checkout', [...CHECKOUT_EVENTS].reverse());
+    expect(await ctx.engine.fixes.readFold(SHOP, 'b1')).toEqual({ version: indexed.version, body: 'fold-1' });
+    // Other facts for the session: a new version, no fold.
+    await another.fixes.putSessionEvents('shop-checkout', [...CHECKOUT_EVENTS.slice(0, 3), { ...CHECKOUT_EVENTS[3]!, commits: ['9fceb03'] }]);
     const replaced = await ctx.engine.fixes.readFold(SHOP, 'b1');
     expect(replaced.version).not.toBe(indexed.version);
     expect(replaced.body).toBeNull();

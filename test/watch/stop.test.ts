@@ -133,8 +133,10 @@ async function stopDaemon(home: Home, daemon: ChildProcess): Promise<{ stdout: s
   const exit = await exited(daemon);
   clearInterval(seeRequest);
   const { stdout } = await stop;
-  expect(requestSeenAt).not.toBeNull();
-  return { stdout, code: exit.code, fromRequestMs: exit.atMs - requestSeenAt!, fromCommandMs: exit.atMs - asked };
+  // A daemon that exits within one poll of the request removes the stop file before this process looks (a busy
+  // test process polls late): then the time from the command spawning, which is longer, stands for it.
+  const requested = requestSeenAt ?? asked;
+  return { stdout, code: exit.code, fromRequestMs: exit.atMs - requested, fromCommandMs: exit.atMs - asked };
 }
 
 async function expectVerified(home: Home): Promise<void> {

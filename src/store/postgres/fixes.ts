@@ -1,9 +1,11 @@
 import type { FactFold, FactFoldState, FixEvent, FixEventFilter } from '../../records/fixes.js';
-import { type FixEventRow, fixEventData, toFixEvent } from '../fix-rows.js';
+import { type FixEventRow, fixEventData, isSameFixEvents, toFixEvent } from '../fix-rows.js';
 import type { PgClient } from './client.js';
 
 /** FixPort on PostgreSQL: `putFixEvents` runs on a client inside a transaction. */
 export async function putFixEvents(db: PgClient, sessionId: string, events: readonly FixEvent[]): Promise<void> {
+  const stored = (await db.query<FixEventRow>('SELECT * FROM moon.fix_events WHERE session_id = $1 ORDER BY seq', [sessionId])).rows.map(toFixEvent);
+  if (isSameFixEvents(stored, events)) return;
   await db.query('DELETE FROM moon.fix_events WHERE session_id = $1', [sessionId]);
   if (events.length === 0) return;
   // One statement: parallel arrays unnested together.

@@ -1,10 +1,12 @@
 import type Database from 'better-sqlite3';
 import type { FactFold, FactFoldState, FixEvent, FixEventFilter } from '../../records/fixes.js';
 import { isBusy } from './write-lock.js';
-import { type FixEventRow, fixEventData, toFixEvent } from '../fix-rows.js';
+import { type FixEventRow, fixEventData, isSameFixEvents, toFixEvent } from '../fix-rows.js';
 
 /** FixPort on SQLite. The caller holds the write transaction for putFixEvents. */
 export function putFixEvents(db: Database.Database, sessionId: string, events: readonly FixEvent[]): void {
+  const stored = db.prepare<[string], FixEventRow>('SELECT * FROM fix_events WHERE session_id = ? ORDER BY seq').all(sessionId).map(toFixEvent);
+  if (isSameFixEvents(stored, events)) return;
   db.prepare('DELETE FROM fix_events WHERE session_id = ?').run(sessionId);
   const insert = db.prepare(
     `INSERT OR REPLACE INTO fix_events (session_id, seq, namespace, repo, ts, kind, signature, target, message_id, data)

@@ -15,3 +15,16 @@ export function lowerPriority(nice: number = BACKGROUND_NICE): void {
     // Not permitted or not supported: run as we are.
   }
 }
+
+/**
+ * Lower another process — one this process just started for background work — so that its whole life, its start
+ * and module loading included, runs below the agent's priority (the process lowers itself too, later).
+ */
+export function lowerChildPriority(pid: number | undefined, nice: number = BACKGROUND_NICE): void {
+  if (pid === undefined) return;
+  try {
+    if (getPriority(pid) < nice) setPriority(pid, nice);
+  } catch {
+    // Gone already, not permitted or not supported: it runs as it is.
+  }
+}

@@ -22,4 +22,20 @@ describe('lowerPriority', () => {
     expect(run(script)).toBe('10 10');
     expect(run(script, 15)).toBe('15 15');
   });
+
+  test.skipIf(process.platform === 'win32')('lowers a process it started to nice 10 at once; never raises one already lower', () => {
+    const script = (childNice: number): string => `
+      const { spawn } = require('node:child_process');
+      const { getPriority } = require('node:os');
+      import(${JSON.stringify(pathToFileURL(priority).href)}).then(({ lowerChildPriority }) => {
+        const child = spawn('nice', ['-n', '${childNice}', 'sleep', '5'], { stdio: 'ignore' });
+        setTimeout(() => {
+          lowerChildPriority(child.pid);
+          console.log(getPriority() + ' ' + getPriority(child.pid));
+          child.kill();
+        }, 200);
+      });`;
+    expect(run(script(0))).toBe('0 10');
+    expect(run(script(15))).toBe('0 15');
+  });
 });

@@ -5,7 +5,7 @@ import { describeError, isMoonError } from '../../errors.js';
 import { escapeControl } from '../../text/escape-control.js';
 import { HOOK_EVENTS, isHookEvent } from '../../hooks/events.js';
 import { fromBuild } from '../../runtime/build-paths.js';
-import { lowerPriority } from '../../runtime/priority.js';
+import { lowerChildPriority, lowerPriority } from '../../runtime/priority.js';
 
 /**
  * `moon hook <event>` as the agent runs it (`node "<path>/bin/moon.js" [--home "<dir>"] hook <event>`): bin/moon.js
@@ -152,14 +152,15 @@ export async function answerHook(request: AnswerHookRequest): Promise<void> {
       const handed = await handOver(event, input, request.flags, env);
       if (handed) return;
     }
+    // A capture runs in the background: below the agent's priority before it loads anything.
+    if (request.capture !== undefined) lowerPriority();
     const config = await request.config();
     const clock = await clockOf(env);
     counted = { home: config.home, zone: config.distill.residential_timezone, clock };
     const [{ composeHookDeps }, { runHook, countRun }] = await Promise.all([import('../../app/hook-deps.js'), import('../../hooks/run-hook.js')]);
     if (request.capture !== undefined) {
-      // The detached capture has time: it waits for another writer as long as any command does, below the
-      // agent's priority.
-      lowerPriority();
+      // The detached capture has time: it waits for another writer as long as any command does (below the
+      // agent's priority, set above).
       const plane = composeHookDeps(config, clock, { env, captureLockTimeoutMs: config.index.lock_timeout_ms });
       close = plane.close;
       const report = await plane.deps.capture(request.capture);
@@ -234,6 +235,9 @@ function detachCapture(flags: string[], env: NodeJS.ProcessEnv, event: string, p
   const args = [BIN, ...flags, 'hook', event, '--capture', path, ...(count ? ['--count'] : [])];
   const child = spawn(process.execPath, args, { detached: true, stdio: 'ignore', env, windowsHide: true });
   child.on('error', () => undefined);
+  // Below the agent from its first instruction: its start and module loading would otherwise compete with the
+  // hook that follows it (the next turn's, or the next session's start).
+  lowerChildPriority(child.pid);
   child.unref();
 }
 

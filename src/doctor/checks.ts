@@ -1,5 +1,6 @@
 import type { AgentRegistration, EntryState } from '../install/inspect.js';
 import { agentTitle } from '../install/targets.js';
+import type { PostgresHealth } from '../store/types.js';
 import { type DoctorFacts, defaultRootsOf } from './facts.js';
 
 /** ok: nothing to do; warn: works, but something is missing or odd; fail: a problem (`moon doctor` exits 1); skip: not applicable. */
@@ -213,8 +214,81 @@ export const checkEngine: Check = (facts) => {
   ];
 };
 
+/**
+ * A PostgreSQL store that answers: the extensions moon needs and the optional ones, the schema against this build,
+ * and its indexes and tables (an invalid index, a table the planner never analysed). Nothing for SQLite.
+ */
+export const checkPostgres: Check = (facts) => {
+  const engine = facts.engine;
+  if (engine?.kind !== 'postgres' || !engine.probe?.ok) return [];
+  const health = engine.probe.health;
+  if (!health) return [{ id: 'pg:health', status: 'warn', detail: 'the catalogs could not be read: extensions, schema and indexes not checked' }];
+  return [describeExtensions(health), describeSchema(health), describeIndexes(health)];
+};
+
+function describeExtensions(health: PostgresHealth): CheckResult {
+  const missing = health.extensions.filter((extension) => extension.required && extension.installed === null);
+  const said = health.extensions.map((extension) => {
+    if (extension.installed !== null) return `${extension.name} ${extension.installed}`;
+    if (!extension.required) return `${extension.name} ${extension.available === null ? 'not on the server' : `${extension.available} available`} (optional)`;
+    return `${extension.name} ${extension.available === null ? 'not on the server' : `${extension.available} available, not installed`}`;
+  });
+  const detail = said.join(', ');
+  const unavailable = missing.filter((extension) => extension.available === null);
+  if (unavailable.length > 0) {
+    return { id: 'pg:extensions', status: 'fail', detail, fix: `install ${unavailable.map((extension) => extension.name).join(' and ')} on the PostgreSQL server (Debian: postgresql-15-pgvector, postgresql-contrib), then run \`moon index\`` };
+  }
+  if (missing.length > 0) {
+    return { id: 'pg:extensions', status: 'warn', detail, fix: 'run `moon index`: its first write creates them (the role needs CREATE on the database, or a superuser runs CREATE EXTENSION once)' };
+  }
+  return { id: 'pg:extensions', status: 'ok', detail };
+}
+
+function describeSchema(health: PostgresHealth): CheckResult {
+  const migrations = health.migrations;
+  if (migrations === null) return { id: 'pg:schema', status: 'warn', detail: "moon's schema is not created in this database yet", fix: 'run `moon index` (its first write creates it)' };
+  if (migrations.applied > migrations.known) {
+    return { id: 'pg:schema', status: 'fail', detail: `migrated by a newer moon: ${migrations.applied} migrations, this one knows ${migrations.known}`, fix: 'upgrade moon on this machine to the version the other machines run' };
+  }
+  if (migrations.applied < migrations.known) {
+    return { id: 'pg:schema', status: 'warn', detail: `${migrations.applied} of ${migrations.known} migrations applied`, fix: 'run `moon index`: it applies the rest (one transaction each, under a lock other machines wait on)' };
+  }
+  return { id: 'pg:schema', status: 'ok', detail: `all ${migrations.known} migrations applied` };
+}
+
+function describeIndexes(health: PostgresHealth): CheckResult {
+  const invalid = health.indexes.filter((index) => !index.valid);
+  if (invalid.length > 0) {
+    return {
+      id: 'pg:indexes',
+      status: 'fail',
+      detail: `invalid (a failed or unfinished build; queries do not use them): ${invalid.map((index) => `moon.${index.name} on ${index.table}`).join(', ')}`,
+      fix: invalid.map((index) => `REINDEX INDEX CONCURRENTLY moon.${index.name};`).join(' '),
+    };
+  }
+  const blind = health.tables.filter((table) => table.rows > 0 && !table.analyzed);
+  const entries = health.tables.find((table) => table.name === 'entries');
+  const size = entries ? `; entries: ${entries.rows.toLocaleString('en-US')} rows, ${formatBytes(entries.bytes)} with indexes` : '';
+  const detail = `${health.indexes.length} indexes valid${size}`;
+  if (blind.length > 0) {
+    return {
+      id: 'pg:indexes',
+      status: 'warn',
+      detail: `${detail}; never analysed (the planner guesses): ${blind.map((table) => `moon.${table.name}`).join(', ')}`,
+      fix: `ANALYZE ${blind.map((table) => `moon.${table.name}`).join(', ')}; (or let autovacuum run)`,
+    };
+  }
+  return { id: 'pg:indexes', status: 'ok', detail };
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes >= 2 ** 30) return `${(bytes / 2 ** 30).toFixed(1)} GiB`;
+  if (bytes >= 2 ** 20) return `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+  return `${Math.max(1, Math.round(bytes / 1024))} KiB`;
+}
+
 /** Every check, in the order they are shown. */
-export const CHECKS: readonly Check[] = [checkNode, checkSqliteModules, checkConfig, checkHome, checkSources, checkAgents, checkWatcher, checkEngine];
+export const CHECKS: readonly Check[] = [checkNode, checkSqliteModules, checkConfig, checkHome, checkSources, checkAgents, checkWatcher, checkEngine, checkPostgres];
 
 export function runChecks(facts: DoctorFacts, checks: readonly Check[] = CHECKS): CheckResult[] {
   return checks.flatMap((check) => check(facts));

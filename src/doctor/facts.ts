@@ -8,8 +8,9 @@ import type { InstallHost } from '../install/host.js';
 import { type AgentRegistration, inspectRegistrations } from '../install/inspect.js';
 import { ledgerPath } from '../install/ledger.js';
 import type { WatcherStatus } from '../watch/api.js';
+import type { PostgresHealth } from '../store/types.js';
 
-export type Probe = { ok: true; detail: string } | { ok: false; error: string; corrupt?: boolean };
+export type Probe = { ok: true; detail: string; health?: PostgresHealth | null } | { ok: false; error: string; corrupt?: boolean };
 
 /** A folder or file moon keeps, as found. */
 export interface PathFacts {

@@ -336,3 +336,15 @@ export interface DocHit {
   /** Higher is better; comparable within one answer only. */
   score: number;
 }
+
+/** A PostgreSQL database as `moon doctor` reports it (src/store/postgres/health.ts). */
+export interface PostgresHealth {
+  /** vector and pg_trgm (required), rum (optional): the version installed in the database, and the server's. */
+  extensions: { name: string; installed: string | null; available: string | null; required: boolean }[];
+  /** Migrations the database has against those this build knows; null before moon created its schema there. */
+  migrations: { applied: number; known: number } | null;
+  /** moon's indexes: valid false for one a failed or unfinished concurrent build left behind. */
+  indexes: { name: string; table: string; valid: boolean; bytes: number }[];
+  /** moon's tables: rows (live, else the planner's estimate), whether they were ever analysed, size with indexes. */
+  tables: { name: string; rows: number; analyzed: boolean; bytes: number }[];
+}

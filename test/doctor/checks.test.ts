@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { type CheckResult, runChecks } from '../../src/doctor/checks.js';
 import type { DoctorFacts, PathFacts } from '../../src/doctor/facts.js';
 import type { AgentRegistration } from '../../src/install/inspect.js';
+import type { PostgresHealth } from '../../src/store/types.js';
 
 const dir = (path: string, mode = 0o700): PathFacts => ({ path, exists: true, isDirectory: true, mode, readable: true, writable: true });
 
@@ -173,5 +174,69 @@ describe('doctor checks (pure functions of the facts)', () => {
     expect(only(results, 'config')).toEqual({ id: 'config', status: 'fail', detail: '/home/u/.moon/moon.toml: unknown key bogus', fix: 'see docs/cli.md#configuration' });
     expect(only(results, 'watcher').status).toBe('skip');
     expect(only(results, 'engine').status).toBe('skip');
+  });
+
+  describe('PostgreSQL', () => {
+    const health = (overrides: Partial<PostgresHealth> = {}): PostgresHealth => ({
+      extensions: [
+        { name: 'vector', installed: '0.8.0', available: '0.8.0', required: true },
+        { name: 'pg_trgm', installed: '1.6', available: '1.6', required: true },
+        { name: 'rum', installed: null, available: null, required: false },
+      ],
+      migrations: { applied: 12, known: 12 },
+      indexes: [
+        { name: 'entries_pkey', table: 'entries', valid: true, bytes: 1 << 20 },
+        { name: 'entries_tv', table: 'entries', valid: true, bytes: 8 << 20 },
+      ],
+      tables: [
+        { name: 'entries', rows: 69994, analyzed: true, bytes: 300 * 2 ** 20 },
+        { name: 'fix_events', rows: 0, analyzed: false, bytes: 8192 },
+      ],
+      ...overrides,
+    });
+    const on = (value: PostgresHealth | null): DoctorFacts => ({
+      ...healthy(),
+      engine: { kind: 'postgres', location: 'postgres://moon:pw@db:5432/moon', exists: true, probe: { ok: true, detail: 'PostgreSQL 15.8', health: value } },
+    });
+
+    test('a healthy database: extensions, schema and indexes ok, rum said to be optional', () => {
+      const results = runChecks(on(health()));
+      expect(results.map((result) => result.id).slice(-4)).toEqual(['engine', 'pg:extensions', 'pg:schema', 'pg:indexes']);
+      expect(only(results, 'pg:extensions')).toEqual({ id: 'pg:extensions', status: 'ok', detail: 'vector 0.8.0, pg_trgm 1.6, rum not on the server (optional)' });
+      expect(only(results, 'pg:schema')).toEqual({ id: 'pg:schema', status: 'ok', detail: 'all 12 migrations applied' });
+      expect(only(results, 'pg:indexes')).toEqual({ id: 'pg:indexes', status: 'ok', detail: '2 indexes valid; entries: 69,994 rows, 300.0 MiB with indexes' });
+    });
+
+    test('pgvector missing on the server fails with what to install; installable but not installed warns', () => {
+      const gone = health({ extensions: [{ name: 'vector', installed: null, available: null, required: true }, { name: 'pg_trgm', installed: '1.6', available: '1.6', required: true }] });
+      expect(only(runChecks(on(gone)), 'pg:extensions')).toMatchObject({ status: 'fail', detail: 'vector not on the server, pg_trgm 1.6', fix: expect.stringMatching(/^install vector on the PostgreSQL server/) });
+      const installable = health({ extensions: [{ name: 'vector', installed: null, available: '0.8.0', required: true }, { name: 'rum', installed: '1.3', available: '1.3', required: false }] });
+      expect(only(runChecks(on(installable)), 'pg:extensions')).toMatchObject({ status: 'warn', detail: 'vector 0.8.0 available, not installed, rum 1.3' });
+    });
+
+    test('a schema behind this build warns, one ahead of it fails, none yet warns', () => {
+      expect(only(runChecks(on(health({ migrations: { applied: 10, known: 12 } }))), 'pg:schema')).toMatchObject({ status: 'warn', detail: '10 of 12 migrations applied' });
+      expect(only(runChecks(on(health({ migrations: { applied: 13, known: 12 } }))), 'pg:schema')).toMatchObject({ status: 'fail', fix: expect.stringMatching(/^upgrade moon/) });
+      expect(only(runChecks(on(health({ migrations: null }))), 'pg:schema').status).toBe('warn');
+    });
+
+    test('an invalid index fails with the REINDEX to run; a table with rows never analysed warns with the ANALYZE', () => {
+      const broken = health({ indexes: [{ name: 'entries_tv', table: 'entries', valid: false, bytes: 0 }] });
+      expect(only(runChecks(on(broken)), 'pg:indexes')).toEqual({
+        id: 'pg:indexes',
+        status: 'fail',
+        detail: 'invalid (a failed or unfinished build; queries do not use them): moon.entries_tv on entries',
+        fix: 'REINDEX INDEX CONCURRENTLY moon.entries_tv;',
+      });
+      const blind = health({ tables: [{ name: 'entries', rows: 500, analyzed: false, bytes: 2 ** 20 }] });
+      expect(only(runChecks(on(blind)), 'pg:indexes')).toMatchObject({ status: 'warn', fix: 'ANALYZE moon.entries; (or let autovacuum run)' });
+    });
+
+    test('catalogs that could not be read warn; SQLite and a database that does not answer get no PostgreSQL lines', () => {
+      expect(only(runChecks(on(null)), 'pg:health').status).toBe('warn');
+      expect(runChecks(healthy()).some((result) => result.id.startsWith('pg:'))).toBe(false);
+      const down: DoctorFacts = { ...healthy(), engine: { kind: 'postgres', location: 'postgres://db/moon', exists: true, probe: { ok: false, error: 'refused' } } };
+      expect(runChecks(down).some((result) => result.id.startsWith('pg:'))).toBe(false);
+    });
   });
 });

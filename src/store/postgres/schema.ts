@@ -529,6 +529,9 @@ const MIGRATIONS: string[] = [
   `,
 ];
 
+/** How many migrations this build knows (`moon doctor` compares a database's count with it). */
+export const POSTGRES_MIGRATIONS = MIGRATIONS.length;
+
 /** A fixed key for pg_advisory_xact_lock: migrations of one database run one at a time. */
 const MIGRATION_LOCK = 0x6d6f6f6e01;
 

@@ -1,5 +1,6 @@
 import { readLocalDate } from '../time/calendar.js';
 import { findCasualAtoms } from './time/casual.js';
+import { mayHoldTime } from './time/cue.js';
 import { findChronoAtoms, findMonthAtoms } from './time/dates.js';
 import { evaluateGroup, groupAtoms, type Group } from './time/groups.js';
 import { readLookback } from './time/lookback.js';
@@ -26,6 +27,13 @@ const LEADING_CONNECTIVES = /(?:(?<![\w-])(?:since|between|from|after|before|at|
  * (versions, file names, "we may", durations, future times) is left as plain text.
  */
 export function parseTimeQuery(query: string, options: { nowMs: number; zone: string }): TimeQuery {
+  // Most queries name no time: no finder needs to run (time/cue.ts).
+  if (!mayHoldTime(query)) return { windows: [], daily: [], sessionRelative: null, text: query, expressions: [] };
+  return findTimeExpressions(query, options);
+}
+
+/** Every finder over the query, whatever its words (parseTimeQuery runs it when a cue says it may find something). */
+export function findTimeExpressions(query: string, options: { nowMs: number; zone: string }): TimeQuery {
   const ctx = { ...options, today: readLocalDate(options.nowMs, options.zone) };
   const masked = query.split(''); // UTF-16 units, so indices match the query's
   const session = findSessionRelative(query);

@@ -1,4 +1,4 @@
-import * as chrono from 'chrono-node/en';
+import { createRequire } from 'node:module';
 import type { ParsedComponents } from 'chrono-node';
 import { compareDates, isValidDate } from '../../time/calendar.js';
 import { isGluedToCode, type CasualContext } from './casual.js';
@@ -13,6 +13,7 @@ import type { Atom, Clock, LocalDate } from '../../time/types.js';
  */
 export function findChronoAtoms(masked: string[], ctx: CasualContext): Atom[] {
   const text = masked.join('');
+  const chrono = loadChrono();
   // chrono ignores IANA names: it wants the offset in minutes at the reference instant.
   const reference = { instant: new Date(ctx.nowMs), timezone: readOffsetMinutes(ctx.zone, ctx.nowMs) };
   const atoms: Atom[] = [];
@@ -33,6 +34,15 @@ export function findChronoAtoms(masked: string[], ctx: CasualContext): Atom[] {
     masked.fill(' ', start, end);
   }
   return atoms;
+}
+
+type Chrono = typeof import('chrono-node/en');
+let loaded: Chrono | null = null;
+
+/** chrono is loaded the first time a query may hold a time (~40 ms): most queries never need it. */
+function loadChrono(): Chrono {
+  loaded ??= createRequire(import.meta.url)('chrono-node/en') as Chrono;
+  return loaded;
 }
 
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];

@@ -4,9 +4,11 @@
 // 100k-message corpus (issue 23). Runs are interleaved (one of each hook per round), so a burst of load on the
 // machine touches every hook alike. Prints one JSON object: date, machine, load, and per hook min/p50/p95/max.
 //
-//   node bench/hooks.mjs [--corpus 100k] [--runs 30] [--keep]
+//   node bench/hooks.mjs [--corpus 100k] [--runs 30] [--keep] [--with-index] [--before <checkout>]
 //
-// Uses the built CLI (npm run build). The corpus comes from bench/generate-corpus.mjs (generated if missing) and
+// Uses the built CLI (npm run build). --before runs every hook of every round with another built checkout's
+// bin/moon.js too, on the same home, in alternating order, and reports both side by side with their ratio (the
+// machine's noise touches both alike). The corpus comes from bench/generate-corpus.mjs (generated if missing) and
 // is indexed into a temporary home with `moon index`.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,6 +24,8 @@ const keep = args.includes('--keep');
 // --with-index: a `moon index` loop writes to the same home while the hooks run (a second corpus copy, re-indexed
 // with --force), as when the watcher or a manual index runs beside an agent.
 const withIndex = args.includes('--with-index');
+const beforeDir = option('--before', null);
+const builds = beforeDir ? { after: bin, before: join(beforeDir, 'bin', 'moon.js') } : { after: bin };
 
 const corpus = ensureCorpus(corpusName);
 const manifest = JSON.parse(readFileSync(join(corpus, 'manifest.json'), 'utf8'));
@@ -32,17 +36,17 @@ const live = join(work, 'live');
 mkdirSync(live, { recursive: true });
 const env = { PATH: process.env.PATH, MOON_HOME: home, MOON_RESIDENTIAL_TIMEZONE: 'UTC' };
 
-function cli(argv, extraEnv = {}) {
-  const run = spawnSync(process.execPath, [bin, ...argv], { env: { ...env, ...extraEnv }, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+function cli(argv, extraEnv = {}, build = bin) {
+  const run = spawnSync(process.execPath, [build, ...argv], { env: { ...env, ...extraEnv }, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
   if (run.status !== 0) throw new Error(`moon ${argv.join(' ')} exited ${run.status}: ${run.stderr}`);
   return run.stdout;
 }
 
 /** One hook process: spawn, payload on stdin, wait for exit. Wall milliseconds, stdout and stderr. */
-function hook(event, payload, extraEnv = {}) {
+function hook(event, payload, extraEnv = {}, build = bin) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn(process.execPath, [bin, 'hook', event], { env: { ...env, ...extraEnv }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [build, 'hook', event], { env: { ...env, ...extraEnv }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -68,6 +72,10 @@ const round = (value) => Math.round(value * 10) / 10;
 console.error(`indexing ${corpus} into ${home} …`);
 const indexStarted = Date.now();
 const report = JSON.parse(cli(['index', corpus, '--json']));
+// --before: the other build has a home of its own, indexed by itself — what one build keeps in a home (a fold, a
+// cache) is never what the other reads.
+const homes = { after: home, ...(beforeDir ? { before: join(work, 'home-before') } : {}) };
+if (beforeDir) cli(['index', corpus, '--json'], { MOON_HOME: homes.before }, builds.before);
 const indexSeconds = (Date.now() - indexStarted) / 1000;
 
 // The busiest Claude Code project: its cwd is where the sessions start; its newest session is "this session".
@@ -78,8 +86,8 @@ const [cwd, projectSessions] = [...byCwd.entries()].sort((a, b) => b[1].length -
 const newest = { id: projectSessions[0].session_id };
 const project = cwd.split('/').pop();
 // A MEMORY.md of the size L2 keeps (240 lines at most), some lines about the project.
-writeFileSync(
-  join(home, 'MEMORY.md'),
+for (const memoryHome of Object.values(homes)) writeFileSync(
+  join(memoryHome, 'MEMORY.md'),
   ['# MEMORY', '', '## Lessons Learned', '', ...Array.from({ length: 230 }, (_, i) => `- ${i % 10 === 0 ? project : `other-${i}`}: lesson number ${i} about retries, caches and deploys`)].join('\n'),
 );
 
@@ -111,39 +119,49 @@ async function captureSettled() {
 
 const claude = (event, extra) => ({ session_id: 'bench-new-session', transcript_path: transcript, cwd, hook_event_name: event, permission_mode: 'default', ...extra });
 const cases = {
-  'session-start (startup)': () => hook('session-start', claude('SessionStart', { source: 'startup', model: 'claude-sonnet-4-5' })),
-  'session-start (compact)': () => hook('session-start', claude('SessionStart', { source: 'compact', session_id: newest.id })),
-  'session-start (unknown project)': () => hook('session-start', claude('SessionStart', { source: 'startup', cwd: '/home/nobody/new-project' })),
-  'user-prompt-submit (off, the default)': () => hook('user-prompt-submit', claude('UserPromptSubmit', { prompt: 'why does the deploy queue retry twice?' })),
-  'user-prompt-submit (on)': () =>
-    hook('user-prompt-submit', claude('UserPromptSubmit', { prompt: 'why does the deploy queue retry twice?' }), { MOON_HOOKS_USER_PROMPT_RECALL: 'true' }),
-  stop: () => (grow(), hook('stop', claude('Stop', { session_id: newest.id, stop_hook_active: false }))),
-  'pre-compact': () => (grow(), hook('pre-compact', claude('PreCompact', { session_id: newest.id, trigger: 'auto', custom_instructions: '' }))),
-  'session-end (the hook; the capture runs detached)': async () => {
+  'session-start (startup)': (build, homeEnv) => hook('session-start', claude('SessionStart', { source: 'startup', model: 'claude-sonnet-4-5' }), homeEnv, build),
+  'session-start (compact)': (build, homeEnv) => hook('session-start', claude('SessionStart', { source: 'compact', session_id: newest.id }), homeEnv, build),
+  'session-start (unknown project)': (build, homeEnv) => hook('session-start', claude('SessionStart', { source: 'startup', cwd: '/home/nobody/new-project' }), homeEnv, build),
+  'user-prompt-submit (off, the default)': (build, homeEnv) => hook('user-prompt-submit', claude('UserPromptSubmit', { prompt: 'why does the deploy queue retry twice?' }), homeEnv, build),
+  'user-prompt-submit (on)': (build, homeEnv) =>
+    hook('user-prompt-submit', claude('UserPromptSubmit', { prompt: 'why does the deploy queue retry twice?' }), { ...homeEnv, MOON_HOOKS_USER_PROMPT_RECALL: 'true' }, build),
+  stop: async (build, homeEnv) => {
     grow();
-    const result = await hook('session-end', claude('SessionEnd', { session_id: newest.id, reason: 'prompt_input_exit' }));
+    const result = await hook('stop', claude('Stop', { session_id: newest.id, stop_hook_active: false }), homeEnv, build);
+    await captureSettled();
+    return result;
+  },
+  'pre-compact': (build, homeEnv) => (grow(), hook('pre-compact', claude('PreCompact', { session_id: newest.id, trigger: 'auto', custom_instructions: '' }), homeEnv, build)),
+  'session-end (the hook; the capture runs detached)': async (build, homeEnv) => {
+    grow();
+    const result = await hook('session-end', claude('SessionEnd', { session_id: newest.id, reason: 'prompt_input_exit' }), homeEnv, build);
     await captureSettled();
     return result;
   },
 };
 
 // The live copy is a new file to the index: its first capture reads it whole. Every measured capture reads a grown tail.
-await cases.stop();
-await cases['session-start (startup)']();
+for (const build of Object.keys(builds)) {
+  await cases.stop(builds[build], { MOON_HOME: homes[build] });
+  await cases['session-start (startup)'](builds[build], { MOON_HOME: homes[build] });
+}
 
 let indexer = null;
 let stopIndexer = false;
+let passes = 0;
 const indexLoop = async () => {
   while (!stopIndexer) {
     await new Promise((resolve) => {
-      indexer = spawn(process.execPath, [bin, 'index', corpus, '--force', '--json'], { env, stdio: 'ignore' });
+      // Each build's home in turn, by its own build.
+      const build = Object.keys(builds)[(passes += 1) % Object.keys(builds).length];
+      indexer = spawn(process.execPath, [builds[build], 'index', corpus, '--force', '--json'], { env: { ...env, MOON_HOME: homes[build] }, stdio: 'ignore' });
       indexer.on('close', resolve);
     });
   }
 };
 const indexing = withIndex ? indexLoop() : null;
 
-const times = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
+const times = Object.fromEntries(Object.keys(builds).map((build) => [build, Object.fromEntries(Object.keys(cases).map((name) => [name, []]))]));
 const tokens = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
 const baseline = [];
 const loadBefore = loadavg();
@@ -151,10 +169,14 @@ console.error(`${runs} rounds of ${Object.keys(cases).length} hooks, project ${c
 for (let round = 0; round < runs; round += 1) {
   baseline.push(nodeBaseline());
   for (const [name, run] of Object.entries(cases)) {
-    const result = await run();
-    if (result.code !== 0 || result.stderr !== '') throw new Error(`${name}: exit ${result.code}, stderr ${result.stderr}`);
-    times[name].push(result.ms);
-    if (result.stdout !== '') tokens[name].push(result.stdout.length);
+    // Each build in turn, the order alternating by round.
+    const order = round % 2 === 0 ? Object.keys(builds) : Object.keys(builds).reverse();
+    for (const build of order) {
+      const result = await run(builds[build], { MOON_HOME: homes[build] });
+      if (result.code !== 0 || result.stderr !== '') throw new Error(`${name} (${build}): exit ${result.code}, stderr ${result.stderr}`);
+      times[build][name].push(result.ms);
+      if (build === 'after' && result.stdout !== '') tokens[name].push(result.stdout.length);
+    }
   }
 }
 const loadAfter = loadavg();
@@ -164,6 +186,7 @@ await indexing;
 const state = JSON.parse(readFileSync(join(home, 'state', 'hooks.json'), 'utf8'));
 const today = Object.values(state.days).at(-1) ?? {};
 
+const beyondNode = (byCase) => Object.fromEntries(Object.entries(byCase).map(([name, values]) => [name, round(percentile(values, 95) - percentile(baseline, 50))]));
 const summary = (values) => ({ min_ms: round(Math.min(...values)), p50_ms: round(percentile(values, 50)), p95_ms: round(percentile(values, 95)), max_ms: round(Math.max(...values)) });
 const result = {
   bench: 'hooks',
@@ -176,15 +199,26 @@ const result = {
   concurrent_index: withIndex,
   node_baseline: summary(baseline),
   // Budgets (issue 32) are time beyond node's own start, p95: the baseline's p50 taken off each hook's p95.
-  beyond_node_p95_ms: Object.fromEntries(Object.entries(times).map(([name, values]) => [name, round(percentile(values, 95) - percentile(baseline, 50))])),
+  beyond_node_p95_ms: beyondNode(times.after),
   hooks: Object.fromEntries(
-    Object.entries(times).map(([name, values]) => [name, { ...summary(values), ...(tokens[name].length > 0 ? { output_chars_p50: percentile(tokens[name], 50) } : {}) }]),
+    Object.entries(times.after).map(([name, values]) => [name, { ...summary(values), ...(tokens[name].length > 0 ? { output_chars_p50: percentile(tokens[name], 50) } : {}) }]),
   ),
+  // --before: the other build, run in the same rounds; ratio after/before of the time beyond node, p50 and p95.
+  ...(times.before
+    ? {
+        before: { checkout: beforeDir, beyond_node_p95_ms: beyondNode(times.before), hooks: Object.fromEntries(Object.entries(times.before).map(([name, values]) => [name, summary(values)])) },
+        ratio_after_before: Object.fromEntries(
+          Object.keys(cases).map((name) => {
+            const beyond = (build, p) => percentile(times[build][name], p) - percentile(baseline, 50);
+            return [name, { p50: round((beyond('after', 50) / beyond('before', 50)) * 100) / 100, p95: round((beyond('after', 95) / beyond('before', 95)) * 100) / 100 }];
+          }),
+        ),
+      }
+    : {}),
   // state/hooks.json for the run (warm-up included): what moon status shows.
   recorded: Object.fromEntries(
     Object.entries(today).map(([event, counts]) => [event, { ...counts, tokens_per_injection: counts.injections > 0 ? Math.round(counts.tokens / counts.injections) : 0 }]),
   ),
-  target: { 'session-start (startup) p95_ms': 300, met: percentile(times['session-start (startup)'], 95) < 300 },
 };
 console.log(JSON.stringify(result, null, 2));
 if (!keep) rmSync(work, { recursive: true, force: true });

@@ -9,7 +9,11 @@ const NONE = '(none)';
  * (a v1 projection), so the caller can look elsewhere.
  */
 export function readProjectionDecisions(markdown: string): string[] | null {
-  const lines = markdown.split(/\r?\n/);
+  return readProjectionDecisionLines(markdown.split(/\r?\n/));
+}
+
+/** The same, from the projection's lines (a caller reading other sections splits it once). */
+export function readProjectionDecisionLines(lines: readonly string[]): string[] | null {
   const start = lines.findIndex((line) => line.trim() === DECISIONS_HEADING);
   if (start < 0) return null;
   const decisions: string[] = [];

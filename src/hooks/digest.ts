@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { readProjectionDecisions } from '../continuity/projection-decisions.js';
+import { readProjectionDecisionLines } from '../continuity/projection-decisions.js';
 import { errnoOf } from '../errors.js';
 import { classifyDecisionLine } from '../text/decision-line.js';
 
@@ -34,7 +34,7 @@ export function digestProjection(markdown: string): SessionDigest {
   const lines = markdown.split(/\r?\n/);
   const decisions: string[] = [];
   const changedFiles: string[] = [];
-  for (const line of readProjectionDecisions(markdown) ?? []) {
+  for (const line of readProjectionDecisionLines(lines) ?? []) {
     const item = stripStamp(line);
     const edit = /^(?:Edited|Wrote|Created|Deleted) (\S.*)$/.exec(item);
     if (edit) {

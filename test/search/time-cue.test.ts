@@ -60,7 +60,7 @@ describe('the time cue', () => {
   });
 
   test("every line of the real transcripts and the bench's queries: what a finder reads has a cue, and without one nothing changes", () => {
-    const lines = [...QUERIES.map((query: { query: string }) => query.query)];
+    const lines = [...QUERIES.map((query) => query.query)];
     const fixtures = join(import.meta.dirname, '../fixtures');
     for (const format of ['claude-code', 'codex', 'pi']) {
       for (const file of readdirSync(join(fixtures, format), { recursive: true }).map(String).filter((name) => name.endsWith('.jsonl'))) {
@@ -80,7 +80,7 @@ describe('the time cue', () => {
     }
     // Many lines name no time, and most queries: the cue spares them the finders.
     expect(withoutCue).toBeGreaterThan(lines.length / 5);
-    const queries = QUERIES.map((query: { query: string }) => query.query);
-    expect(queries.filter((query: string) => !mayHoldTime(query)).length).toBeGreaterThan(queries.length * 0.8);
+    const queries = QUERIES.map((query) => query.query);
+    expect(queries.filter((query) => !mayHoldTime(query)).length).toBeGreaterThan(queries.length * 0.8);
   });
 });

@@ -484,17 +484,18 @@ const MIGRATIONS: string[] = [
   // Fact folds (FixPort.readFold): each namespace's facts version, changed by statement triggers on every write
   // that changes what listEvents returns for it — a fact written or removed, a session with facts there added or
   // dropped — and the fold a reader kept for one version, removed by the same triggers (it quotes the facts).
-  // Namespaces are touched in order, so two writers never wait on each other's rows crosswise.
+  // Namespaces are touched in order, so two writers never wait on each other's rows crosswise. Re-runnable, like
+  // the migrations after 6 (a database whose migrations table was rolled back runs them again).
   `
   CREATE TABLE IF NOT EXISTS moon.fact_versions (namespace text PRIMARY KEY, version text NOT NULL);
   CREATE TABLE IF NOT EXISTS moon.fact_folds (namespace text PRIMARY KEY, version text NOT NULL, build text NOT NULL, body text NOT NULL);
-  CREATE FUNCTION moon.touch_fact_namespaces(namespaces text[]) RETURNS void LANGUAGE sql AS $$
+  CREATE OR REPLACE FUNCTION moon.touch_fact_namespaces(namespaces text[]) RETURNS void LANGUAGE sql AS $$
     INSERT INTO moon.fact_versions AS v (namespace, version)
       SELECT n, md5(random()::text || clock_timestamp()::text) FROM (SELECT DISTINCT unnest(namespaces) AS n) d WHERE n IS NOT NULL ORDER BY n
     ON CONFLICT (namespace) DO UPDATE SET version = excluded.version;
     DELETE FROM moon.fact_folds WHERE namespace = ANY (namespaces);
   $$;
-  CREATE FUNCTION moon.fact_events_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+  CREATE OR REPLACE FUNCTION moon.fact_events_changed() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
     IF TG_OP = 'INSERT' THEN
       PERFORM moon.touch_fact_namespaces(ARRAY(SELECT namespace FROM new_rows));
@@ -506,7 +507,7 @@ const MIGRATIONS: string[] = [
     RETURN NULL;
   END
   $$;
-  CREATE FUNCTION moon.fact_sessions_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+  CREATE OR REPLACE FUNCTION moon.fact_sessions_changed() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
     IF TG_OP = 'INSERT' THEN
       PERFORM moon.touch_fact_namespaces(ARRAY(SELECT f.namespace FROM moon.fix_events f WHERE f.session_id IN (SELECT id FROM new_rows)));
@@ -516,14 +517,19 @@ const MIGRATIONS: string[] = [
     RETURN NULL;
   END
   $$;
+  DROP TRIGGER IF EXISTS fact_events_insert ON moon.fix_events;
   CREATE TRIGGER fact_events_insert AFTER INSERT ON moon.fix_events REFERENCING NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION moon.fact_events_changed();
+  DROP TRIGGER IF EXISTS fact_events_delete ON moon.fix_events;
   CREATE TRIGGER fact_events_delete AFTER DELETE ON moon.fix_events REFERENCING OLD TABLE AS old_rows
     FOR EACH STATEMENT EXECUTE FUNCTION moon.fact_events_changed();
+  DROP TRIGGER IF EXISTS fact_events_update ON moon.fix_events;
   CREATE TRIGGER fact_events_update AFTER UPDATE ON moon.fix_events REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION moon.fact_events_changed();
+  DROP TRIGGER IF EXISTS fact_sessions_insert ON moon.sessions;
   CREATE TRIGGER fact_sessions_insert AFTER INSERT ON moon.sessions REFERENCING NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION moon.fact_sessions_changed();
+  DROP TRIGGER IF EXISTS fact_sessions_delete ON moon.sessions;
   CREATE TRIGGER fact_sessions_delete AFTER DELETE ON moon.sessions REFERENCING OLD TABLE AS old_rows
     FOR EACH STATEMENT EXECUTE FUNCTION moon.fact_sessions_changed();
   `,

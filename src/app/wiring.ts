@@ -56,17 +56,17 @@ export function describeRecallEnvironment(
   };
 }
 
-/**
- * The memory planes' history sources of a context pack, in the order the packager takes them: fix patterns for the
- * error, decisions followed to their outcome, digests of similar runs. Fix patterns and decisions read one set of
- * facts per pack (src/fixes/query.ts).
- */
 /** The code a kept fact fold was made by (FixPort.readFold): the fold's own version and the build's id. */
 export async function describeFactFoldBuild(): Promise<string> {
   const [{ FACT_FOLD_VERSION }, { readBuildId }] = await Promise.all([import('../fixes/query.js'), import('../runtime/build-paths.js')]);
   return `${FACT_FOLD_VERSION}:${readBuildId()}`;
 }
 
+/**
+ * The memory planes' history sources of a context pack, in the order the packager takes them: fix patterns for the
+ * error, decisions followed to their outcome, digests of similar runs. Fix patterns and decisions read one set of
+ * facts per pack (src/fixes/query.ts).
+ */
 export async function loadPlaneHistorySources(reader: () => Promise<StoreEngine>, clock: () => number): Promise<HistorySource[]> {
   const [{ decisionHistorySource, digestHistorySource, fixHistorySource }, { readPackFacts }] = await Promise.all([
     import('../pack/plane-sources.js'),

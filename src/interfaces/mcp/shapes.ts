@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RecallMatch, RecallResult, SafeText, ShownEntry, ShownSession, TimelineEntry } from '../../index.js';
+import type { RecallMatch, RecallResult, SafeText, ShownEntry, ShownSession } from '../../index.js';
 import { frameHistory, toRecallOutput } from '../../index.js';
 
 /**
@@ -195,7 +195,7 @@ export function shapeSession(safe: Safe, session: ShownSession): SessionShape {
   };
 }
 
-export function shapeEntry(safe: Safe, entry: ShownEntry | TimelineEntry, limits: { text: number; result: number }): EntryOutput {
+export function shapeEntry(safe: Safe, entry: ShownEntry, limits: { text: number; result: number }): EntryOutput {
   const text = safe.clip(entry.text, limits.text);
   const result = entry.result === null ? null : safe.clip(entry.result, limits.result);
   return {

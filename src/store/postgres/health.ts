@@ -1,6 +1,6 @@
 import type { PostgresHealth } from '../types.js';
 import type { PgPool } from './client.js';
-import { POSTGRES_MIGRATIONS } from './schema.js';
+import { POSTGRES_MIGRATIONS, appliedCount } from './schema.js';
 
 /**
  * What `moon doctor` reports of a PostgreSQL database beyond "it answers": the extensions moon needs (`vector`,
@@ -19,8 +19,8 @@ export async function inspectPostgres(pool: PgPool): Promise<PostgresHealth> {
      ORDER BY array_position($1::text[], n.name)`,
     [[...EXTENSIONS]],
   );
-  const hasSchema = (await pool.query<{ ok: boolean }>("SELECT to_regclass('moon.migrations') IS NOT NULL AS ok")).rows[0]?.ok === true;
-  const applied = hasSchema ? Number((await pool.query<{ n: string | null }>('SELECT max(version) AS n FROM moon.migrations')).rows[0]?.n ?? 0) : null;
+  // The migrations table is made in the transaction of the first migration: none applied means no schema yet.
+  const applied = await appliedCount(pool);
   const indexes = await pool.query<{ name: string; table: string; valid: boolean; ready: boolean; bytes: string }>(
     `SELECT c.relname AS name, t.relname AS table, i.indisvalid AS valid, i.indisready AS ready, pg_relation_size(c.oid)::text AS bytes
      FROM pg_index i
@@ -42,7 +42,7 @@ export async function inspectPostgres(pool: PgPool): Promise<PostgresHealth> {
   );
   return {
     extensions: extensions.rows.map((row) => ({ name: row.name, installed: row.installed, available: row.available, required: row.name !== 'rum' })),
-    migrations: applied === null ? null : { applied, known: POSTGRES_MIGRATIONS },
+    migrations: applied === 0 ? null : { applied, known: POSTGRES_MIGRATIONS },
     indexes: indexes.rows.map((row) => ({ name: row.name, table: row.table, valid: row.valid && row.ready, bytes: Number(row.bytes) })),
     tables: tables.rows.map((row) => ({ name: row.name, rows: Number(row.rows), analyzed: row.analyzed, bytes: Number(row.bytes) })),
   };

@@ -9,6 +9,16 @@ import type { PgClient } from './client.js';
  * Every row carries a `namespace` (the session's project, '' when it has none): the isolation rules of the
  * memory planes filter on it.
  */
+/**
+ * A statement trigger made anew (dropped first, so its migration can run again) with the transition tables its event
+ * has: new rows for INSERT, old rows for DELETE, both for UPDATE.
+ */
+function replaceStatementTrigger(name: string, event: 'INSERT' | 'DELETE' | 'UPDATE', table: string, fn: string): string {
+  const transition = { INSERT: 'NEW TABLE AS new_rows', DELETE: 'OLD TABLE AS old_rows', UPDATE: 'OLD TABLE AS old_rows NEW TABLE AS new_rows' }[event];
+  return `DROP TRIGGER IF EXISTS ${name} ON ${table};
+  CREATE TRIGGER ${name} AFTER ${event} ON ${table} REFERENCING ${transition} FOR EACH STATEMENT EXECUTE FUNCTION ${fn}();`;
+}
+
 const MIGRATIONS: string[] = [
   `
   CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public;
@@ -517,21 +527,11 @@ const MIGRATIONS: string[] = [
     RETURN NULL;
   END
   $$;
-  DROP TRIGGER IF EXISTS fact_events_insert ON moon.fix_events;
-  CREATE TRIGGER fact_events_insert AFTER INSERT ON moon.fix_events REFERENCING NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION moon.fact_events_changed();
-  DROP TRIGGER IF EXISTS fact_events_delete ON moon.fix_events;
-  CREATE TRIGGER fact_events_delete AFTER DELETE ON moon.fix_events REFERENCING OLD TABLE AS old_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION moon.fact_events_changed();
-  DROP TRIGGER IF EXISTS fact_events_update ON moon.fix_events;
-  CREATE TRIGGER fact_events_update AFTER UPDATE ON moon.fix_events REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION moon.fact_events_changed();
-  DROP TRIGGER IF EXISTS fact_sessions_insert ON moon.sessions;
-  CREATE TRIGGER fact_sessions_insert AFTER INSERT ON moon.sessions REFERENCING NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION moon.fact_sessions_changed();
-  DROP TRIGGER IF EXISTS fact_sessions_delete ON moon.sessions;
-  CREATE TRIGGER fact_sessions_delete AFTER DELETE ON moon.sessions REFERENCING OLD TABLE AS old_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION moon.fact_sessions_changed();
+  ${replaceStatementTrigger('fact_events_insert', 'INSERT', 'moon.fix_events', 'moon.fact_events_changed')}
+  ${replaceStatementTrigger('fact_events_delete', 'DELETE', 'moon.fix_events', 'moon.fact_events_changed')}
+  ${replaceStatementTrigger('fact_events_update', 'UPDATE', 'moon.fix_events', 'moon.fact_events_changed')}
+  ${replaceStatementTrigger('fact_sessions_insert', 'INSERT', 'moon.sessions', 'moon.fact_sessions_changed')}
+  ${replaceStatementTrigger('fact_sessions_delete', 'DELETE', 'moon.sessions', 'moon.fact_sessions_changed')}
   `,
 ];
 
@@ -565,7 +565,7 @@ export async function migratePostgres(client: PgClient): Promise<void> {
 }
 
 /** How many migrations the database has; 0 before the migrations table exists. */
-async function appliedCount(client: PgClient): Promise<number> {
+export async function appliedCount(client: PgClient): Promise<number> {
   const exists = await client.query<{ ok: boolean }>("SELECT to_regclass('moon.migrations') IS NOT NULL AS ok");
   if (!exists.rows[0]?.ok) return 0;
   const result = await client.query<{ n: string | null }>('SELECT max(version) AS n FROM moon.migrations');

@@ -583,6 +583,10 @@ describeEachEngine('exact top-k: ties at the cut', (factory) => {
     await ctx.engine.ingest.transaction(async (tx) => tx.commitFile(fileCommit(session, entries)));
     for (const query of [lexical(['echoed'], { limit: 3, context: false }), lexical(['echoed', 'gateway', 'absent-word'], { limit: 3, context: false })]) {
       expect(ids(await ctx.engine.search.searchLexical(query))).toEqual(['echo.38', 'echo.37', 'echo.36']);
+      // Filters that keep sessions (tested as a set of rows) and filters tested on each entry order ties alike.
+      for (const filters of [{ projects: ['echo'] }, { sources: ['claude-code'] }, { roles: ['user'] }] satisfies SearchFilters[]) {
+        expect(ids(await ctx.engine.search.searchLexical({ ...query, filters })), JSON.stringify(filters)).toEqual(['echo.38', 'echo.37', 'echo.36']);
+      }
     }
     for (const terms of [['echo_gateway'], ['echo_gateway', 'nowhere_else']]) {
       expect(ids(await ctx.engine.search.searchTrigram(lexical(terms, { limit: 2 })))).toEqual(['echo.38', 'echo.37']);

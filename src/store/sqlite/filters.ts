@@ -6,6 +6,12 @@ export interface RenderedFilters {
   params: unknown[];
   /** The clauses reference the sessions table (alias s). */
   needsSessions: boolean;
+  /**
+   * The clauses keep only some sessions (by id, project or source): their rows are found from the sessions and
+   * the (session_id, seq) index, without reading an entry row, so a ranked list tests its matches against that
+   * set rather than reading each match's entry (search.ts readTop).
+   */
+  narrowsSessions: boolean;
 }
 
 /**
@@ -105,7 +111,8 @@ export function renderFilters(filters: SearchFilters, terms: { all?: string[]; n
     where.push('e.rowid NOT IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?)');
     params.push(excluded);
   }
-  return { where, params, needsSessions: where.some((clause) => clause.includes('s.')) };
+  const narrowsSessions = [filters.sessionIds, filters.projects, filters.sources].some((values) => values !== undefined && values.length > 0);
+  return { where, params, needsSessions: where.some((clause) => clause.includes('s.')), narrowsSessions };
 }
 
 export function joinSessions(filters: RenderedFilters): string {

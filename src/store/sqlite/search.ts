@@ -113,27 +113,36 @@ function rankHolding(db: Database.Database, list: FtsList, holding: readonly num
 
 /**
  * The rows matching `expression` that can be among the best `limit` (rounded score, then newest, then row id):
- * ordered and cut inside SQLite, with every row whose rounded score ties the `limit`-th. Without a filter,
- * entries rows are read for the top rows alone — joining before the sort would read one for every match (3–4×
- * slower for common words on a 100k-entry index).
+ * ordered and cut inside SQLite, with every row whose rounded score ties the `limit`-th. Entries rows are read
+ * for the top rows alone where the filters allow — joining before the sort would read one for every match (3–4×
+ * slower for common words on a 100k-entry index, more in a new process whose pages are cold):
+ * - no filter: the FTS table's rowids and scores alone;
+ * - filters that keep some sessions (a project, a session, a source): the filtered rows' ids are gathered once
+ *   from the sessions and the (session_id, seq) index, and each match is tested against that set (`+rowid`, so
+ *   the set is not handed to FTS5 as rowids to look up one by one);
+ * - other filters (a role, a time window over every session): each match's entry is read to test them.
  */
 function readTop(db: Database.Database, list: FtsList, expression: string): Candidate[] {
   const { table, rankExpression, filters } = list;
-  const scored =
-    filters.where.length === 0
-      ? `SELECT rowid, ${rankExpression} AS rank FROM ${table} WHERE ${table} MATCH ?`
-      : `SELECT e.*, ${rankExpression} AS rank
+  const joined = filters.where.length > 0 && !filters.narrowsSessions;
+  // The sessions first (CROSS JOIN keeps that order): the planner, without statistics, may otherwise walk every
+  // entry and look its session up.
+  const from = filters.needsSessions ? 'sessions s CROSS JOIN entries e ON e.session_id = s.id' : 'entries e';
+  const kept = filters.where.length === 0 ? '' : ` AND +rowid IN (SELECT e.rowid FROM ${from} WHERE ${filters.where.join(' AND ')})`;
+  const scored = joined
+    ? `SELECT e.*, ${rankExpression} AS rank
          FROM ${table} JOIN entries e ON e.rowid = ${table}.rowid ${joinSessions(filters)}
-         WHERE ${table} MATCH ? ${andClauses(filters)}`;
+         WHERE ${table} MATCH ? ${andClauses(filters)}`
+    : `SELECT rowid, ${rankExpression} AS rank FROM ${table} WHERE ${table} MATCH ?${kept}`;
   const select = (cut: string) =>
-    filters.where.length === 0
-      ? `WITH scored AS (${scored}), hits AS (SELECT rowid, rank FROM scored ${cut})
-         SELECT e.*, hits.rank FROM hits JOIN entries e ON e.rowid = hits.rowid`
-      : `WITH scored AS (${scored}) SELECT * FROM scored ${cut}`;
+    joined
+      ? `WITH scored AS (${scored}) SELECT * FROM scored ${cut}`
+      : `WITH scored AS (${scored}), hits AS (SELECT rowid, rank FROM scored ${cut})
+         SELECT e.*, hits.rank FROM hits JOIN entries e ON e.rowid = hits.rowid`;
   const params = [expression, ...filters.params];
   // A few rows past the limit, so rows whose scores round equal at the cut are ordered by time as well.
   const take = list.limit + CUT_SLACK;
-  const rows = readCandidates(db, select(`ORDER BY rank${filters.where.length === 0 ? '' : ', ts DESC, rowid'} LIMIT ?`), [...params, take]);
+  const rows = readCandidates(db, select(`ORDER BY rank${joined ? ', ts DESC, rowid' : ''} LIMIT ?`), [...params, take]);
   rows.sort((a, b) => b.score - a.score);
   // The raw scores are in order, so a later row can tie the limit-th only when the last one read does: then
   // every row scoring as high is read (FTS5's bm25 is the negated score; a margin for the rounding).

@@ -93,6 +93,9 @@ export interface PlaneAccess {
   planeAccess(): PlaneHandle;
 }
 
+/** How much of the index file is read through a memory map. */
+const MMAP_BYTES = 2 ** 31;
+
 export function openSqliteStore(path: string, options: OpenStoreOptions = {}): Store & PlaneAccess & MarkerAccess {
   if (options.readonly && !existsSync(path)) {
     throw new MoonError('not_found', `no index at ${path}`, { hint: 'run `moon index` first' });
@@ -107,6 +110,10 @@ export function openSqliteStore(path: string, options: OpenStoreOptions = {}): S
     if (created) chmodSync(path, 0o600);
     // Several attempts fit in the lock timeout, so the "waiting for" notice comes before the final error.
     db.pragma(`busy_timeout = ${Math.max(50, Math.min(BUSY_TIMEOUT_MS, Math.floor(lock.timeoutMs / 4)))}`);
+    // Pages are read through a memory map rather than one read() each into SQLite's cache: a hook is a new process
+    // whose cache is empty, and its first query reads thousands of pages the system already holds (about half the
+    // time of a project-scoped recall in a new process; docs/benchmarks.md). SQLite caps it at its compiled limit.
+    db.pragma(`mmap_size = ${MMAP_BYTES}`);
     if (!options.readonly) {
       const opened = db;
       retryWhileLocked(opened, () => opened.pragma('journal_mode = WAL'), lock);

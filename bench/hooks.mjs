@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Wall time of each `moon hook <event>` as the agent runs it — a new `node bin/moon.js hook <event>` process with
-// the payload on stdin — on an index of a real-sized history. Target: session-start under 300 ms at p95 on the
-// 100k-message corpus (issue 23). Runs are interleaved (one of each hook per round), so a burst of load on the
+// the payload on stdin — on an index of a real-sized history. Budgets (issue 32), beyond node's own start at p95 on
+// the 100k-message corpus: session-start 150 ms, user-prompt-submit with recall 120 ms, stop 60 ms, session-end 100 ms.
+// The hooks that hand the agent context are measured as an agent meets them — answered by the home's hook server,
+// which the first of them starts — and in their own process (hooks.server = "off"). Runs are interleaved (one of each hook per round), so a burst of load on the
 // machine touches every hook alike. Prints one JSON object: date, machine, load, and per hook min/p50/p95/max.
 //
 //   node bench/hooks.mjs [--corpus 100k] [--runs 30] [--keep] [--with-index] [--before <checkout>]
@@ -132,6 +134,19 @@ const cases = {
     return result;
   },
   'pre-compact': (build, homeEnv) => (grow(), hook('pre-compact', claude('PreCompact', { session_id: newest.id, trigger: 'auto', custom_instructions: '' }), homeEnv, build)),
+  // The same three hooks answered in their own process (no hook server): what the first of them in a home costs,
+  // and every one where hooks.server is off.
+  'session-start (startup, own process)': (build, homeEnv) =>
+    hook('session-start', claude('SessionStart', { source: 'startup', model: 'claude-sonnet-4-5' }), { ...homeEnv, MOON_HOOKS_SERVER: 'off' }, build),
+  'user-prompt-submit (on, own process)': (build, homeEnv) =>
+    hook(
+      'user-prompt-submit',
+      claude('UserPromptSubmit', { prompt: 'why does the deploy queue retry twice?' }),
+      { ...homeEnv, MOON_HOOKS_USER_PROMPT_RECALL: 'true', MOON_HOOKS_SERVER: 'off' },
+      build,
+    ),
+  'pre-compact (own process)': (build, homeEnv) =>
+    (grow(), hook('pre-compact', claude('PreCompact', { session_id: newest.id, trigger: 'auto', custom_instructions: '' }), { ...homeEnv, MOON_HOOKS_SERVER: 'off' }, build)),
   'session-end (the hook; the capture runs detached)': async (build, homeEnv) => {
     grow();
     const result = await hook('session-end', claude('SessionEnd', { session_id: newest.id, reason: 'prompt_input_exit' }), homeEnv, build);
@@ -141,10 +156,21 @@ const cases = {
 };
 
 // The live copy is a new file to the index: its first capture reads it whole. Every measured capture reads a grown tail.
+// The first session-start also starts the home's hook server (hooks.server = "auto"): the rounds measure hooks as
+// an agent's session meets them, served, beside the same hooks in their own process.
 for (const build of Object.keys(builds)) {
   await cases.stop(builds[build], { MOON_HOME: homes[build] });
   await cases['session-start (startup)'](builds[build], { MOON_HOME: homes[build] });
 }
+const serverInfo = (memoryHome) => {
+  try {
+    return JSON.parse(readFileSync(join(memoryHome, 'run', 'hook-server.json'), 'utf8'));
+  } catch {
+    return null;
+  }
+};
+for (let wait = 0; wait < 200 && serverInfo(home) === null; wait += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+await new Promise((resolve) => setTimeout(resolve, 500));
 
 let indexer = null;
 let stopIndexer = false;
@@ -183,6 +209,17 @@ const loadAfter = loadavg();
 stopIndexer = true;
 indexer?.kill();
 await indexing;
+const served = serverInfo(home);
+for (const memoryHome of Object.values(homes)) {
+  const info = serverInfo(memoryHome);
+  if (info !== null) {
+    try {
+      process.kill(info.pid, 'SIGTERM');
+    } catch {
+      // Gone already.
+    }
+  }
+}
 const state = JSON.parse(readFileSync(join(home, 'state', 'hooks.json'), 'utf8'));
 const today = Object.values(state.days).at(-1) ?? {};
 
@@ -197,6 +234,8 @@ const result = {
   project: { cwd, sessions: projectSessions.length },
   runs,
   concurrent_index: withIndex,
+  // The hook server answering session-start, user-prompt-submit and pre-compact (null: none ran).
+  hook_server: served === null ? null : { pid: served.pid },
   node_baseline: summary(baseline),
   // Budgets (issue 32) are time beyond node's own start, p95: the baseline's p50 taken off each hook's p95.
   beyond_node_p95_ms: beyondNode(times.after),

@@ -174,9 +174,17 @@ const schema = z
         user_prompt_recall: z.boolean().default(false),
         /** Tokens the user-prompt-submit recall may hand the agent. */
         user_prompt_budget_tokens: z.number().int().min(0).max(20_000).default(400),
+        /**
+         * `auto`: the hooks that hand the agent context (session-start, user-prompt-submit, pre-compact) are answered
+         * by a hook server the first of them starts — a process of the user's own, on a socket in the home, that
+         * keeps moon loaded and exits when idle; `off`: every hook runs in its own process.
+         */
+        server: z.enum(['auto', 'off']).default('auto'),
+        /** Seconds without a hook after which the hook server exits. */
+        server_idle_seconds: z.number().int().min(1).max(86_400).default(600),
       })
       .strict()
-      .default({ session_start_budget_tokens: 1500, user_prompt_recall: false, user_prompt_budget_tokens: 400 }),
+      .default({ session_start_budget_tokens: 1500, user_prompt_recall: false, user_prompt_budget_tokens: 400, server: 'auto', server_idle_seconds: 600 }),
     embed: z
       .object({
         provider: z.enum(['none', 'local', 'openai-compatible', 'transformers']).default('none'),
@@ -294,6 +302,8 @@ export const ENV_KEYS: Record<string, { key: string; kind: EnvKind }> = {
   MOON_HOOKS_SESSION_START_BUDGET_TOKENS: { key: 'hooks.session_start_budget_tokens', kind: 'int' },
   MOON_HOOKS_USER_PROMPT_RECALL: { key: 'hooks.user_prompt_recall', kind: 'boolean' },
   MOON_HOOKS_USER_PROMPT_BUDGET_TOKENS: { key: 'hooks.user_prompt_budget_tokens', kind: 'int' },
+  MOON_HOOKS_SERVER: { key: 'hooks.server', kind: 'string' },
+  MOON_HOOKS_SERVER_IDLE_SECONDS: { key: 'hooks.server_idle_seconds', kind: 'int' },
   MOON_SERVE_ALLOWED_ORIGINS: { key: 'serve.allowed_origins', kind: 'list' },
   // Seed 003 §8 names these flags exactly, without the MOON_ prefix.
   MEMORY_ENABLED: { key: 'memory.enabled', kind: 'boolean' },

@@ -192,3 +192,23 @@ export function composeHookDeps(config: MoonConfig, clock: () => number, options
     },
   };
 }
+
+/**
+ * Load, ahead of any hook, the modules the hooks that hand the agent context load on first use (the engine, recall,
+ * the context pack, redaction): what a hook server does once when it starts, so that its first answer costs no
+ * more than the next.
+ */
+export async function preloadHookModules(config: MoonConfig): Promise<void> {
+  await Promise.all([
+    import('../store/home-paths.js'),
+    import('../maintain/home-layout.js'),
+    config.store.url !== undefined ? import('../store/postgres/engine.js') : import('../store/sqlite/engine.js'),
+    import('../normalize/redact.js'),
+    import('../search/recall.js'),
+    import('../pack/build.js'),
+    import('../inject/safe-text.js'),
+    import('../inject/safe-value.js'),
+    import('../fixes/query.js'),
+  ]);
+}
+

@@ -39,7 +39,9 @@ export function spawnMoon(args: string[], env: Record<string, string | undefined
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       ...(options.cwd ? { cwd: options.cwd } : {}),
-      env: { PATH: process.env.PATH, MOON_RESIDENTIAL_TIMEZONE: 'UTC', ...env },
+      // Hooks run in their own process unless a test asks for the hook server (test/hooks/hook-server.test.ts):
+      // a server started by every test's home would outlive it.
+      env: { PATH: process.env.PATH, MOON_RESIDENTIAL_TIMEZONE: 'UTC', MOON_HOOKS_SERVER: 'off', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -15,7 +15,8 @@ export function runHookProcess(args: string[], stdin: string | null, env: Record
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH, MOON_RESIDENTIAL_TIMEZONE: 'UTC', ...env },
+      // No hook server unless the test asks for one (hook-server.test.ts): one per test home would outlive it.
+      env: { PATH: process.env.PATH, MOON_RESIDENTIAL_TIMEZONE: 'UTC', MOON_HOOKS_SERVER: 'off', ...env },
       stdio: [stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
     let stdout = '';

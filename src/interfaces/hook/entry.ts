@@ -6,6 +6,8 @@ import { escapeControl } from '../../text/escape-control.js';
 import { HOOK_EVENTS, isHookEvent } from '../../hooks/events.js';
 import { fromBuild } from '../../runtime/build-paths.js';
 import { lowerChildPriority, lowerPriority } from '../../runtime/priority.js';
+import { resolveHome } from '../../archive/moon-home.js';
+import { SERVED_EVENTS, type ServedArgs } from './server-files.js';
 
 /**
  * `moon hook <event>` as the agent runs it (`node "<path>/bin/moon.js" [--home "<dir>"] hook <event>`): bin/moon.js
@@ -33,6 +35,8 @@ export interface HookArgs {
   capture?: string;
   /** `--count`, with `--capture`: count the run as the event's (its hook handed the capture over before counting). */
   count?: boolean;
+  /** `--serve`: run the home's hook server (server.ts) instead of one hook. */
+  serve?: boolean;
 }
 
 export interface HookIO {
@@ -74,6 +78,10 @@ export function parseHookArgv(argv: readonly string[]): HookArgs | null {
       args.count = true;
       continue;
     }
+    if (word === '--serve' && sawHook) {
+      args.serve = true;
+      continue;
+    }
     if (!sawHook) {
       if (word !== 'hook') return null;
       sawHook = true;
@@ -88,9 +96,23 @@ export function parseHookArgv(argv: readonly string[]): HookArgs | null {
   return sawHook ? args : null;
 }
 
-/** bin/moon.js's hook route: the configuration from the flags and the environment, then `answerHook`. Always 0. */
-export async function runHookEntry(args: HookArgs, io: HookIO = processIO(), env: NodeJS.ProcessEnv = process.env): Promise<number> {
+/**
+ * bin/moon.js's hook route: the configuration from the flags and the environment, then `answerHook` — asking the
+ * home's hook server first where one may answer (`options.askServer`, on unless this is the server answering).
+ * `--serve` runs the server itself. Always 0.
+ */
+export async function runHookEntry(
+  args: HookArgs,
+  io: HookIO = processIO(),
+  env: NodeJS.ProcessEnv = process.env,
+  options: { askServer: boolean } = { askServer: true },
+): Promise<number> {
   const overrides = { 'distill.residential_timezone': args.timezone, 'privacy.redact': args.redact === false ? false : undefined };
+  const config = async (): Promise<MoonConfig> => (await import('./config-cache.js')).loadHookConfig({ env, home: args.home, overrides });
+  if (args.serve === true) {
+    await runHookServer(args, env, config);
+    return 0;
+  }
   // The flags go with a capture handed to a detached process, so it runs on the same home, zone and redaction.
   const flags = [
     ...(args.home === undefined ? [] : ['--home', args.home]),
@@ -103,10 +125,43 @@ export async function runHookEntry(args: HookArgs, io: HookIO = processIO(), env
     count: args.count,
     io,
     env,
-    config: async () => (await import('./config-cache.js')).loadHookConfig({ env, home: args.home, overrides }),
+    config,
     flags,
+    server: options.askServer && args.capture === undefined ? { home: resolveHome(env, args.home), args: servedArgs(args) } : undefined,
   });
   return 0;
+}
+
+function servedArgs(args: HookArgs): ServedArgs {
+  return { ...(args.home === undefined ? {} : { home: args.home }), ...(args.timezone === undefined ? {} : { timezone: args.timezone }), ...(args.redact === false ? { redact: false } : {}) };
+}
+
+/** `moon hook --serve`: the home's hook server, until it is idle or replaced (server.ts). */
+async function runHookServer(args: HookArgs, env: NodeJS.ProcessEnv, config: () => Promise<MoonConfig>): Promise<void> {
+  let loaded: MoonConfig;
+  try {
+    loaded = await config();
+  } catch {
+    return;
+  }
+  if (loaded.hooks.server === 'off') return;
+  const [{ serveHooks }, { preloadHookModules }] = await Promise.all([import('./server.js'), import('../../app/hook-deps.js')]);
+  await serveHooks({
+    home: loaded.home,
+    env,
+    idleSeconds: loaded.hooks.server_idle_seconds,
+    answer: async (event, served, io, hookEnv) => {
+      await runHookEntry({ event, ...served }, { ...io }, hookEnv, { askServer: false });
+    },
+    wanted: async (served, hookEnv) => {
+      const overrides = { 'distill.residential_timezone': served.timezone, 'privacy.redact': served.redact === false ? false : undefined };
+      const hookConfig = await (await import('./config-cache.js')).loadHookConfig({ env: hookEnv, home: served.home, overrides });
+      return hookConfig.hooks.server !== 'off';
+    },
+    preload: async () => {
+      await Promise.all([preloadHookModules(loaded), import('../../hooks/run-hook.js'), import('../../hooks/session-start.js'), import('../../hooks/user-prompt.js')]);
+    },
+  });
 }
 
 export interface AnswerHookRequest {
@@ -122,6 +177,11 @@ export interface AnswerHookRequest {
    * transcript then hand it to a detached process at once, with these flags, before loading the configuration.
    */
   flags?: string[];
+  /**
+   * Where a hook server may answer (server.ts): the home it would serve and the hook's options. A hook it serves
+   * is answered there; one it does not is answered here, and starts a server for the next (`hooks.server`).
+   */
+  server?: { home: string; args: ServedArgs };
 }
 
 /** One hook run, failing open. Shared by the hook entry and `moon hook` in the CLI. */
@@ -152,6 +212,17 @@ export async function answerHook(request: AnswerHookRequest): Promise<void> {
       const handed = await handOver(event, input, request.flags, env);
       if (handed) return;
     }
+    let unserved = false;
+    if (request.server !== undefined && SERVED_EVENTS.has(event) && env.MOON_HOOKS_SERVER !== 'off') {
+      input = await readPayload(io);
+      const answer = await (await import('./server-client.js')).askHookServer({ ...request.server, event, env, input });
+      if (answer?.served === true) {
+        for (const text of answer.out) io.out(text);
+        for (const text of answer.err) io.err(text);
+        return;
+      }
+      unserved = true;
+    }
     // A capture runs in the background: below the agent's priority before it loads anything.
     if (request.capture !== undefined) lowerPriority();
     const config = await request.config();
@@ -178,6 +249,8 @@ export async function answerHook(request: AnswerHookRequest): Promise<void> {
     if (outcome.detach !== null) detachCapture(captureFlags(config), env, outcome.event, outcome.detach, false);
     if (outcome.stdout !== null) io.out(outcome.stdout);
     if (outcome.warning !== null) io.err(`moon hook ${event}: ${escapeControl(outcome.warning, { oneLine: true })}`);
+    // Answered here, not by a server: start one for the hooks that follow (it answers from the next one on).
+    if (unserved && config.hooks.server === 'auto') (await import('./server-client.js')).startHookServer(config.home, env, BIN);
   } catch (error) {
     await fail(error);
   } finally {

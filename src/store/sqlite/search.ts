@@ -84,7 +84,7 @@ export function searchSubstrings(db: Database.Database, query: LexicalQuery): Ca
  * still lift an unscored row into the top.
  */
 function rankList(db: Database.Database, list: FtsList): Candidate[] {
-  if (list.every || list.phrases <= 1) return rankAll(db, list);
+  if (list.every || list.phrases <= 1 || isSmallSet(db, list.filters)) return rankAll(db, list);
   const rows = readRowCount(db, list.table);
   const bound = (phrase: string) => phraseBound(rows, countRows(db, list.table, phrase));
   const plan = {
@@ -93,6 +93,27 @@ function rankList(db: Database.Database, list: FtsList): Candidate[] {
     limit: list.limit,
   };
   return rankExactTopK(plan, (holding) => (holding.length === list.phrases ? rankAll(db, list) : rankHolding(db, list, holding)));
+}
+
+/**
+ * Rows a filter may keep for its list to be ranked whole. A filter that keeps some sessions is tested as a set
+ * before a match is scored (readTop), so only the matches inside it are scored: where it keeps few rows, one pass
+ * over every phrase costs less than pruning's passes (a project of 7,000 entries in 70,000: ~19 ms against ~50).
+ */
+const SMALL_SET_ROWS = 20_000;
+
+function isSmallSet(db: Database.Database, filters: RenderedFilters): boolean {
+  if (!filters.narrowsSessions) return false;
+  const kept = db
+    .prepare(`SELECT count(*) FROM (SELECT 1 FROM ${keptRowsFrom(filters)} WHERE ${filters.where.join(' AND ')} LIMIT ${SMALL_SET_ROWS + 1})`)
+    .pluck()
+    .get(...filters.params) as number;
+  return kept <= SMALL_SET_ROWS;
+}
+
+/** The sessions first (CROSS JOIN keeps that order): the planner, without statistics, may otherwise walk every entry and look its session up. */
+function keptRowsFrom(filters: RenderedFilters): string {
+  return filters.needsSessions ? 'sessions s CROSS JOIN entries e ON e.session_id = s.id' : 'entries e';
 }
 
 /** Every match scored, the top `limit` kept. */
@@ -125,10 +146,7 @@ function rankHolding(db: Database.Database, list: FtsList, holding: readonly num
 function readTop(db: Database.Database, list: FtsList, expression: string): Candidate[] {
   const { table, rankExpression, filters } = list;
   const joined = filters.where.length > 0 && !filters.narrowsSessions;
-  // The sessions first (CROSS JOIN keeps that order): the planner, without statistics, may otherwise walk every
-  // entry and look its session up.
-  const from = filters.needsSessions ? 'sessions s CROSS JOIN entries e ON e.session_id = s.id' : 'entries e';
-  const kept = filters.where.length === 0 ? '' : ` AND +rowid IN (SELECT e.rowid FROM ${from} WHERE ${filters.where.join(' AND ')})`;
+  const kept = filters.where.length === 0 ? '' : ` AND +rowid IN (SELECT e.rowid FROM ${keptRowsFrom(filters)} WHERE ${filters.where.join(' AND ')})`;
   const scored = joined
     ? `SELECT e.*, ${rankExpression} AS rank
          FROM ${table} JOIN entries e ON e.rowid = ${table}.rowid ${joinSessions(filters)}

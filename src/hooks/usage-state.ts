@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { ensurePrivateDir, writeFileAtomic } from '../archive/write.js';
 import { errnoOf } from '../errors.js';
 import { HOOK_EVENTS, type HookEvent, isHookEvent } from './events.js';
+import { readRunningHookServer } from './server-files.js';
 
 /**
  * `$MOON_HOME/state/hooks.json`: per residential day and hook, how often it ran, how often it handed the agent
@@ -43,6 +44,8 @@ export interface HookUsageReport {
   /** Newest day first; within a day, in HOOK_EVENTS order. */
   days: HookUsageLine[];
   lastFailure: HookFailure | null;
+  /** The home's hook server, when one runs (src/hooks/server-files.ts). */
+  server: { pid: number; started_ms: number } | null;
 }
 
 export const KEEP_DAYS = 31;
@@ -77,7 +80,7 @@ export function readHookUsage(home: string): HookUsageReport {
       if (counts) days.push({ day, event, runs: counts.runs ?? 0, injections: counts.injections ?? 0, tokens: counts.tokens ?? 0, failures: counts.failures ?? 0 });
     }
   }
-  return { file, days, lastFailure: state.last_failure };
+  return { file, days, lastFailure: state.last_failure, server: readRunningHookServer(home) };
 }
 
 export interface HookRun {

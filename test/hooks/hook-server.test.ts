@@ -2,7 +2,7 @@ import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { sendToHookServer } from '../../src/interfaces/hook/server-client.js';
-import type { HookServerAnswer, HookServerRequest } from '../../src/interfaces/hook/server-files.js';
+import type { HookServerAnswer, HookServerRequest } from '../../src/hooks/server-files.js';
 import { REPO, makeTempDir, spawnMoon } from '../helpers/cli.js';
 import { claudePayload, runHookProcess } from './hook-helpers.js';
 
@@ -89,6 +89,9 @@ describe('the hook server', () => {
     await eventually(async () => (await status(home)) !== null);
     const before = await status(home);
     expect(before).toMatchObject({ served: false, reason: 'status', status: { pid: info(home)!.pid, answered: 0, home } });
+    const shown = await spawnMoon(['status', '--json'], { MOON_HOME: home });
+    expect((JSON.parse(shown.stdout) as { hooks: { server: unknown } }).hooks.server).toMatchObject({ pid: info(home)!.pid });
+    expect((await spawnMoon(['status'], { MOON_HOME: home })).stdout).toContain(`hook server: running (pid ${info(home)!.pid}`);
 
     const promptRuns = hookRuns(home, 'user-prompt-submit');
     const startRuns = hookRuns(home, 'session-start');
@@ -108,11 +111,15 @@ describe('the hook server', () => {
     expect(smallServed.stdout).toBe(small.stdout);
     expect(smallServed.stdout.length).toBeLessThan(served.prompt.stdout.length);
     expect(await runHookProcess(['hook', 'user-prompt-submit'], promptPayload, withServer({ MOON_HOOKS_USER_PROMPT_RECALL: 'false' }))).toMatchObject({ stdout: '', stderr: '' });
+    // A prompt of megabytes (a pasted file) reaches the server whole.
+    const long = claudePayload.userPromptSubmit({ session_id: 'current-one', transcript_path: '/tmp/current.jsonl', cwd: shop, prompt: `how do we set the stripe webhook secret? ${'x'.repeat(3_000_000)}` });
+    const longAlone = await runHookProcess(['hook', 'user-prompt-submit'], long, { MOON_HOME: home, MOON_HOOKS_USER_PROMPT_RECALL: 'true' });
+    expect(await runHookProcess(['hook', 'user-prompt-submit'], long, withServer())).toMatchObject({ stdout: longAlone.stdout, stderr: longAlone.stderr });
     // A payload that is wrong fails open through the server as it does alone.
     const bad = await runHookProcess(['hook', 'user-prompt-submit'], '{"cwd": "/home/dev/shop"}', withServer());
     expect(bad).toMatchObject({ code: 0, stdout: '' });
     expect(bad.stderr).toMatch(/^moon hook user-prompt-submit: .*"prompt"/);
-    expect(await status(home)).toMatchObject({ status: { answered: 5 } });
+    expect(await status(home)).toMatchObject({ status: { answered: 6 } });
   });
 
   test('who may ask: owner-only files, the token, the home and the process settings it serves', async () => {

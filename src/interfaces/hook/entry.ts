@@ -7,7 +7,7 @@ import { HOOK_EVENTS, isHookEvent } from '../../hooks/events.js';
 import { fromBuild } from '../../runtime/build-paths.js';
 import { lowerChildPriority, lowerPriority } from '../../runtime/priority.js';
 import { resolveHome } from '../../archive/moon-home.js';
-import { SERVED_EVENTS, type ServedArgs } from './server-files.js';
+import { SERVED_EVENTS, type ServedArgs } from '../../hooks/server-files.js';
 
 /**
  * `moon hook <event>` as the agent runs it (`node "<path>/bin/moon.js" [--home "<dir>"] hook <event>`): bin/moon.js

@@ -9,7 +9,7 @@ import {
   type ServedArgs,
   hookServerPaths,
   readHookServerInfo,
-} from './server-files.js';
+} from '../../hooks/server-files.js';
 
 /**
  * A hook's side of the hook server (server.ts): ask it, or start one for the hooks that follow. Nothing here

@@ -16,7 +16,7 @@ import {
   type ServedArgs,
   hookServerPaths,
   readHookServerInfo,
-} from './server-files.js';
+} from '../../hooks/server-files.js';
 
 /**
  * The hook server (`moon [--home D] hook --serve`): a process of the user's own that answers the hooks handing the
@@ -131,13 +131,14 @@ export async function serveHooks(options: ServeHooksOptions): Promise<void> {
         return;
       }
       chunks.push(chunk);
-      const text = Buffer.concat(chunks).toString('utf8');
-      const end = text.indexOf('\n');
+      // The request ends at its newline (JSON escapes any inside it): looked for in the new chunk alone.
+      const end = chunk.indexOf(0x0a);
       if (end < 0) return;
       socket.removeAllListeners('data');
+      const line = Buffer.concat(chunks).subarray(0, size - chunk.length + end).toString('utf8');
       // One request at a time: a hook's answer runs on the process's own state (its environment is the hook's).
       queue = queue.then(() =>
-        handle(socket, text.slice(0, end)).catch(() => {
+        handle(socket, line).catch(() => {
           socket.end(JSON.stringify({ served: false, reason: 'failed' }));
         }),
       );

@@ -77,6 +77,7 @@ function formatHooks(hooks: HookUsageReport): string[] {
       .map((line) => `${line.event} ${line.tokens} tokens (${line.injections}/${line.runs} runs${line.failures > 0 ? `, ${line.failures} failed` : ''})`);
     lines.push(`  ${day}: ${parts.join(', ')}`);
   }
+  lines.push(`  hook server: ${hooks.server === null ? 'not running' : `running (pid ${hooks.server.pid}, since ${new Date(hooks.server.started_ms).toISOString()})`}`);
   if (hooks.lastFailure) {
     lines.push(`  last failure: ${clean(hooks.lastFailure.event)} at ${new Date(hooks.lastFailure.at_epoch_secs * 1000).toISOString()} — ${clean(hooks.lastFailure.message)}`);
   }

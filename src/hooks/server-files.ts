@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * The hook server's files and its one-line protocol, shared by the server (server.ts) and the hook that asks it
- * (server-client.ts). Everything lives in `$MOON_HOME/run/` (owner-only): the socket `hook.sock` and
+ * The hook server's files and its one-line protocol, shared by the server (interfaces/hook/server.ts), the hook that asks it
+ * (server-client.ts) and `moon status`. Everything lives in `$MOON_HOME/run/` (owner-only): the socket `hook.sock` and
  * `hook-server.json` — the server's pid, build and the token a hook must send, readable by the owner alone.
  *
  * A request is one JSON line (HookServerRequest); the answer is one JSON line (HookServerAnswer) and the server
@@ -95,3 +95,18 @@ export const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
  * the variables the process itself reads (the time zone, the home directory), beyond the environment passed.
  */
 export const PROCESS_VARIABLES = ['TZ', 'HOME'] as const;
+
+/** The home's hook server when one runs (its pid alive), for `moon status`; null otherwise. */
+export function readRunningHookServer(home: string): { pid: number; started_ms: number } | null {
+  const paths = hookServerPaths(home);
+  const info = paths === null ? null : readHookServerInfo(paths.info);
+  if (info === null) return null;
+  try {
+    process.kill(info.pid, 0);
+  } catch (error) {
+    // EPERM: alive, another user's (not this home's owner's server, but running).
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return null;
+  }
+  return { pid: info.pid, started_ms: info.started_ms };
+}
+

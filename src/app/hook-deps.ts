@@ -50,7 +50,7 @@ export function composeHookDeps(config: MoonConfig, clock: () => number, options
   const noIndex = (): MoonError => new MoonError('not_found', `no index at ${paths.db}`, { hint: 'run `moon index` first' });
 
   /** An engine of the hook's own, with a hook's short lock wait; stored paths made home-relative first. */
-  const openEngine = async (lockTimeoutMs: number, mustExist: boolean): Promise<StoreEngine> => {
+  const openEngine = async (lockTimeoutMs: number, mustExist: boolean, lockTimeoutInAll = false): Promise<StoreEngine> => {
     if (mustExist && databaseUrl === undefined && !existsSync(paths.db)) throw noIndex();
     const [{ withHomePaths }, { ensureHomeLayout }] = await Promise.all([import('../store/home-paths.js'), import('../maintain/home-layout.js')]);
     const engine = withHomePaths(
@@ -60,7 +60,7 @@ export function composeHookDeps(config: MoonConfig, clock: () => number, options
             lockTimeoutMs,
             markers: markerConfig,
           })
-        : (await import('../store/sqlite/engine.js')).openSqliteEngine(paths.db, { lockTimeoutMs, markers: markerConfig }),
+        : (await import('../store/sqlite/engine.js')).openSqliteEngine(paths.db, { lockTimeoutMs, lockTimeoutInAll, markers: markerConfig }),
       paths.home,
     );
     try {
@@ -96,7 +96,8 @@ export function composeHookDeps(config: MoonConfig, clock: () => number, options
       import('../ingest/settings.js'),
       import('../normalize/redact/report.js'),
     ]);
-    const engine = await openEngine(options.captureLockTimeoutMs ?? HOOK_CAPTURE_LOCK_TIMEOUT_MS, false);
+    // A hook's own capture (pre-compact) waits its share once for all its writes; the detached one, per write.
+    const engine = await openEngine(options.captureLockTimeoutMs ?? HOOK_CAPTURE_LOCK_TIMEOUT_MS, false, options.captureLockTimeoutMs === undefined);
     try {
       const context = createIngestContext(describeIngestSettings(config, paths.home), clock);
       // Sessions forgotten elsewhere stay forgotten (as `moon index` does before every run).

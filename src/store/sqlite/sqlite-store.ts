@@ -68,6 +68,8 @@ export interface OpenStoreOptions {
   readonly?: boolean;
   /** How long a writer waits in total for another process's write transaction (default 5 minutes). */
   lockTimeoutMs?: number;
+  /** The lock timeout counts from the open, for all of this store's writes together (a hook's capture). */
+  lockTimeoutInAll?: boolean;
   /** Told once when this process starts waiting for another writer. */
   onWait?: (message: string) => void;
   /** The `@/` marker patterns every committed entry is read with (default: seed 004's nine types). */
@@ -102,7 +104,8 @@ export function openSqliteStore(path: string, options: OpenStoreOptions = {}): S
   }
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const created = !existsSync(path);
-  const lock: WriteLockOptions = { path, timeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS, onWait: options.onWait };
+  const timeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
+  const lock: WriteLockOptions = { path, timeoutMs, onWait: options.onWait, ...(options.lockTimeoutInAll ? { deadlineMs: Date.now() + timeoutMs } : {}) };
   let db: Database.Database;
   try {
     db = new Database(path, { readonly: options.readonly ?? false });

@@ -6,6 +6,11 @@ export interface WriteLockOptions {
   path: string;
   /** Give up after waiting this long for another writer in total. */
   timeoutMs: number;
+  /**
+   * No wait goes past this time (epoch ms), however many writes there are: a hook's capture waits its share once
+   * in all, not once per write.
+   */
+  deadlineMs?: number;
   /** Told once when the write lock is held by another process and this one starts waiting. */
   onWait?: (message: string) => void;
 }
@@ -48,7 +53,7 @@ export function retryWhileLocked<T>(db: Database.Database, attempt: () => T, opt
     } catch (error) {
       if (!isBusy(error) || db.inTransaction) throw error;
       const waitedMs = Date.now() - startedAtMs;
-      if (waitedMs >= options.timeoutMs) {
+      if (waitedMs >= options.timeoutMs || (options.deadlineMs !== undefined && Date.now() >= options.deadlineMs)) {
         throw new MoonError('store', `database ${options.path} is locked: another moon process has been writing to it for ${Math.round(waitedMs / 1000)} s`, {
           hint: 'wait for it to finish, or raise index.lock_timeout_ms',
           cause: error,

@@ -8,7 +8,10 @@
 //
 //   node bench/exact-top-k.mjs --before DIR [--after DIR] [--messages 100000 | --corpus DIR] [--reps 5]
 //                              [--postgres] [--before-label before] [--after-label after] [--out FILE]
+//                              [--project NAME]
 //
+// --project NAME scopes every query to one project (recall's `project` filter), as an agent's hook and a recall
+// in a project's folder do: the lists that test a filtered set of rows rather than each match's entry.
 // DIR is a checkout with `npm run build` done (e.g. `git worktree add --detach /tmp/before main`).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -33,6 +36,8 @@ const work = makeWorkDir('moon-exact-top-k-');
 const given = flag('corpus', null);
 const corpus = given ? resolve(given) : generateCorpus({ messages: Number(flag('messages', '100000')), out: join(work, 'corpora'), log: () => {} }).dir;
 const now = '2026-11-26T00:00:00Z';
+const project = flag('project', null);
+const scope = project === null ? {} : { project: [project] };
 
 /** Indexes the corpus with the after build's CLI; returns the environment both builds open it with. */
 function indexCorpus(name, databaseUrl) {
@@ -58,7 +63,7 @@ async function timeEngine(env, strategy) {
   const differing = [];
   for (const { query } of QUERIES) {
     const answers = [];
-    for (const build of builds) answers.push(answer(await (build.moon.history ?? build.moon).recall({ query, now, strategy }))); // warm-up, and the answer
+    for (const build of builds) answers.push(answer(await (build.moon.history ?? build.moon).recall({ query, now, strategy, ...scope }))); // warm-up, and the answer
     if (answers[0] !== answers[1]) differing.push(query);
   }
   const times = builds.map(() => new Map());
@@ -66,7 +71,7 @@ async function timeEngine(env, strategy) {
     for (const { query } of QUERIES) {
       for (const index of rep % 2 === 0 ? [0, 1] : [1, 0]) {
         const started = performance.now();
-        await (builds[index].moon.history ?? builds[index].moon).recall({ query, now, strategy });
+        await (builds[index].moon.history ?? builds[index].moon).recall({ query, now, strategy, ...scope });
         const list = times[index].get(query) ?? [];
         list.push(performance.now() - started);
         times[index].set(query, list);
@@ -100,7 +105,7 @@ function renderTable(title, { medians, differing }) {
   return lines.join('\n');
 }
 
-const sections = [`Corpus ${corpus}; ${QUERIES.length} queries; in-process recall (no embeddings), limit 10.`, ''];
+const sections = [`Corpus ${corpus}; ${QUERIES.length} queries${project === null ? '' : ` in project "${project}"`}; in-process recall (no embeddings), limit 10.`, ''];
 const sqlite = indexCorpus('sqlite');
 for (const strategy of ['hybrid', 'bm25']) sections.push(renderTable(`SQLite, ${strategy}`, await timeEngine(sqlite, strategy)));
 if (withPostgres) {

@@ -111,7 +111,8 @@ function grow() {
 
 /** Wait until no detached capture of the live transcript is running (session-end's child), so runs do not overlap. */
 async function captureSettled() {
-  for (let i = 0; i < 600; i += 1) {
+  // Under a concurrent index a capture waits for the writer (index.lock_timeout_ms): two minutes at most here.
+  for (let i = 0; i < 2400; i += 1) {
     const running = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').some((line) => line.includes('--capture') && line.includes(transcript));
     if (!running) return;
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -28,25 +28,26 @@ const timed = (work: () => unknown): { ms: number; error: unknown } => {
   }
 };
 
-test('a deadline bounds every wait together: a write after it fails at once, naming the database', () => {
+test('a shared wait bounds the waits of every write together: once spent, a write fails at once, naming the database', () => {
   const { holder, writer, path } = openPair('deadline.db');
   holder.exec('BEGIN IMMEDIATE');
-  const options = { path, timeoutMs: 800, deadlineMs: Date.now() + 800 };
+  const options = { path, timeoutMs: 800, shared: { waitedMs: 0 } };
   const write = () => runWriteTransaction(writer, () => writer.exec('INSERT INTO t VALUES (1)'), options);
   const first = timed(write);
   expect(first.error).toBeInstanceOf(MoonError);
   expect((first.error as MoonError).message).toContain(`database ${path} is locked`);
   expect(first.ms).toBeGreaterThanOrEqual(700);
-  // Past the deadline: one attempt (the connection's 50 ms busy wait), not another 800 ms.
+  // The wait spent: one attempt (the connection's 50 ms busy wait), not another 800 ms.
   const second = timed(write);
   expect(second.error).toBeInstanceOf(MoonError);
   expect(second.ms).toBeLessThan(500);
-  // Without a deadline each write waits its own timeout.
+  // Without a shared wait each write waits its own timeout.
   const own = timed(() => runWriteTransaction(writer, () => writer.exec('INSERT INTO t VALUES (1)'), { path, timeoutMs: 800 }));
   expect(own.error).toBeInstanceOf(MoonError);
   expect(own.ms).toBeGreaterThanOrEqual(700);
   holder.exec('ROLLBACK');
-  // The lock free, a write goes through whatever the deadline says of waiting.
+  // The lock free, a write goes through: only waiting is bounded, never work.
+  expect(options.shared.waitedMs).toBeGreaterThanOrEqual(800);
   expect(timed(write).error).toBeNull();
   expect(holder.prepare('SELECT count(*) FROM t').pluck().get()).toBe(1);
   holder.close();

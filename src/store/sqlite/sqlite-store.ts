@@ -68,7 +68,7 @@ export interface OpenStoreOptions {
   readonly?: boolean;
   /** How long a writer waits in total for another process's write transaction (default 5 minutes). */
   lockTimeoutMs?: number;
-  /** The lock timeout counts from the open, for all of this store's writes together (a hook's capture). */
+  /** The lock timeout bounds the waits of all this store's writes together, not each one's (a hook's capture). */
   lockTimeoutInAll?: boolean;
   /** Told once when this process starts waiting for another writer. */
   onWait?: (message: string) => void;
@@ -105,7 +105,7 @@ export function openSqliteStore(path: string, options: OpenStoreOptions = {}): S
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const created = !existsSync(path);
   const timeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
-  const lock: WriteLockOptions = { path, timeoutMs, onWait: options.onWait, ...(options.lockTimeoutInAll ? { deadlineMs: Date.now() + timeoutMs } : {}) };
+  const lock: WriteLockOptions = { path, timeoutMs, onWait: options.onWait, ...(options.lockTimeoutInAll ? { shared: { waitedMs: 0 } } : {}) };
   let db: Database.Database;
   try {
     db = new Database(path, { readonly: options.readonly ?? false });

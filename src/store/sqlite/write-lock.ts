@@ -7,10 +7,10 @@ export interface WriteLockOptions {
   /** Give up after waiting this long for another writer in total. */
   timeoutMs: number;
   /**
-   * No wait goes past this time (epoch ms), however many writes there are: a hook's capture waits its share once
-   * in all, not once per write.
+   * When given, `timeoutMs` bounds the waits of every write sharing this object together, not each write's: a
+   * hook's capture waits its share once in all. The time spent waiting so far is kept here.
    */
-  deadlineMs?: number;
+  shared?: { waitedMs: number };
   /** Told once when the write lock is held by another process and this one starts waiting. */
   onWait?: (message: string) => void;
 }
@@ -46,6 +46,7 @@ export function beginWrite(db: Database.Database, options: WriteLockOptions): vo
  */
 export function retryWhileLocked<T>(db: Database.Database, attempt: () => T, options: WriteLockOptions): T {
   const startedAtMs = Date.now();
+  const before = options.shared?.waitedMs ?? 0;
   let told = false;
   for (;;) {
     try {
@@ -53,7 +54,8 @@ export function retryWhileLocked<T>(db: Database.Database, attempt: () => T, opt
     } catch (error) {
       if (!isBusy(error) || db.inTransaction) throw error;
       const waitedMs = Date.now() - startedAtMs;
-      if (waitedMs >= options.timeoutMs || (options.deadlineMs !== undefined && Date.now() >= options.deadlineMs)) {
+      if (options.shared) options.shared.waitedMs = before + waitedMs;
+      if (before + waitedMs >= options.timeoutMs) {
         throw new MoonError('store', `database ${options.path} is locked: another moon process has been writing to it for ${Math.round(waitedMs / 1000)} s`, {
           hint: 'wait for it to finish, or raise index.lock_timeout_ms',
           cause: error,

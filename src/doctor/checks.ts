@@ -287,8 +287,30 @@ function formatBytes(bytes: number): string {
   return `${Math.max(1, Math.round(bytes / 1024))} KiB`;
 }
 
+/** The hook server: who answers the hooks that hand the agent context (docs/cli.md, "The hook server"). */
+export const checkHookServer: Check = (facts) => {
+  const server = facts.hookServer;
+  if (server === null) return [{ id: 'hooks:server', status: 'skip', detail: 'not checked (the configuration did not load)' }];
+  if (server.mode === 'off') return [{ id: 'hooks:server', status: 'ok', detail: 'off (hooks.server): every hook runs in its own process' }];
+  if (!server.socketFits) {
+    return [
+      {
+        id: 'hooks:server',
+        status: 'warn',
+        detail: `no hook server for ${facts.home.path}: ${facts.platform === 'win32' ? 'not on Windows' : 'its path is too long for a socket'}; each hook loads moon in its own process (~150–300 ms more per session start)`,
+        fix: facts.platform === 'win32' ? 'nothing to do' : 'use a shorter MOON_HOME (its run/hook.sock must fit in ~100 bytes)',
+      },
+    ];
+  }
+  return [
+    server.running
+      ? { id: 'hooks:server', status: 'ok', detail: `running (pid ${server.running.pid}, since ${new Date(server.running.started_ms).toISOString()})` }
+      : { id: 'hooks:server', status: 'ok', detail: 'not running: the next session-start, user-prompt-submit or pre-compact hook starts it' },
+  ];
+};
+
 /** Every check, in the order they are shown. */
-export const CHECKS: readonly Check[] = [checkNode, checkSqliteModules, checkConfig, checkHome, checkSources, checkAgents, checkWatcher, checkEngine, checkPostgres];
+export const CHECKS: readonly Check[] = [checkNode, checkSqliteModules, checkConfig, checkHome, checkSources, checkAgents, checkWatcher, checkHookServer, checkEngine, checkPostgres];
 
 export function runChecks(facts: DoctorFacts, checks: readonly Check[] = CHECKS): CheckResult[] {
   return checks.flatMap((check) => check(facts));

@@ -9,6 +9,7 @@ import { type AgentRegistration, inspectRegistrations } from '../install/inspect
 import { ledgerPath } from '../install/ledger.js';
 import type { WatcherStatus } from '../watch/api.js';
 import type { PostgresHealth } from '../store/types.js';
+import { hookServerPaths, readRunningHookServer } from '../hooks/server-files.js';
 
 export type Probe = { ok: true; detail: string; health?: PostgresHealth | null } | { ok: false; error: string; corrupt?: boolean };
 
@@ -40,6 +41,8 @@ export interface DoctorFacts {
   /** The watcher daemon's lock, or why it could not be read. */
   watcher: WatcherStatus['daemon'] | { error: string } | null;
   engine: { kind: 'sqlite' | 'postgres'; location: string; exists: boolean; probe: Probe | null } | null;
+  /** The hook server (src/hooks/server-files.ts): on or off, whether this home can have one, and whether one runs. */
+  hookServer: { mode: 'auto' | 'off'; socketFits: boolean; running: { pid: number; started_ms: number } | null } | null;
 }
 
 export interface GatherDeps {
@@ -89,6 +92,9 @@ export async function gatherFacts(deps: GatherDeps): Promise<DoctorFacts> {
     agents: inspectRegistrations(host, ledgerPath(paths.home), paths.home),
     watcher,
     engine,
+    hookServer: config
+      ? { mode: config.hooks.server, socketFits: hookServerPaths(paths.home) !== null || host.platform === 'win32', running: readRunningHookServer(paths.home) }
+      : null,
   };
 }
 

@@ -31,6 +31,7 @@ function healthy(): DoctorFacts {
     agents: [registered('claude-code'), registered('codex'), { agent: 'openclaw', scope: 'user', installed: false, present: false, homes: HOMES, files: [{ file: '/home/u/.openclaw/openclaw.json', role: 'mcp', exists: false, entries: [{ label: 'mcp.servers.moon', state: 'missing' }] }] }],
     watcher: { state: 'running', lock: '/home/u/.moon/logs/moon-watch.daemon.lock', pid: 4242, started_at_epoch_secs: 1, build_uuid: 'b', moon_home: '/home/u/.moon', legacy: false },
     engine: { kind: 'sqlite', location: '/home/u/.moon/moon.db', exists: true, probe: { ok: true, detail: '12 tables' } },
+    hookServer: { mode: 'auto', socketFits: true, running: { pid: 5151, started_ms: Date.UTC(2026, 10, 29, 9) } },
   };
 }
 
@@ -44,7 +45,7 @@ describe('doctor checks (pure functions of the facts)', () => {
   test('a healthy machine: every check ok, OpenClaw skipped as not installed', () => {
     const results = runChecks(healthy());
     expect(results.filter((result) => result.status !== 'ok')).toEqual([{ id: 'agent:openclaw', status: 'skip', detail: 'OpenClaw: not found on this machine' }]);
-    expect(results.map((result) => result.id)).toEqual(['node', 'sqlite', 'config', 'home', 'permissions', 'sources', 'agent:claude-code', 'agent:codex', 'agent:openclaw', 'watcher', 'engine']);
+    expect(results.map((result) => result.id)).toEqual(['node', 'sqlite', 'config', 'home', 'permissions', 'sources', 'agent:claude-code', 'agent:codex', 'agent:openclaw', 'watcher', 'hooks:server', 'engine']);
   });
 
   test('Node older than 20.19 fails with the fix', () => {
@@ -155,6 +156,18 @@ describe('doctor checks (pure functions of the facts)', () => {
     expect(only(runChecks({ ...base, watcher: { ...daemon, moon_home: '/srv/other' } }), 'watcher')).toMatchObject({ status: 'warn', detail: 'the watcher (pid 4242) serves another home: /srv/other' });
   });
 
+  test('hook server: running, not yet started, off, and a home too long for its socket', () => {
+    const base = healthy();
+    expect(only(runChecks(base), 'hooks:server')).toEqual({ id: 'hooks:server', status: 'ok', detail: 'running (pid 5151, since 2026-11-29T09:00:00.000Z)' });
+    expect(only(runChecks({ ...base, hookServer: { ...base.hookServer!, running: null } }), 'hooks:server').detail).toMatch(/^not running: the next session-start/);
+    expect(only(runChecks({ ...base, hookServer: { ...base.hookServer!, mode: 'off' } }), 'hooks:server').detail).toMatch(/^off \(hooks\.server\)/);
+    expect(only(runChecks({ ...base, hookServer: { ...base.hookServer!, socketFits: false, running: null } }), 'hooks:server')).toMatchObject({
+      status: 'warn',
+      fix: 'use a shorter MOON_HOME (its run/hook.sock must fit in ~100 bytes)',
+    });
+    expect(only(runChecks({ ...base, hookServer: null }), 'hooks:server').status).toBe('skip');
+  });
+
   test('engine: no index yet, a damaged file, an unreachable database (password masked)', () => {
     const base = healthy();
     expect(only(runChecks({ ...base, engine: { ...base.engine!, exists: false, probe: null } }), 'engine')).toMatchObject({ status: 'warn', fix: 'run `moon index`' });
@@ -169,11 +182,12 @@ describe('doctor checks (pure functions of the facts)', () => {
   });
 
   test('a configuration that does not load is a problem; the checks that need it are skipped', () => {
-    const facts = { ...healthy(), config: { ok: false as const, error: '/home/u/.moon/moon.toml: unknown key bogus', hint: 'see docs/cli.md#configuration' }, watcher: null, engine: null };
+    const facts = { ...healthy(), config: { ok: false as const, error: '/home/u/.moon/moon.toml: unknown key bogus', hint: 'see docs/cli.md#configuration' }, watcher: null, engine: null, hookServer: null };
     const results = runChecks(facts);
     expect(only(results, 'config')).toEqual({ id: 'config', status: 'fail', detail: '/home/u/.moon/moon.toml: unknown key bogus', fix: 'see docs/cli.md#configuration' });
     expect(only(results, 'watcher').status).toBe('skip');
     expect(only(results, 'engine').status).toBe('skip');
+    expect(only(results, 'hooks:server').status).toBe('skip');
   });
 
   describe('PostgreSQL', () => {

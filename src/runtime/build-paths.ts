@@ -18,13 +18,19 @@ let buildId: string | null = null;
 
 /** This build's id (dist/build-id.json, written by `npm run build`); `dev` when running from sources. */
 export function readBuildId(): string {
-  if (buildId === null) {
-    try {
-      const value = JSON.parse(readFileSync(fromBuild('build-id.json'), 'utf8')) as { build_uuid?: unknown };
-      buildId = typeof value.build_uuid === 'string' ? value.build_uuid : 'dev';
-    } catch {
-      buildId = 'dev';
-    }
-  }
+  buildId ??= readBuildIdOnDisk();
   return buildId;
+}
+
+/**
+ * The build id on disk now, read again: a long-running process (the hook server) compares it with `readBuildId()`
+ * to learn that its build was replaced under it.
+ */
+export function readBuildIdOnDisk(): string {
+  try {
+    const value = JSON.parse(readFileSync(fromBuild('build-id.json'), 'utf8')) as { build_uuid?: unknown };
+    return typeof value.build_uuid === 'string' ? value.build_uuid : 'dev';
+  } catch {
+    return 'dev';
+  }
 }

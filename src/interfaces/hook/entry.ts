@@ -105,12 +105,12 @@ export async function runHookEntry(
   args: HookArgs,
   io: HookIO = processIO(),
   env: NodeJS.ProcessEnv = process.env,
-  options: { askServer: boolean } = { askServer: true },
+  options: { askServer: boolean; config?: MoonConfig } = { askServer: true },
 ): Promise<number> {
-  const overrides = { 'distill.residential_timezone': args.timezone, 'privacy.redact': args.redact === false ? false : undefined };
-  const config = async (): Promise<MoonConfig> => (await import('./config-cache.js')).loadHookConfig({ env, home: args.home, overrides });
+  const given = options.config;
+  const config = async (): Promise<MoonConfig> => given ?? loadConfigOf(args, env);
   if (args.serve === true) {
-    await runHookServer(args, env, config);
+    await runHookServer(config);
     return 0;
   }
   // The flags go with a capture handed to a detached process, so it runs on the same home, zone and redaction.
@@ -132,12 +132,18 @@ export async function runHookEntry(
   return 0;
 }
 
+/** The configuration a hook runs with: moon.toml, the environment, and its flags (`--timezone`, `--no-redact`). */
+async function loadConfigOf(args: Pick<HookArgs, 'home' | 'timezone' | 'redact'>, env: NodeJS.ProcessEnv): Promise<MoonConfig> {
+  const overrides = { 'distill.residential_timezone': args.timezone, 'privacy.redact': args.redact === false ? false : undefined };
+  return (await import('./config-cache.js')).loadHookConfig({ env, home: args.home, overrides });
+}
+
 function servedArgs(args: HookArgs): ServedArgs {
   return { ...(args.home === undefined ? {} : { home: args.home }), ...(args.timezone === undefined ? {} : { timezone: args.timezone }), ...(args.redact === false ? { redact: false } : {}) };
 }
 
 /** `moon hook --serve`: the home's hook server, until it is idle or replaced (server.ts). */
-async function runHookServer(args: HookArgs, env: NodeJS.ProcessEnv, config: () => Promise<MoonConfig>): Promise<void> {
+async function runHookServer(config: () => Promise<MoonConfig>): Promise<void> {
   let loaded: MoonConfig;
   try {
     loaded = await config();
@@ -148,15 +154,13 @@ async function runHookServer(args: HookArgs, env: NodeJS.ProcessEnv, config: () 
   const [{ serveHooks }, { preloadHookModules }] = await Promise.all([import('./server.js'), import('../../app/hook-deps.js')]);
   await serveHooks({
     home: loaded.home,
-    env,
     idleSeconds: loaded.hooks.server_idle_seconds,
+    // The hook's configuration, read once: it says whether a server may answer, then the hook runs on it.
     answer: async (event, served, io, hookEnv) => {
-      await runHookEntry({ event, ...served }, { ...io }, hookEnv, { askServer: false });
-    },
-    wanted: async (served, hookEnv) => {
-      const overrides = { 'distill.residential_timezone': served.timezone, 'privacy.redact': served.redact === false ? false : undefined };
-      const hookConfig = await (await import('./config-cache.js')).loadHookConfig({ env: hookEnv, home: served.home, overrides });
-      return hookConfig.hooks.server !== 'off';
+      const hookConfig = await loadConfigOf(served, hookEnv);
+      if (hookConfig.hooks.server === 'off') return false;
+      await runHookEntry({ event, ...served }, { ...io }, hookEnv, { askServer: false, config: hookConfig });
+      return true;
     },
     preload: async () => {
       await Promise.all([preloadHookModules(loaded), import('../../hooks/run-hook.js'), import('../../hooks/session-start.js'), import('../../hooks/user-prompt.js')]);

@@ -1,8 +1,8 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { type Server, type Socket, createConnection, createServer } from 'node:net';
 import { resolveHome } from '../../archive/moon-home.js';
-import { fromBuild, readBuildId } from '../../runtime/build-paths.js';
+import { readBuildId, readBuildIdOnDisk } from '../../runtime/build-paths.js';
 import {
   HOOK_SERVER_PROTOCOL,
   type HookServerAnswer,
@@ -35,12 +35,12 @@ import {
 
 export interface ServeHooksOptions {
   home: string;
-  env: NodeJS.ProcessEnv;
   idleSeconds: number;
-  /** Answer one hook as its own process would (entry.ts runHookEntry, never asking a server). */
-  answer(event: string, args: ServedArgs, io: { out(text: string): void; err(text: string): void; readStdin(): Promise<string> }, env: NodeJS.ProcessEnv): Promise<void>;
-  /** Whether the configuration the hook's environment gives still wants a server (`hooks.server`). */
-  wanted(args: ServedArgs, env: NodeJS.ProcessEnv): Promise<boolean>;
+  /**
+   * Answer one hook as its own process would (entry.ts runHookEntry, never asking a server): false, answering
+   * nothing, when the configuration the hook's environment gives turns the server off (`hooks.server`).
+   */
+  answer(event: string, args: ServedArgs, io: { out(text: string): void; err(text: string): void; readStdin(): Promise<string> }, env: NodeJS.ProcessEnv): Promise<boolean>;
   /** Load what the served hooks need before the first one comes. */
   preload(): Promise<void>;
 }
@@ -109,12 +109,12 @@ export async function serveHooks(options: ServeHooksOptions): Promise<void> {
     const env = request.env ?? {};
     if (resolveHome(env, request.args?.home) !== options.home) return reply({ served: false, reason: 'home' });
     if (PROCESS_VARIABLES.some((name) => (env[name] ?? '') !== (process.env[name] ?? ''))) return reply({ served: false, reason: 'process' });
-    // A hook whose configuration turns the server off is answered in its own process (the server stays for the
-    // others, and exits when idle).
-    if (!(await options.wanted(request.args ?? {}, env).catch(() => false))) return reply({ served: false, reason: 'off' });
     const out: string[] = [];
     const err: string[] = [];
-    await options.answer(request.event, request.args ?? {}, { out: (text) => out.push(text), err: (text) => err.push(text), readStdin: async () => request.input }, env);
+    const io = { out: (text: string) => out.push(text), err: (text: string) => err.push(text), readStdin: async () => request.input };
+    // A hook whose configuration turns the server off is answered in its own process (the server stays for the
+    // others, and exits when idle).
+    if (!(await options.answer(request.event, request.args ?? {}, io, env).catch(() => false))) return reply({ served: false, reason: 'off' });
     answered += 1;
     lastMs = Date.now();
     reply({ served: true, out, err });
@@ -184,12 +184,7 @@ function isToken(given: unknown, token: string): boolean {
 
 /** The build this server runs was replaced (`npm run build`, an upgrade): its modules on disk are not its own. */
 function isBuildReplaced(build: string): boolean {
-  try {
-    const value = JSON.parse(readFileSync(fromBuild('build-id.json'), 'utf8')) as { build_uuid?: unknown };
-    return (typeof value.build_uuid === 'string' ? value.build_uuid : 'dev') !== build;
-  } catch {
-    return build !== 'dev';
-  }
+  return readBuildIdOnDisk() !== build;
 }
 
 function writePrivate(path: string, text: string): void {

@@ -8,7 +8,8 @@ export interface WriteLockOptions {
   timeoutMs: number;
   /**
    * When given, `timeoutMs` bounds the waits of every write sharing this object together, not each write's: a
-   * hook's capture waits its share once in all. The time spent waiting so far is kept here.
+   * hook's capture waits its share once in all. Kept here: the time of the attempts that found the database
+   * locked (an attempt that gets the lock inside SQLite's busy wait is not counted — its time includes the work).
    */
   shared?: { waitedMs: number };
   /** Told once when the write lock is held by another process and this one starts waiting. */

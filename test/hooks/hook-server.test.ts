@@ -176,6 +176,32 @@ describe('the hook server', () => {
     expect((await runHookProcess(['hook', 'session-start'], startPayload, withServer())).stdout).toBe(alone.stdout);
   });
 
+  test('a moved home: its old server is never asked to answer for the new place, and nothing outside the home is removed', async () => {
+    const temp = makeTempDir('moon-hook-server-moved-');
+    const first = join(temp.path, 'first');
+    const moved = join(temp.path, 'moved');
+    try {
+      expect((await spawnMoon(['index', join(REPO, 'examples')], { MOON_HOME: first })).code).toBe(0);
+      await runHookProcess(['hook', 'session-start'], startPayload, { ...withServer(), MOON_HOME: first });
+      await eventually(() => info(first) !== null && existsSync(join(run(first), 'hook.sock')));
+      const old = info(first)!;
+      const { renameSync } = await import('node:fs');
+      renameSync(first, moved);
+      const alone = await runHookProcess(['hook', 'session-start'], startPayload, { MOON_HOME: moved });
+      expect(alone.stdout).toContain('additionalContext');
+      const asked = await runHookProcess(['hook', 'session-start'], startPayload, { ...withServer(), MOON_HOME: moved });
+      expect(asked).toMatchObject({ code: 0, stdout: alone.stdout, stderr: '' });
+      // The old server finds its socket gone from where it was made and exits, leaving the moved home's files be.
+      await eventually(() => !isAlive(old.pid), 20_000);
+      expect(existsSync(moved)).toBe(true);
+      expect((await runHookProcess(['hook', 'session-start'], startPayload, { ...withServer(), MOON_HOME: moved })).stdout).toBe(alone.stdout);
+    } finally {
+      stopServer(moved);
+      stopServer(first);
+      temp.cleanup();
+    }
+  });
+
   test('idle, it exits and takes its files with it', async () => {
     await runHookProcess(['hook', 'session-start'], startPayload, withServer({ MOON_HOOKS_SERVER_IDLE_SECONDS: '1' }));
     await eventually(() => info(home) !== null);

@@ -9,6 +9,7 @@ import type { IndexFileOptions, PreparedFile } from './index-file.js';
 import type { IngestSettings } from './settings.js';
 import type { WorkerJob } from './worker.js';
 import { fromBuild } from '../runtime/build-paths.js';
+import { isBackground } from '../runtime/priority.js';
 
 /**
  * Ingest workers, one per core beside the writer's: the store's single writer stays on the main thread while files are read,
@@ -72,7 +73,7 @@ export class IngestPool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(WORKER_URL, { workerData: this.settings, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB, ...this.limits } });
+    const worker = new Worker(WORKER_URL, { workerData: { ...this.settings, background: isBackground() }, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB, ...this.limits } });
     const slot: Slot = { worker, pending: new Map(), dead: false };
     worker.unref();
     worker.on('message', (message: { id: number; result?: unknown; error?: SerializedError }) => {

@@ -39,6 +39,8 @@ export interface IndexReport {
   /** Sessions this run removed because their document no longer holds them (their run digests go too). */
   removedSessions: string[];
   durationMs: number;
+  /** Of durationMs, the time background work waited for the agent's hooks to finish (runtime/foreground.ts). */
+  gaveWayMs: number;
   fatal: FatalError | null;
   /** The run was asked to stop (a watcher's stop) and ended before its work was done; the next run goes on. */
   stopped?: boolean;
@@ -67,6 +69,7 @@ export function emptyReport(): IndexReport {
     documents: { sessionsWritten: 0, sessionsUnchanged: 0, sessionsRemoved: 0, partsAdded: 0, partsModified: 0, partsRemoved: 0 },
     removedSessions: [],
     durationMs: 0,
+    gaveWayMs: 0,
     fatal: null,
   };
 }

@@ -17,6 +17,7 @@ import { type PendingProjections, type ProjectionRequest, type ProjectionResult,
 import type { RankedTerm } from '../normalize/keywords.js';
 import { reprojectLegacy } from './reproject.js';
 import { yieldToEventLoop } from './yield.js';
+import { giveWayToForeground, shouldGiveWay } from '../runtime/foreground.js';
 
 export interface IndexOptions {
   roots: string[];
@@ -146,15 +147,21 @@ async function indexAll(
   const ahead = context.workers ? new Prefetcher(context, store, discovery.files, optionsFor) : null;
   // A group's projections render (on the workers) while the next group commits; they are finished after it.
   let rendering: PendingProjections | null = null;
-  for (const group of groups) {
+  const queue = [...groups];
+  for (let group = queue.shift(); group !== undefined; group = queue.shift()) {
     if (stopRequested()) break;
     // A macrotask turn between groups: with the synchronous SQLite engine every await above resolves at once, and a
     // process that also answers requests (a watcher beside an MCP or HTTP server) must get the event loop back.
     await yieldToEventLoop();
+    // Between groups no write is held: a hook the agent waits on (one that writes too) goes first.
+    report.gaveWayMs += await giveWayToForeground(context.paths.home);
     const prepared = ahead;
     let outcomes: FileOutcome[];
     try {
-      outcomes = await indexGroup(context, store, group, optionsFor, prepared, stopRequested);
+      const indexed = await indexGroup(context, store, group, optionsFor, prepared, stopRequested);
+      outcomes = indexed.outcomes;
+      // Cut short for a hook: the rest of the group is the next group.
+      if (indexed.rest.length > 0) queue.unshift(indexed.rest);
     } catch (error) {
       if (!(error instanceof IndexStopped)) throw error;
       break;
@@ -359,7 +366,8 @@ class Prefetcher {
 
 /**
  * One transaction for the group; if a commit fails inside it, the group rolls back and is redone file by file,
- * each in its own transaction, so a file whose commit fails loses only itself.
+ * each in its own transaction, so a file whose commit fails loses only itself. Background work commits early when
+ * a hook starts (foreground.ts): `rest` is the group's files not begun, for the caller to index next.
  */
 async function indexGroup(
   context: IngestContext,
@@ -368,7 +376,7 @@ async function indexGroup(
   optionsFor: (path: string) => IndexFileOptions,
   prepared: Prefetcher | null,
   stopRequested: () => boolean,
-): Promise<FileOutcome[]> {
+): Promise<{ outcomes: FileOutcome[]; rest: string[] }> {
   // Each prepared read is used once and let go (a batch holds up to BATCH_BYTES of input): a file retried
   // alone after its batch failed is read again.
   const taken = new Set<string>();
@@ -417,7 +425,7 @@ async function indexGroup(
   try {
     return await store.transaction(async (tx) => {
       const outcomes: FileOutcome[] = [];
-      for (const path of paths) {
+      for (const [index, path] of paths.entries()) {
         // The files done so far are committed; the rest wait for the next run.
         if (stopRequested()) break;
         const outcome = await indexOne(tx, path);
@@ -428,8 +436,10 @@ async function indexGroup(
         outcomes.push(outcome);
         // Between files, not only between groups: a group of 64 files is seconds of synchronous work.
         await yieldToEventLoop();
+        // A hook started: commit what is done, so the write is free and the caller gives way before the rest.
+        if (index < paths.length - 1 && shouldGiveWay(context.paths.home)) return { outcomes, rest: paths.slice(index + 1) };
       }
-      return outcomes;
+      return { outcomes, rest: [] };
     });
   } catch (error) {
     if (!(error instanceof BatchAbortedError)) throw error;
@@ -446,7 +456,7 @@ async function indexGroup(
       outcomes.push(makeOutcome(path, 'error', { reason: `${path}: ${describeError(error.cause)}` }));
     }
   }
-  return outcomes;
+  return { outcomes, rest: [] };
 }
 
 /** One file's outcome from its pieces': what they wrote together, and whether the last left more. */

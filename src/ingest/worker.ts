@@ -7,6 +7,8 @@ import { serializeError } from './errors-across.js';
 import { type IndexFileOptions, prepareFile } from './index-file.js';
 import { writeProjection } from './project-session.js';
 import { type IngestSettings, createIngestContext } from './settings.js';
+import { giveWayToForeground } from '../runtime/foreground.js';
+import { lowerPriority } from '../runtime/priority.js';
 
 /**
  * An ingest worker: the per-file work that needs no store — reading, hashing, parsing, cleaning and redacting
@@ -21,8 +23,19 @@ export type WorkerJob =
 
 const port = parentPort;
 if (port) {
-  const context = createIngestContext(workerData as IngestSettings);
+  const { background, ...settings } = workerData as IngestSettings & { background?: boolean };
+  // A background run's workers give way to the agent's hooks as its writer does (runtime/foreground.ts): before each
+  // job, so a batch of renders queued here does not run on beside a hook. One job at a time, in order.
+  if (background === true) lowerPriority();
+  const context = createIngestContext(settings);
+  let queue = Promise.resolve();
   port.on('message', (message: { id: number } & WorkerJob) => {
+    queue = queue.then(async () => {
+      await giveWayToForeground(context.paths.home).catch(() => 0);
+      answer(message);
+    });
+  });
+  const answer = (message: { id: number } & WorkerJob): void => {
     try {
       if (message.kind === 'prepare') {
         const { path, previous, options } = message.input;
@@ -49,5 +62,5 @@ if (port) {
     } catch (error) {
       port.postMessage({ id: message.id, error: serializeError(error) });
     }
-  });
+  };
 }

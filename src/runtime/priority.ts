@@ -8,7 +8,15 @@ import { getPriority, setPriority } from 'node:os';
  */
 export const BACKGROUND_NICE = 10;
 
+/** Set by lowerPriority: this process is background work, which also gives way to the agent's hooks (foreground.ts). */
+let background = false;
+
+export function isBackground(): boolean {
+  return background;
+}
+
 export function lowerPriority(nice: number = BACKGROUND_NICE): void {
+  background = true;
   try {
     if (getPriority() < nice) setPriority(nice);
   } catch {

@@ -6,6 +6,7 @@ import { escapeControl } from '../../text/escape-control.js';
 import { HOOK_EVENTS, isHookEvent } from '../../hooks/events.js';
 import { fromBuild } from '../../runtime/build-paths.js';
 import { lowerChildPriority, lowerPriority } from '../../runtime/priority.js';
+import { markForeground } from '../../runtime/foreground.js';
 import { resolveHome } from '../../archive/moon-home.js';
 import { SERVED_EVENTS, type ServedArgs } from '../../hooks/server-files.js';
 
@@ -119,16 +120,15 @@ export async function runHookEntry(
     ...(args.timezone === undefined ? [] : ['--timezone', args.timezone]),
     ...(args.redact === false ? ['--no-redact'] : []),
   ];
-  await answerHook({
-    event: args.event,
-    capture: args.capture,
-    count: args.count,
-    io,
-    env,
-    config,
-    flags,
-    server: options.askServer && args.capture === undefined ? { home: resolveHome(env, args.home), args: servedArgs(args) } : undefined,
-  });
+  const asked = options.askServer && args.capture === undefined;
+  const home = asked ? resolveHome(env, args.home) : null;
+  // The agent waits on this hook: background work in the home gives way until it is done (foreground.ts).
+  const unmark = home === null ? null : markForeground(home);
+  try {
+    await answerHook({ event: args.event, capture: args.capture, count: args.count, io, env, config, flags, server: home === null ? undefined : { home, args: servedArgs(args) } });
+  } finally {
+    unmark?.();
+  }
   return 0;
 }
 

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { bodyLimit } from 'hono/body-limit';
-import { MAX_ENTRY_IDS, type Moon, MoonError, checkProjectFolder, describeRecallScope, parseRecallRequest, scopeRecallOptions, toMarkerRecord, toMarkerScopeRecord, toRecallOutput } from '../../index.js';
+import { MAX_ENTRY_IDS, type Moon, MoonError, checkProjectFolder, markForeground, describeRecallScope, parseRecallRequest, scopeRecallOptions, toMarkerRecord, toMarkerScopeRecord, toRecallOutput } from '../../index.js';
 import { requireToken } from './auth.js';
 import { DEFAULT_HOST } from './defaults.js';
 import { sendError, sendThrown } from './errors.js';
@@ -49,6 +49,15 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
       onError: (c) => sendError(c, 413, 'too_large', `request bodies are limited to ${options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES} bytes`),
     }),
   );
+  // Whoever asked waits on the answer: background work in the home gives way until it is sent.
+  app.use('*', async (_c, next) => {
+    const unmark = markForeground(moon.paths.home);
+    try {
+      await next();
+    } finally {
+      unmark();
+    }
+  });
   // Query parameters are words, ids and times: a 100 KB one is a mistake (and more than the store's LIKE takes).
   app.use('*', async (c, next) => {
     for (const [name, values] of Object.entries(c.req.queries())) {

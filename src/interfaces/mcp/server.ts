@@ -3,7 +3,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { type CallToolResult, RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describeError, isMoonError } from '../../errors.js';
 import type { Moon } from '../../index.js';
-import { loadDefaultSafeText } from '../../index.js';
+import { loadDefaultSafeText, markForeground } from '../../index.js';
 import { registerResources } from './resources.js';
 import { type Safe, createSafe } from './shapes.js';
 import { registerTools } from './tools.js';
@@ -78,12 +78,17 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       () => loadDefaultSafeText().then((safeText) => safeText(message, { maxChars: 2000 })),
     );
   const guard = async (tool: string, work: () => Promise<CallToolResult>): Promise<CallToolResult> => {
+    // The agent waits on the tool: background work in the home gives way until it answers.
+    let unmark: (() => void) | null = null;
     try {
+      unmark = markForeground(options.moon().paths.home);
       return await work();
     } catch (error) {
       const message = isMoonError(error) && error.hint ? `${error.message} (${error.hint})` : describeError(error);
       if (!isMoonError(error)) log(`moon mcp: ${tool} failed: ${message}${process.env.MOON_DEBUG ? `\n${(error as Error).stack ?? ''}` : ''}`);
       return { isError: true, content: [{ type: 'text', text: `${tool}: ${await cleanMessage(message)}` }] };
+    } finally {
+      unmark?.();
     }
   };
   cleanSdkErrors(server, cleanMessage);

@@ -72,7 +72,7 @@ export function formatIndexReport(report: IndexResult, mlib: string): string {
     `projections: ${report.projections} written to ${clean(mlib)}${report.projectionsFailed > 0 ? `, ${report.projectionsFailed} failed` : ''}`,
     ...(report.embeddings ? [`embeddings: ${report.embeddings.embedded}/${report.embeddings.total} (${clean(report.embeddings.model)})`] : []),
     ...report.knownFailures.map((failure) => `skipped (failed before, unchanged since): ${clean(failure.path)}`),
-    `warnings: ${report.warnings.length}; took ${report.durationMs} ms`,
+    `warnings: ${report.warnings.length}; took ${report.durationMs} ms${report.gaveWayMs > 0 ? ` (${report.gaveWayMs} ms of it giving way to the agent)` : ''}`,
     ...(report.fatal ? [`stopped: ${clean(report.fatal.message)}`] : []),
   ].join('\n');
 }

@@ -14,6 +14,9 @@ export const HOOK_SERVER_PROTOCOL = 1;
 /** The hooks a server answers: the ones that hand the agent context, loading recall and the memory planes. */
 export const SERVED_EVENTS: ReadonlySet<string> = new Set(['session-start', 'user-prompt-submit', 'pre-compact']);
 
+/** The hooks whose capture a server hands to a detached process for them (their answer is empty). */
+export const CAPTURE_EVENTS: ReadonlySet<string> = new Set(['stop', 'session-end']);
+
 /** A socket's path must fit `sockaddr_un` (108 bytes on Linux, 104 on macOS, the final NUL included). */
 const MAX_SOCKET_PATH_BYTES = 103;
 
@@ -69,6 +72,21 @@ export type HookServerRequest =
       env: Record<string, string>;
       /** The payload the agent wrote on the hook's stdin. */
       input: string;
+    }
+  | {
+      v: number;
+      token: string;
+      build: string;
+      /**
+       * stop or session-end whose transcript the hook found: the server hands it to a detached capture, as the
+       * hook would, after answering — the hook spares itself starting a process on every turn.
+       */
+      kind: 'capture';
+      event: string;
+      args: ServedArgs;
+      env: Record<string, string>;
+      /** The transcript to capture. */
+      path: string;
     }
   | { v: number; token: string; build: string; kind: 'status' };
 

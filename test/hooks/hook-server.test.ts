@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { sendToHookServer } from '../../src/interfaces/hook/server-client.js';
@@ -123,6 +123,34 @@ describe('the hook server', () => {
     expect(await status(home)).toMatchObject({ status: { answered: 6 } });
   });
 
+  test('stop and session-end hand their capture to a running server, print nothing, are counted once, and never start one', async () => {
+    const live = join(root, 'live');
+    mkdirSync(live, { recursive: true });
+    const fixtures = ['synthetic-summary-titles.jsonl', 'synthetic-streaming-split-text.jsonl'];
+    const sessions = async (): Promise<number> => (JSON.parse((await spawnMoon(['sessions', '--json', '--limit', '1000'], { MOON_HOME: home })).stdout) as { sessions: unknown[] }).sessions.length;
+    const stop = (name: string) => {
+      const transcript = join(live, name);
+      copyFileSync(join(REPO, 'test', 'fixtures', 'claude-code', name), transcript);
+      return claudePayload.stop({ session_id: name, transcript_path: transcript, cwd: shop });
+    };
+    const count = await sessions();
+    const stopRuns = hookRuns(home, 'stop');
+    // No server runs: the hook starts its capture itself, and starts no server (only a context hook does).
+    expect(await runHookProcess(['hook', 'stop'], stop(fixtures[0]!), withServer())).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    await eventually(async () => (await sessions()) === count + 1);
+    expect(info(home)).toBeNull();
+
+    await runHookProcess(['hook', 'user-prompt-submit'], promptPayload, withServer());
+    await eventually(async () => (await status(home)) !== null);
+    const answered = ((await status(home)) as { status: { answered: number } }).status.answered;
+    expect(await runHookProcess(['hook', 'stop'], stop(fixtures[1]!), withServer())).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(await status(home)).toMatchObject({ status: { answered: answered + 1 } });
+    // The server started the capture: the turn is indexed and the run counted once.
+    await eventually(async () => (await sessions()) === count + 2 && hookRuns(home, 'stop') === stopRuns + 2);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(hookRuns(home, 'stop')).toBe(stopRuns + 2);
+  });
+
   test('who may ask: owner-only files, the token, the home and the process settings it serves', async () => {
     await runHookProcess(['hook', 'user-prompt-submit'], promptPayload, withServer());
     await eventually(() => info(home) !== null);
@@ -148,6 +176,20 @@ describe('the hook server', () => {
     expect(await ask(home, (token) => hook(token, {}, { home: join(root, 'elsewhere') }))).toEqual({ served: false, reason: 'home' });
     expect(await ask(home, (token) => hook(token, { TZ: 'Australia/Sydney' }))).toEqual({ served: false, reason: 'process' });
     expect(await ask(home, (token) => ({ ...hook(token, {}), event: 'stop' }))).toEqual({ served: false, reason: 'event' });
+    // A capture is taken for stop and session-end alone, for this home, with the token.
+    const capture = (token: string, event: string, env: Record<string, string> = {}): HookServerRequest => ({
+      v: 1,
+      token,
+      build: DIST_BUILD,
+      kind: 'capture',
+      event,
+      args: {},
+      env: { PATH: process.env.PATH ?? '', ...withServer(), ...env },
+      path: join(root, 'nothing.jsonl'),
+    });
+    expect(await ask(home, (token) => capture(token, 'pre-compact'))).toEqual({ served: false, reason: 'event' });
+    expect(await ask(home, (token) => capture(token, 'stop', { MOON_HOME: join(root, 'elsewhere') }))).toEqual({ served: false, reason: 'home' });
+    expect(await ask(home, () => capture('', 'stop'))).toEqual({ served: false, reason: 'token' });
     const answer = await ask(home, (token) => hook(token, {}));
     expect(answer).toMatchObject({ served: true, err: [] });
     expect((answer as { out: string[] }).out.join('')).toContain('UserPromptSubmit');

@@ -114,18 +114,16 @@ export async function runHookEntry(
     await runHookServer(config);
     return 0;
   }
-  // The flags go with a capture handed to a detached process, so it runs on the same home, zone and redaction.
-  const flags = [
-    ...(args.home === undefined ? [] : ['--home', args.home]),
-    ...(args.timezone === undefined ? [] : ['--timezone', args.timezone]),
-    ...(args.redact === false ? ['--no-redact'] : []),
-  ];
-  const asked = options.askServer && args.capture === undefined;
-  const home = asked ? resolveHome(env, args.home) : null;
-  // The agent waits on this hook: background work in the home gives way until it is done (foreground.ts).
+  const flags = flagsOf(args);
+  // The agent waits on this hook: background work in the home gives way until it is done (foreground.ts). So does
+  // it for a hook's detached capture — the turn the agent just had, not yet in the index — which itself gives way to
+  // the agent's hooks; without it, a capture waits for the writer until a full re-index ends. Not for a request the
+  // server answers: its hook's own process has marked the home.
+  const home = options.askServer || args.capture !== undefined ? resolveHome(env, args.home) : null;
   const unmark = home === null ? null : markForeground(home);
   try {
-    await answerHook({ event: args.event, capture: args.capture, count: args.count, io, env, config, flags, server: home === null ? undefined : { home, args: servedArgs(args) } });
+    const server = options.askServer && args.capture === undefined && home !== null ? { home, args: servedArgs(args) } : undefined;
+    await answerHook({ event: args.event, capture: args.capture, count: args.count, io, env, config, flags, server });
   } finally {
     unmark?.();
   }
@@ -136,6 +134,15 @@ export async function runHookEntry(
 async function loadConfigOf(args: Pick<HookArgs, 'home' | 'timezone' | 'redact'>, env: NodeJS.ProcessEnv): Promise<MoonConfig> {
   const overrides = { 'distill.residential_timezone': args.timezone, 'privacy.redact': args.redact === false ? false : undefined };
   return (await import('./config-cache.js')).loadHookConfig({ env, home: args.home, overrides });
+}
+
+/** The flags that go with a capture handed to a detached process, so it runs on the same home, zone and redaction. */
+function flagsOf(args: ServedArgs): string[] {
+  return [
+    ...(args.home === undefined ? [] : ['--home', args.home]),
+    ...(args.timezone === undefined ? [] : ['--timezone', args.timezone]),
+    ...(args.redact === false ? ['--no-redact'] : []),
+  ];
 }
 
 function servedArgs(args: HookArgs): ServedArgs {
@@ -162,6 +169,7 @@ async function runHookServer(config: () => Promise<MoonConfig>): Promise<void> {
       await runHookEntry({ event, ...served }, { ...io }, hookEnv, { askServer: false, config: hookConfig });
       return true;
     },
+    capture: (event, served, hookEnv, path) => detachCapture(flagsOf(served), hookEnv, event, path, true),
     preload: async () => {
       await Promise.all([preloadHookModules(loaded), import('../../hooks/run-hook.js'), import('../../hooks/session-start.js'), import('../../hooks/user-prompt.js')]);
     },
@@ -213,7 +221,7 @@ export async function answerHook(request: AnswerHookRequest): Promise<void> {
     let input: string | null = null;
     if ((event === 'stop' || event === 'session-end') && request.capture === undefined && request.flags !== undefined) {
       input = await readPayload(io);
-      const handed = await handOver(event, input, request.flags, env);
+      const handed = await handOver(event, input, request.flags, env, env.MOON_HOOKS_SERVER === 'off' ? undefined : request.server);
       if (handed) return;
     }
     let unserved = false;
@@ -290,11 +298,20 @@ async function readPayload(io: HookIO): Promise<string> {
  * no ingest. False when the payload names no transcript (Codex may give only a session id): the transcript is
  * then looked for under the configured roots, the long way. A payload that is wrong is thrown, to fail open.
  */
-async function handOver(event: 'stop' | 'session-end', input: string, flags: string[], env: NodeJS.ProcessEnv): Promise<boolean> {
+async function handOver(
+  event: 'stop' | 'session-end',
+  input: string,
+  flags: string[],
+  env: NodeJS.ProcessEnv,
+  server: AnswerHookRequest['server'],
+): Promise<boolean> {
   const [{ parseHookPayload }, { locateTranscript }] = await Promise.all([import('../../hooks/payload.js'), import('../../hooks/locate.js')]);
   const payload = parseHookPayload(input, event);
   if (payload.transcriptPath === null) return false;
-  detachCapture(flags, env, event, locateTranscript(payload.transcriptPath, payload.sessionId, []), true);
+  const path = locateTranscript(payload.transcriptPath, payload.sessionId, []);
+  // The home's hook server, when one runs, starts the capture for it: this hook then starts no process.
+  if (server !== undefined && (await (await import('./server-client.js')).askHookServerToCapture({ ...server, event, env, path }))) return true;
+  detachCapture(flags, env, event, path, true);
   return true;
 }
 

@@ -46,6 +46,20 @@ export async function askHookServer(request: AskRequest): Promise<HookServerAnsw
   }));
 }
 
+/** How long stop or session-end waits for the server to take its capture before starting it itself. */
+const CAPTURE_TIMEOUT_MS = 1_000;
+
+/** Hand a stop or session-end hook's capture to the home's server: true when it took it. */
+export async function askHookServerToCapture(request: Omit<AskRequest, 'input'> & { path: string }): Promise<boolean> {
+  const env = Object.fromEntries(Object.entries(request.env).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  const answer = await sendToHookServer(
+    request.home,
+    (token) => ({ v: HOOK_SERVER_PROTOCOL, token, build: readBuildId(), kind: 'capture', event: request.event, args: request.args, env, path: request.path }),
+    CAPTURE_TIMEOUT_MS,
+  );
+  return answer?.served === true;
+}
+
 /** One request to the home's server: its answer, or null when there is no server or it did not answer. */
 export function sendToHookServer(home: string, build: (token: string) => HookServerRequest, timeoutMs = ANSWER_TIMEOUT_MS): Promise<HookServerAnswer | null> {
   const paths = hookServerPaths(home);

@@ -12,6 +12,7 @@ import {
   type HookServerStatus,
   MAX_REQUEST_BYTES,
   PROCESS_VARIABLES,
+  CAPTURE_EVENTS,
   SERVED_EVENTS,
   type ServedArgs,
   hookServerPaths,
@@ -43,6 +44,8 @@ export interface ServeHooksOptions {
   answer(event: string, args: ServedArgs, io: { out(text: string): void; err(text: string): void; readStdin(): Promise<string> }, env: NodeJS.ProcessEnv): Promise<boolean>;
   /** Load what the served hooks need before the first one comes. */
   preload(): Promise<void>;
+  /** Hand a stop or session-end hook's transcript to a detached capture, as the hook would (entry.ts). */
+  capture(event: string, args: ServedArgs, env: NodeJS.ProcessEnv, path: string): void;
 }
 
 /** How often the server checks that its home, its files and its build are still there. */
@@ -105,10 +108,27 @@ export async function serveHooks(options: ServeHooksOptions): Promise<void> {
       const status: HookServerStatus = { pid: process.pid, build, home: options.home, started_ms: info.started_ms, answered, idle_seconds: options.idleSeconds };
       return reply({ served: false, reason: 'status', status });
     }
-    if (request.kind !== 'hook' || !SERVED_EVENTS.has(request.event) || typeof request.input !== 'string') return reply({ served: false, reason: 'event' });
+    const served = request.kind === 'hook' ? SERVED_EVENTS.has(request.event) && typeof request.input === 'string' : request.kind === 'capture' && CAPTURE_EVENTS.has(request.event) && typeof request.path === 'string';
+    if (!served) return reply({ served: false, reason: 'event' });
     const env = request.env ?? {};
     if (resolveHome(env, request.args?.home) !== options.home) return reply({ served: false, reason: 'home' });
     if (PROCESS_VARIABLES.some((name) => (env[name] ?? '') !== (process.env[name] ?? ''))) return reply({ served: false, reason: 'process' });
+    if (request.kind === 'capture') {
+      // The hook's answer is empty: it is sent first, and the hook exits while the capture is started. The capture
+      // counts the run (or records its failure), as one the hook started would.
+      // Started once the hook has its answer and has gone: starting a process holds this event loop for ~10 ms,
+      // which would otherwise hold back the end of the answer the hook waits for.
+      socket.once('close', () => {
+        try {
+          options.capture(request.event, request.args ?? {}, env, request.path);
+        } catch {
+          // Not started (no processes left): the next turn's capture reads this one's too.
+        }
+      });
+      answered += 1;
+      reply({ served: true, out: [], err: [] });
+      return;
+    }
     const out: string[] = [];
     const err: string[] = [];
     const io = { out: (text: string) => out.push(text), err: (text: string) => err.push(text), readStdin: async () => request.input };

@@ -11,6 +11,9 @@ import { defaultSourceRoots } from '../sources/default-roots.js';
 import type { ContextPack } from '../pack/types.js';
 import type { StoreEngine } from '../store/ports.js';
 import type { HookDeps } from '../hooks/run-hook.js';
+import type { ReaderCache } from './reader-cache.js';
+
+export { type ReaderCache, createReaderCache } from './reader-cache.js';
 import { describeFactFoldBuild, describeIngestSettings, describeRecallEnvironment, listExcludedSessions, loadPlaneHistorySources } from './wiring.js';
 
 /** How long a hook that reads (session-start, user-prompt-submit) waits for another process opening the index. */
@@ -23,6 +26,8 @@ export interface HookCompositionOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** How long a capture waits for another writer: a hook's share by default; the detached capture has time. */
   captureLockTimeoutMs?: number;
+  /** Readers kept across hooks (the hook server's): the index is then opened once, not once per hook. */
+  readers?: ReaderCache;
 }
 
 /** A hook's dependencies and how to let go of what they opened. */
@@ -72,7 +77,11 @@ export function composeHookDeps(config: MoonConfig, clock: () => number, options
   };
 
   let reader: Promise<StoreEngine> | null = null;
+  const readers = options.readers;
+  // What the reader is opened with: a kept one serves only hooks that would open the same.
+  const readerKey = JSON.stringify([databaseUrl ?? paths.db, paths.home, config.markers]);
   const getReader = (): Promise<StoreEngine> => {
+    if (readers !== undefined) return readers.get(readerKey, databaseUrl === undefined ? paths.db : null, () => openEngine(HOOK_READ_LOCK_TIMEOUT_MS, true));
     if (!reader) {
       reader = openEngine(HOOK_READ_LOCK_TIMEOUT_MS, true);
       reader.catch(() => {

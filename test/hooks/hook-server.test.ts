@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { sendToHookServer } from '../../src/interfaces/hook/server-client.js';
@@ -121,6 +121,25 @@ describe('the hook server', () => {
     expect(bad).toMatchObject({ code: 0, stdout: '' });
     expect(bad.stderr).toMatch(/^moon hook user-prompt-submit: .*"prompt"/);
     expect(await status(home)).toMatchObject({ status: { answered: 6 } });
+
+    // The server keeps its index open across hooks; a rebuild renames a new index over it, which the next hook reads.
+    expect((await spawnMoon(['rebuild'], { MOON_HOME: home })).code).toBe(0);
+    const rebuilt = await runHookProcess(['hook', 'user-prompt-submit'], promptPayload, { MOON_HOME: home, MOON_HOOKS_USER_PROMPT_RECALL: 'true' });
+    expect(rebuilt.stdout).toContain('additionalContext');
+    expect(await runHookProcess(['hook', 'user-prompt-submit'], promptPayload, withServer())).toMatchObject({ stdout: rebuilt.stdout, stderr: rebuilt.stderr });
+    expect(await status(home)).toMatchObject({ status: { answered: 7 } });
+    if (process.platform === 'linux') {
+      // It reads the new file: what it holds open is the index there now, never the one the rebuild replaced.
+      const held = readdirSync(`/proc/${info(home)!.pid}/fd`).map((fd) => {
+        try {
+          return readlinkSync(`/proc/${info(home)!.pid}/fd/${fd}`);
+        } catch {
+          return '';
+        }
+      });
+      expect(held).toContain(join(home, 'moon.db'));
+      expect(held.filter((target) => target.includes('moon.db') && target.endsWith('(deleted)'))).toEqual([]);
+    }
   });
 
   test('stop and session-end hand their capture to a running server, print nothing, are counted once, and never start one', async () => {

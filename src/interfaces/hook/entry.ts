@@ -9,6 +9,7 @@ import { lowerChildPriority, lowerPriority } from '../../runtime/priority.js';
 import { markForeground } from '../../runtime/foreground.js';
 import { resolveHome } from '../../archive/moon-home.js';
 import { SERVED_EVENTS, type ServedArgs } from '../../hooks/server-files.js';
+import type { ReaderCache } from '../../app/hook-deps.js';
 
 /**
  * `moon hook <event>` as the agent runs it (`node "<path>/bin/moon.js" [--home "<dir>"] hook <event>`): bin/moon.js
@@ -106,7 +107,7 @@ export async function runHookEntry(
   args: HookArgs,
   io: HookIO = processIO(),
   env: NodeJS.ProcessEnv = process.env,
-  options: { askServer: boolean; config?: MoonConfig } = { askServer: true },
+  options: { askServer: boolean; config?: MoonConfig; readers?: ReaderCache } = { askServer: true },
 ): Promise<number> {
   const given = options.config;
   const config = async (): Promise<MoonConfig> => given ?? loadConfigOf(args, env);
@@ -123,7 +124,7 @@ export async function runHookEntry(
   const unmark = home === null ? null : markForeground(home);
   try {
     const server = options.askServer && args.capture === undefined && home !== null ? { home, args: servedArgs(args) } : undefined;
-    await answerHook({ event: args.event, capture: args.capture, count: args.count, io, env, config, flags, server });
+    await answerHook({ event: args.event, capture: args.capture, count: args.count, io, env, config, flags, server, readers: options.readers });
   } finally {
     unmark?.();
   }
@@ -158,7 +159,9 @@ async function runHookServer(config: () => Promise<MoonConfig>): Promise<void> {
     return;
   }
   if (loaded.hooks.server === 'off') return;
-  const [{ serveHooks }, { preloadHookModules }] = await Promise.all([import('./server.js'), import('../../app/hook-deps.js')]);
+  const [{ serveHooks }, { preloadHookModules, createReaderCache }] = await Promise.all([import('./server.js'), import('../../app/hook-deps.js')]);
+  // The index is opened once for the hooks the server answers, not once per hook (app/reader-cache.ts).
+  const readers = createReaderCache();
   await serveHooks({
     home: loaded.home,
     idleSeconds: loaded.hooks.server_idle_seconds,
@@ -166,7 +169,7 @@ async function runHookServer(config: () => Promise<MoonConfig>): Promise<void> {
     answer: async (event, served, io, hookEnv) => {
       const hookConfig = await loadConfigOf(served, hookEnv);
       if (hookConfig.hooks.server === 'off') return false;
-      await runHookEntry({ event, ...served }, { ...io }, hookEnv, { askServer: false, config: hookConfig });
+      await runHookEntry({ event, ...served }, { ...io }, hookEnv, { askServer: false, config: hookConfig, readers });
       return true;
     },
     capture: (event, served, hookEnv, path) => detachCapture(flagsOf(served), hookEnv, event, path, true),
@@ -174,6 +177,7 @@ async function runHookServer(config: () => Promise<MoonConfig>): Promise<void> {
       await Promise.all([preloadHookModules(loaded), import('../../hooks/run-hook.js'), import('../../hooks/session-start.js'), import('../../hooks/user-prompt.js')]);
     },
   });
+  await readers.closeAll();
 }
 
 export interface AnswerHookRequest {
@@ -194,6 +198,8 @@ export interface AnswerHookRequest {
    * is answered there; one it does not is answered here, and starts a server for the next (`hooks.server`).
    */
   server?: { home: string; args: ServedArgs };
+  /** Readers kept across the hooks a server answers (app/reader-cache.ts). */
+  readers?: ReaderCache;
 }
 
 /** One hook run, failing open. Shared by the hook entry and `moon hook` in the CLI. */
@@ -254,7 +260,7 @@ export async function answerHook(request: AnswerHookRequest): Promise<void> {
       if (event === 'session-end') await plane.warmFacts(report.sessions).catch(() => undefined);
       return;
     }
-    const plane = composeHookDeps(config, clock, { env });
+    const plane = composeHookDeps(config, clock, { env, readers: request.readers });
     close = plane.close;
     input ??= await readPayload(io);
     const outcome = await runHook(plane.deps, { event, input });

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runDirOf } from '../archive/moon-home.js';
 
 /**
  * The hook server's files and its one-line protocol, shared by the server (interfaces/hook/server.ts), the hook that asks it
@@ -30,7 +31,7 @@ export interface HookServerPaths {
 
 /** The server's files for a home; null where no socket can be made (a home whose path is too long for one). */
 export function hookServerPaths(home: string): HookServerPaths | null {
-  const dir = join(home, 'run');
+  const dir = runDirOf(home);
   const socket = join(dir, 'hook.sock');
   if (process.platform === 'win32' || Buffer.byteLength(socket) > MAX_SOCKET_PATH_BYTES) return null;
   return { dir, socket, info: join(dir, 'hook-server.json'), started: join(dir, 'hook-server.started') };

@@ -30,6 +30,7 @@ if (port) {
   const context = createIngestContext(settings);
   let queue = Promise.resolve();
   port.on('message', (message: { id: number } & WorkerJob) => {
+    if (background !== true) return answer(message);
     queue = queue.then(async () => {
       await giveWayToForeground(context.paths.home).catch(() => 0);
       answer(message);

@@ -1,5 +1,6 @@
 import { mkdirSync, readdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runDirOf } from '../archive/moon-home.js';
 import { isBackground } from './priority.js';
 
 /**
@@ -26,7 +27,7 @@ const held = new Map<string, number>();
 
 /** Mark the home while the caller runs; the function returned takes the mark off (once). Never throws. */
 export function markForeground(home: string): () => void {
-  const run = join(home, 'run');
+  const run = runDirOf(home);
   const mark = join(run, `${MARK_PREFIX}${process.pid}`);
   // Written again by each request (a long one beside it may have outlived STALE_MS), taken off by the last.
   if (!writeMark(run, mark)) return () => undefined;
@@ -66,7 +67,7 @@ function writeMark(run: string, mark: string): boolean {
 
 /** Whether a hook other than this process is running in the home now (stale marks are removed on the way). */
 export function isForegroundBusy(home: string, now: number = Date.now()): boolean {
-  const run = join(home, 'run');
+  const run = runDirOf(home);
   let names: string[];
   try {
     names = readdirSync(run);
@@ -110,13 +111,13 @@ export function shouldGiveWay(home: string): boolean {
 export async function giveWayToForeground(home: string, maxMs: number = GIVE_WAY_MAX_MS): Promise<number> {
   if (!shouldGiveWay(home)) return 0;
   const started = Date.now();
-  while (isForegroundBusy(home)) {
+  do {
     if (Date.now() - started >= maxMs) {
       heedAfter = Date.now() + maxMs;
       break;
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
+  } while (isForegroundBusy(home));
   return Date.now() - started;
 }
 

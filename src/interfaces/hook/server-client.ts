@@ -33,7 +33,7 @@ export interface AskRequest {
 
 /** The server's answer to one hook; null when no server answered (none runs, or it failed). */
 export async function askHookServer(request: AskRequest): Promise<HookServerAnswer | null> {
-  const env = Object.fromEntries(Object.entries(request.env).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  const env = stringsOf(request.env);
   return sendToHookServer(request.home, (token) => ({
     v: HOOK_SERVER_PROTOCOL,
     token,
@@ -51,13 +51,18 @@ const CAPTURE_TIMEOUT_MS = 1_000;
 
 /** Hand a stop or session-end hook's capture to the home's server: true when it took it. */
 export async function askHookServerToCapture(request: Omit<AskRequest, 'input'> & { path: string }): Promise<boolean> {
-  const env = Object.fromEntries(Object.entries(request.env).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  const env = stringsOf(request.env);
   const answer = await sendToHookServer(
     request.home,
     (token) => ({ v: HOOK_SERVER_PROTOCOL, token, build: readBuildId(), kind: 'capture', event: request.event, args: request.args, env, path: request.path }),
     CAPTURE_TIMEOUT_MS,
   );
   return answer?.served === true;
+}
+
+/** The hook's environment as it travels: its set variables. */
+function stringsOf(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
 }
 
 /** One request to the home's server: its answer, or null when there is no server or it did not answer. */

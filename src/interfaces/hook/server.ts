@@ -114,10 +114,9 @@ export async function serveHooks(options: ServeHooksOptions): Promise<void> {
     if (resolveHome(env, request.args?.home) !== options.home) return reply({ served: false, reason: 'home' });
     if (PROCESS_VARIABLES.some((name) => (env[name] ?? '') !== (process.env[name] ?? ''))) return reply({ served: false, reason: 'process' });
     if (request.kind === 'capture') {
-      // The hook's answer is empty: it is sent first, and the hook exits while the capture is started. The capture
-      // counts the run (or records its failure), as one the hook started would.
-      // Started once the hook has its answer and has gone: starting a process holds this event loop for ~10 ms,
-      // which would otherwise hold back the end of the answer the hook waits for.
+      // The hook's answer is empty: it is sent first, and the capture is started once the hook has gone (starting a
+      // process holds this event loop for ~10 ms, which would hold back the end of the answer). The capture counts
+      // the run, or records its failure, as one the hook started would.
       socket.once('close', () => {
         try {
           options.capture(request.event, request.args ?? {}, env, request.path);

@@ -117,8 +117,9 @@ export async function indexInto(shared: Shared, target: StoreEngine, request: In
     shared.ingestContext(request.excludeSessions),
   ]);
   const workerCount = chooseWorkerCount(request.workers ?? config.index.workers);
-  // Index documents are built where there is time to spare: on the workers when there are two or more.
-  const workers = workerCount > 0 ? new IngestPool({ ...shared.ingestSettings(request.excludeSessions), prepareDocuments: workerCount >= 2 }, workerCount) : null;
+  // Index documents (and their postings) are built on the workers: the writer is the busiest thread, and even a
+  // single worker waits on it about half the time (docs/benchmarks.md, pruned top-k).
+  const workers = workerCount > 0 ? new IngestPool({ ...shared.ingestSettings(request.excludeSessions), prepareDocuments: true }, workerCount) : null;
   // Sessions forgotten before this index existed (a rebuilt one, a new engine) stay forgotten, and sessions
   // another machine forgot leave this home's archive too.
   await syncTombstones(target, new Ledger(paths.ledger), (sessionId) => projectionPathFor(paths, sessionId), clock());

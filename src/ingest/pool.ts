@@ -10,6 +10,7 @@ import type { IngestSettings } from './settings.js';
 import type { WorkerJob } from './worker.js';
 import { fromBuild } from '../runtime/build-paths.js';
 import { isBackground } from '../runtime/priority.js';
+import { type TermDelta, receiveTerms } from '../store/postings/term-numbering.js';
 
 /**
  * Ingest workers, one per core beside the writer's: the store's single writer stays on the main thread while files are read,
@@ -76,7 +77,9 @@ export class IngestPool {
     const worker = new Worker(WORKER_URL, { workerData: { ...this.settings, background: isBackground() }, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB, ...this.limits } });
     const slot: Slot = { worker, pending: new Map(), dead: false };
     worker.unref();
-    worker.on('message', (message: { id: number; result?: unknown; error?: SerializedError }) => {
+    worker.on('message', (message: { id: number; result?: unknown; error?: SerializedError; terms?: TermDelta | null }) => {
+      // Received in the order sent, whichever job is used first.
+      if (message.terms) receiveTerms(message.terms);
       const job = slot.pending.get(message.id);
       if (!job) return;
       slot.pending.delete(message.id);

@@ -9,6 +9,7 @@ import { writeProjection } from './project-session.js';
 import { type IngestSettings, createIngestContext } from './settings.js';
 import { giveWayToForeground } from '../runtime/foreground.js';
 import { lowerPriority } from '../runtime/priority.js';
+import { localNumbering } from '../store/postings/term-numbering.js';
 
 /**
  * An ingest worker: the per-file work that needs no store — reading, hashing, parsing, cleaning and redacting
@@ -48,7 +49,9 @@ if (port) {
           prepared.buffer = Buffer.from(prepared.buffer);
           transfer[0] = prepared.buffer.buffer as ArrayBuffer;
         }
-        port.postMessage({ id: message.id, result: prepared }, transfer);
+        // The terms its documents' postings use that this worker numbered since its last answer, sent before
+        // anything that uses them (store/postings/term-numbering.ts).
+        port.postMessage({ id: message.id, result: prepared, terms: localNumbering.takeNew() }, transfer);
       } else if (message.kind === 'terms') {
         port.postMessage({ id: message.id, result: rankSessionTerms(message.input.entries) });
       } else {

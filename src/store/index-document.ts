@@ -2,6 +2,7 @@ import { type Entry, type ResultPatch, mergeByKey } from '../model.js';
 import { expandIdentifiers } from '../text/identifiers.js';
 import { CONTEXT_CHARS, IDENTIFIER_SCAN_CHARS, selectIndexedText, sliceHead } from '../text/limits.js';
 import { buildTrigramBody } from '../text/trigram.js';
+import { type OwnPostings, buildOwnPostings } from './postings/entry-postings.js';
 
 /**
  * What the index holds for one entry, built from the stored entry alone (plus its neighbours' text) so any store
@@ -20,12 +21,7 @@ export interface IndexDocument {
   context: string;
 }
 
-/**
- * How much each indexed column counts in the word ranking (BM25 in SQLite, ts_rank weights in PostgreSQL): a
- * tool name or target named in the query weighs more than the text, split identifiers and the neighbours'
- * text less. The role column is stored for filtering and never ranks. Tuned on LoCoMo (docs/benchmarks.md).
- */
-export const COLUMN_WEIGHTS = { text: 1.0, role: 0.0, tool: 2.0, target: 1.5, keywords: 0.6, context: 0.3 } as const;
+export { COLUMN_WEIGHTS } from './column-weights.js';
 
 /** Entries before and after an entry whose text goes into its `context` column. */
 export const CONTEXT_RADIUS = 2;
@@ -46,6 +42,8 @@ export type EntryDocument = Omit<IndexDocument, 'context'>;
  */
 export interface PreparedDocument extends EntryDocument {
   trigram: string;
+  /** The own columns' postings (store/postings/), tokenized where the entry was parsed rather than by the writer. */
+  postings: OwnPostings;
 }
 
 type Indexed = Pick<Entry, 'text' | 'result' | 'toolTarget'>;
@@ -73,7 +71,10 @@ export function prepareDocuments(entries: readonly Entry[], results: readonly Re
 /** The same for a commit's entries already merged (model.ts mergeByKey). */
 export function prepareMergedDocuments(merged: ReadonlyMap<string, Entry>): Map<string, PreparedDocument> {
   const documents = new Map<string, PreparedDocument>();
-  for (const [key, entry] of merged) documents.set(key, { ...buildEntryDocument(entry), trigram: buildTrigramDocument(entry) });
+  for (const [key, entry] of merged) {
+    const own = buildEntryDocument(entry);
+    documents.set(key, { ...own, trigram: buildTrigramDocument(entry), postings: buildOwnPostings(own, entry) });
+  }
   return documents;
 }
 

@@ -333,6 +333,27 @@ const MIGRATIONS: string[] = [
     DELETE FROM fact_folds WHERE namespace IN (SELECT namespace FROM fix_events WHERE session_id = OLD.id);
   END;
   `,
+  // 17: postings of moon's own for pruned top-k (sqlite/postings.ts): each term's entries in blocks with their
+  // maxima, and each entry's terms. Entries indexed before are given theirs by SqliteStore.fillPostings, which
+  // resumes where it stopped; until it is done, word lists are ranked by FTS5 alone.
+  `
+  CREATE TABLE IF NOT EXISTS posting_terms (id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE);
+  CREATE TABLE IF NOT EXISTS postings (
+    term_id INTEGER NOT NULL,
+    first_rowid INTEGER NOT NULL,
+    last_rowid INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    n_own INTEGER NOT NULL,
+    max_all INTEGER NOT NULL,
+    max_own INTEGER NOT NULL,
+    min_len INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (term_id, first_rowid)
+  ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS entry_terms (rowid INTEGER PRIMARY KEY, terms BLOB NOT NULL);
+  INSERT INTO meta (key, value) SELECT 'postings_pending', '1' WHERE EXISTS (SELECT 1 FROM entries)
+    ON CONFLICT (key) DO NOTHING;
+  `,
 ];
 
 /** Data a migration must derive in code, run in the same transaction as the migration's SQL. */

@@ -5,6 +5,9 @@ import type { Candidate, LexicalQuery } from '../types.js';
 import { type RenderedFilters, andClauses, joinSessions, renderFilters } from './filters.js';
 import { joinFtsHolding, joinFtsParts, joinFtsPhrases, renderFtsParts, renderTrigramPhrases } from './fts-query.js';
 import { type EntryRow, toEntry } from './rows.js';
+import type { SqlitePostings } from './postings.js';
+import { toPostingPhrases } from '../postings/query-phrases.js';
+import { rankPostings } from '../postings/rank-postings.js';
 
 /** BM25 column weights in the FTS table's column order: text, role, tool, target, keywords, context. */
 const BM25_WEIGHTS = [COLUMN_WEIGHTS.text, COLUMN_WEIGHTS.role, COLUMN_WEIGHTS.tool, COLUMN_WEIGHTS.target, COLUMN_WEIGHTS.keywords, COLUMN_WEIGHTS.context]
@@ -36,8 +39,14 @@ interface FtsList {
   limit: number;
 }
 
-/** The word list: BM25 over text, tool, target, split identifiers and (unless turned off) neighbours' text. */
-export function searchWords(db: Database.Database, query: LexicalQuery): Candidate[] {
+/**
+ * The word list: BM25 over text, tool, target, split identifiers and (unless turned off) neighbours' text —
+ * from the postings (store/postings/) when every phrase is one term and every entry has them, else from FTS5.
+ * Both give the same list.
+ */
+export function searchWords(db: Database.Database, query: LexicalQuery, postings: SqlitePostings | null = null): Candidate[] {
+  const phrases = postings ? toPostingPhrases(query) : null;
+  if (postings && phrases) return rankFromPostings(db, query, postings, phrases);
   const parts = renderFtsParts(query);
   if (parts === null) return [];
   return rankList(db, {
@@ -192,19 +201,87 @@ function countRows(db: Database.Database, table: FtsTable, expression: string): 
 
 /** The row count FTS5 keeps in its averages record (BM25's N), read from its first varint. */
 function readRowCount(db: Database.Database, table: FtsTable): number {
+  return readTotals(db, table).rows;
+}
+
+/** FTS5's averages record: its rows, then each column's tokens — BM25's N and (summed) the average length's numerator. */
+function readTotals(db: Database.Database, table: FtsTable): { rows: number; tokens: number } {
   const block = db.prepare(`SELECT block FROM ${table}_data WHERE id = 1`).pluck().get() as Buffer | undefined;
-  if (!block || block.length === 0) return 0;
-  return readVarint(block);
+  if (!block || block.length === 0) return { rows: 0, tokens: 0 };
+  const reader = { at: 0 };
+  const rows = readVarint(block, reader);
+  let tokens = 0;
+  while (reader.at < block.length) tokens += readVarint(block, reader);
+  return { rows, tokens };
 }
 
 /** SQLite's varint: big-endian groups of 7 bits, the ninth byte whole. */
-function readVarint(bytes: Buffer): number {
+function readVarint(bytes: Buffer, reader: { at: number } = { at: 0 }): number {
   let value = 0;
-  for (let index = 0; index < 9 && index < bytes.length; index += 1) {
-    const byte = bytes[index]!;
+  for (let index = 0; index < 9 && reader.at < bytes.length; index += 1) {
+    const byte = bytes[reader.at]!;
+    reader.at += 1;
     if (index === 8) return value * 256 + byte;
     value = value * 128 + (byte & 0x7f);
     if ((byte & 0x80) === 0) return value;
   }
   return value;
+}
+
+/**
+ * The word list from postings: the exact top of rankPostings, whose filters are a set of the kept sessions' rows
+ * where that set is small, else a lookup of each entry that would be kept; then the entries, ordered as every
+ * list is (rounded score, newest, row id).
+ */
+function rankFromPostings(
+  db: Database.Database,
+  query: LexicalQuery,
+  postings: SqlitePostings,
+  plan: NonNullable<ReturnType<typeof toPostingPhrases>>,
+): Candidate[] {
+  const { rows, tokens } = readTotals(db, 'entries_fts');
+  if (rows === 0) return [];
+  const blocks = postings.readBlocks([...plan.phrases.map((phrase) => phrase.term), ...plan.excluded]);
+  const filters = renderFilters(query.filters);
+  const ranked = rankPostings({
+    phrases: plan.phrases,
+    excluded: plan.excluded,
+    blocks,
+    rows,
+    avgLength: tokens / rows,
+    limit: query.limit,
+    accept: buildAccept(db, filters),
+  });
+  if (ranked.length === 0) return [];
+  const entries = new Map(
+    db
+      .prepare<[string], EntryRow>('SELECT * FROM entries WHERE rowid IN (SELECT value FROM json_each(?))')
+      .all(JSON.stringify(ranked.map((row) => row.rowid)))
+      .map((row) => [row.rowid, row]),
+  );
+  const candidates: Candidate[] = [];
+  for (const row of ranked) {
+    const entry = entries.get(row.rowid);
+    if (entry) candidates.push({ rowid: row.rowid, entry: toEntry(entry), score: row.score });
+  }
+  return orderCandidates(candidates, query.limit);
+}
+
+/** Rows a filter keeps to be gathered as a set; past this, each entry that would be kept is looked up instead. */
+const ACCEPT_SET_ROWS = 50_000;
+
+function buildAccept(db: Database.Database, filters: RenderedFilters): ((rowid: number) => boolean) | undefined {
+  if (filters.where.length === 0) return undefined;
+  if (filters.narrowsSessions) {
+    const kept = db
+      .prepare(`SELECT e.rowid FROM ${keptRowsFrom(filters)} WHERE ${filters.where.join(' AND ')} LIMIT ${ACCEPT_SET_ROWS + 1}`)
+      .pluck()
+      .all(...filters.params) as number[];
+    if (kept.length <= ACCEPT_SET_ROWS) {
+      const set = new Set(kept);
+      return (rowid) => set.has(rowid);
+    }
+  }
+  const check = db.prepare(`SELECT 1 FROM entries e ${joinSessions(filters)} WHERE e.rowid = ? ${andClauses(filters)}`).pluck();
+  return (rowid) => check.get(rowid, ...filters.params) !== undefined;
 }

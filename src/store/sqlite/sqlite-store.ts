@@ -57,6 +57,9 @@ import type { FixEvent, FixEventFilter } from '../../records/fixes.js';
 import { listDocFiles, readDocs, replaceDocFiles, searchDocs } from './docs.js';
 import { DEFAULT_MARKER_CONFIG, type MarkerConfig } from '../../markers/extract.js';
 import { SqliteMarkers } from './markers.js';
+import { POSTINGS_PENDING, SqlitePostings, hasAllPostings } from './postings.js';
+import { buildHead, buildOwnPostings } from '../postings/entry-postings.js';
+import { localNumbering } from '../postings/term-numbering.js';
 import type { DocFile, DocHit, DocQuery, DocSection } from '../types.js';
 import type { MarkerQuery, MarkerSync, StoredMarker } from '../../markers/types.js';
 import { runFromColumns } from '../row-mapping.js';
@@ -145,6 +148,7 @@ class SqliteStore implements Store, PlaneAccess, MarkerAccess {
   private readonly statements;
   private batching = false;
   private readonly markers: SqliteMarkers;
+  private readonly postings: SqlitePostings;
 
   constructor(
     private readonly db: Database.Database,
@@ -153,6 +157,7 @@ class SqliteStore implements Store, PlaneAccess, MarkerAccess {
     markerConfig: MarkerConfig,
   ) {
     this.markers = new SqliteMarkers(db, markerConfig);
+    this.postings = new SqlitePostings(db);
     this.statements = {
       getFile: db.prepare<[string], FileRow>('SELECT * FROM files WHERE path = ?'),
       listFiles: db.prepare<[], FileRow>('SELECT * FROM files ORDER BY path'),
@@ -245,7 +250,20 @@ class SqliteStore implements Store, PlaneAccess, MarkerAccess {
 
   /** Every write goes through here: begun IMMEDIATE, so a second writer waits instead of failing. */
   private write<T>(work: () => T): T {
-    return runWriteTransaction(this.db, work, this.lock);
+    return runWriteTransaction(
+      this.db,
+      () => {
+        try {
+          const result = work();
+          this.postings.flush();
+          return result;
+        } catch (error) {
+          this.postings.discard();
+          throw error;
+        }
+      },
+      this.lock,
+    );
   }
 
   /** Markers derived again when the stored ones were derived with other patterns (MarkerPort.sync). */
@@ -266,8 +284,12 @@ class SqliteStore implements Store, PlaneAccess, MarkerAccess {
     return { db: this.db, lock: this.lock, write: (work) => (this.db.inTransaction ? work() : this.write(work)) };
   }
 
-  /** A migration that changed the FTS columns leaves this flag: rebuild every FTS row once, in one transaction. */
+  /**
+   * A migration that changed the FTS columns leaves this flag: rebuild every FTS row once, in one transaction.
+   * Then entries indexed before postings existed get theirs (fillPostings).
+   */
   finishPendingRebuild(): void {
+    this.fillPostings();
     if (!this.statements.getMeta.get('rebuild_fts')) return;
     this.write(() => {
       // another process may have finished the rebuild while this one waited for the lock
@@ -278,6 +300,38 @@ class SqliteStore implements Store, PlaneAccess, MarkerAccess {
       }
       this.db.prepare("DELETE FROM meta WHERE key = 'rebuild_fts'").run();
     });
+  }
+
+  /**
+   * Entries indexed before postings existed (schema migration 17) get theirs, a few sessions per transaction:
+   * interrupted, it resumes where it stopped (an entry with terms is done), and another writer may run beside it.
+   * Until every entry has them, word lists are ranked by FTS5 alone.
+   */
+  fillPostings(sessionsPerTransaction = 50): void {
+    if (hasAllPostings(this.db)) return;
+    const pending = this.db.prepare<[string, number], { id: string }>(
+      `SELECT s.id FROM sessions s WHERE s.id > ? AND EXISTS (
+         SELECT 1 FROM entries e WHERE e.session_id = s.id AND NOT EXISTS (SELECT 1 FROM entry_terms t WHERE t.rowid = e.rowid))
+       ORDER BY s.id LIMIT ?`,
+    );
+    let after = '';
+    for (;;) {
+      const done = this.write(() => {
+        const sessions = pending.all(after, sessionsPerTransaction);
+        for (const { id } of sessions) {
+          const missing = this.db
+            .prepare<[string], { rowid: number }>(
+              'SELECT e.rowid FROM entries e WHERE e.session_id = ? AND NOT EXISTS (SELECT 1 FROM entry_terms t WHERE t.rowid = e.rowid)',
+            )
+            .all(id);
+          this.refreshIndex(id, new Set(missing.map((row) => row.rowid)), { postingsOnly: true, exact: true });
+          after = id;
+        }
+        if (sessions.length < sessionsPerTransaction) this.db.prepare('DELETE FROM meta WHERE key = ?').run(POSTINGS_PENDING);
+        return sessions.length < sessionsPerTransaction;
+      });
+      if (done) return;
+    }
   }
 
   getFile(path: string): FileState | null {
@@ -295,6 +349,8 @@ class SqliteStore implements Store, PlaneAccess, MarkerAccess {
   }
 
   endBatch(outcome: 'commit' | 'rollback'): void {
+    if (outcome === 'commit') this.postings.flush();
+    else this.postings.discard();
     this.batching = false;
     endWrite(this.db, outcome);
   }
@@ -475,7 +531,7 @@ class SqliteStore implements Store, PlaneAccess, MarkerAccess {
   }
 
   searchLexical(query: LexicalQuery): Candidate[] {
-    return searchWords(this.db, query);
+    return searchWords(this.db, query, this.statements.getMeta.get(POSTINGS_PENDING) === undefined ? this.postings : null);
   }
 
   private vectorFunctions = false;
@@ -751,6 +807,7 @@ class SqliteStore implements Store, PlaneAccess, MarkerAccess {
   /** Drop an entry's index rows; its vector goes too (the text changed, so it is re-embedded). */
   private unindexEntry(rowid: number): void {
     this.statements.deleteFts.run(rowid);
+    this.postings.remove(rowid);
     this.statements.deleteTrigram.run(rowid);
     this.statements.deleteEmbedding.run(rowid);
   }
@@ -766,6 +823,10 @@ class SqliteStore implements Store, PlaneAccess, MarkerAccess {
     changed: { has(rowid: number): boolean; readonly size: number },
     options: {
       ftsOnly?: boolean;
+      /** Only the rows' postings (the migration's backfill: their FTS rows are in place). */
+      postingsOnly?: boolean;
+      /** The changed rows alone, not their neighbours (whose text did not change). */
+      exact?: boolean;
       fresh?: ReadonlySet<number>;
       documents?: ReadonlyMap<string, PreparedDocument> | undefined;
       /** All of the session's rows, when this commit holds them all (the session had none before): not read back. */
@@ -781,11 +842,26 @@ class SqliteStore implements Store, PlaneAccess, MarkerAccess {
     const touched = new Set<number>();
     rows.forEach((row, index) => {
       if (!changed.has(row.rowid)) return;
+      if (options.exact) {
+        touched.add(row.rowid);
+        return;
+      }
       for (let offset = -CONTEXT_RADIUS; offset <= CONTEXT_RADIUS; offset += 1) {
         const neighbour = rows[index + offset];
         if (neighbour) touched.add(neighbour.rowid);
       }
     });
+    // Each row's head (the part of its text its neighbours' context quotes), numbered once for all its neighbours.
+    const heads = new Map<number, { numbering: string; head: Uint32Array }>();
+    const headOf = (row: { rowid: number; entry: Entry }) => {
+      let found = heads.get(row.rowid);
+      if (!found) {
+        const prepared = fresh.has(row.rowid) ? options.documents?.get(row.entry.key)?.postings : undefined;
+        found = prepared ?? { numbering: localNumbering.id, head: buildHead(row.entry.text) };
+        heads.set(row.rowid, found);
+      }
+      return found;
+    };
     rows.forEach((row, index) => {
       if (!touched.has(row.rowid)) return;
       const { entry } = row;
@@ -800,8 +876,18 @@ class SqliteStore implements Store, PlaneAccess, MarkerAccess {
       // A row this commit inserted has only this commit's data: the document prepared with it fits.
       const prepared = fresh.has(row.rowid) ? options.documents?.get(entry.key) : undefined;
       const document = buildIndexDocument(prepared ?? entry, { before, after });
+      const own = prepared?.postings ?? buildOwnPostings(document, entry);
+      const around: { numbering: string; head: Uint32Array }[] = [];
+      for (let offset = 1; offset <= CONTEXT_RADIUS; offset += 1) {
+        for (const neighbour of [rows[index - offset], rows[index + offset]]) if (neighbour) around.push(headOf(neighbour));
+      }
+      if (options.postingsOnly) {
+        this.postings.add(row.rowid, own, around, false);
+        return;
+      }
       if (!fresh.has(row.rowid)) this.statements.deleteFts.run(row.rowid);
       this.statements.insertFts.run(row.rowid, document.text, entry.role, entry.toolName, document.target, document.keywords, document.context);
+      this.postings.add(row.rowid, own, around, fresh.has(row.rowid));
       if (changed.has(row.rowid) && !options.ftsOnly) {
         if (!fresh.has(row.rowid)) {
           this.statements.deleteTrigram.run(row.rowid);

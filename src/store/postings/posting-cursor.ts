@@ -1,0 +1,149 @@
+import { type BlockStats, type PostingBlock, decodeBlock } from './block-codec.js';
+import { BM25_K1 } from '../top-k.js';
+
+/** A stored block: its statistics and its packed postings. */
+export interface StoredBlock extends BlockStats {
+  data: Uint8Array;
+}
+
+/** BM25's b, as FTS5 uses it. */
+const BM25_B = 0.75;
+
+/**
+ * BM25's term-frequency part of one posting, in the order of operations FTS5's bm25 uses, so a score summed
+ * from these equals FTS5's: (w·(k1 + 1)) / (w + k1·(1 − b + b·D/avgD)), w the column-weighted frequency.
+ */
+export function weighFrequency(tenths: number, length: number, avgLength: number): number {
+  const w = tenths / 10;
+  return (w * (BM25_K1 + 1.0)) / (w + BM25_K1 * (1 - BM25_B + (BM25_B * length) / avgLength));
+}
+
+/**
+ * Walks one term's postings in row id order, over every search column or the entry's own (then only postings
+ * whose own columns hold the term). Blocks are unpacked when the walk enters them; a seek skips whole blocks
+ * by their last row id.
+ */
+export class PostingCursor {
+  private readonly blocks: StoredBlock[];
+  private block = -1;
+  private postings: PostingBlock | null = null;
+  private at = 0;
+  /** The current posting's row id, Infinity when the walk is over. */
+  rowid = Infinity;
+
+  constructor(
+    blocks: readonly StoredBlock[],
+    private readonly own: boolean,
+    readonly idf: number,
+    private readonly avgLength: number,
+  ) {
+    this.blocks = own ? blocks.filter((block) => block.ownCount > 0) : [...blocks];
+    this.enterBlock(0);
+  }
+
+  /** Entries holding the term (BM25's document frequency). */
+  static countHolding(blocks: readonly StoredBlock[], own: boolean): number {
+    let count = 0;
+    for (const block of blocks) count += own ? block.ownCount : block.count;
+    return count;
+  }
+
+  /** The most this term adds to any entry. */
+  bound(): number {
+    let best = 0;
+    for (const block of this.blocks) best = Math.max(best, this.blockBound(block));
+    return best;
+  }
+
+  /** The current posting's BM25 contribution. */
+  score(): number {
+    const postings = this.postings!;
+    return this.idf * weighFrequency(this.own ? postings.own[this.at]! : postings.all[this.at]!, postings.lengths[this.at]!, this.avgLength);
+  }
+
+  next(): void {
+    this.at += 1;
+    this.settle();
+  }
+
+  /** Moves to the first posting at or after `rowid`. */
+  seek(rowid: number): void {
+    if (this.rowid >= rowid) return;
+    if (this.blocks[this.block]!.lastRowid < rowid) {
+      const index = this.findBlock(rowid);
+      if (index >= this.blocks.length) {
+        this.block = this.blocks.length;
+        this.postings = null;
+        this.rowid = Infinity;
+        return;
+      }
+      this.enterBlock(index);
+    }
+    const rowids = this.postings!.rowids;
+    while (this.at < rowids.length && rowids[this.at]! < rowid) this.at += 1;
+    this.settle();
+  }
+
+  /**
+   * The most the term can add at `rowid`, from the statistics of the block that would hold it, without
+   * unpacking it (0 when no block can).
+   */
+  boundAt(rowid: number): number {
+    if (this.rowid === rowid) return this.score();
+    if (this.rowid > rowid) return 0;
+    const block = this.blocks[this.findBlock(rowid)];
+    return block && block.firstRowid <= rowid ? this.blockBound(block) : 0;
+  }
+
+  /** The first block from the current one whose last row id is at or past `rowid`: gallop, then halve. */
+  private findBlock(rowid: number): number {
+    let low = Math.max(this.block, 0);
+    if (low >= this.blocks.length || this.blocks[low]!.lastRowid >= rowid) return low;
+    let step = 1;
+    while (low + step < this.blocks.length && this.blocks[low + step]!.lastRowid < rowid) {
+      low += step;
+      step *= 2;
+    }
+    let high = Math.min(low + step, this.blocks.length);
+    low += 1;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.blocks[middle]!.lastRowid < rowid) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  private blockBound(block: StoredBlock): number {
+    return this.idf * weighFrequency(this.own ? block.maxOwn : block.maxAll, block.minLength, this.avgLength);
+  }
+
+  private enterBlock(index: number): void {
+    this.block = index;
+    this.at = 0;
+    const block = this.blocks[index];
+    this.postings = block ? decodeBlock(block.data) : null;
+    this.settle();
+  }
+
+  /** Past the block's end: the next block; on an own-column walk, past postings whose own columns lack the term. */
+  private settle(): void {
+    for (;;) {
+      const postings = this.postings;
+      if (postings === null) {
+        this.rowid = Infinity;
+        return;
+      }
+      if (this.at >= postings.rowids.length) {
+        this.enterBlock(this.block + 1);
+        return;
+      }
+      if (this.own && postings.own[this.at] === 0) {
+        this.at += 1;
+        continue;
+      }
+      this.rowid = postings.rowids[this.at]!;
+      return;
+    }
+  }
+}

@@ -77,6 +77,11 @@ function makeQueries(next: () => number): LexicalQuery[] {
       every: shape === 2,
     });
   }
+  // Phrases of several words (tool targets are "npm run <word>") and prefixes, ranked with one-word terms.
+  for (const [index, word] of ['build', 'test', 'deploy', 'error'].entries()) {
+    queries.push({ any: [`npm run ${word}`, pick(), pick()], all: [], none: index === 1 ? ['run error'] : [], filters: {}, limit: [3, 50][index % 2]!, context: true });
+    queries.push({ any: [word.slice(0, 3), pick().slice(0, 4)], all: [], none: [], filters: {}, limit: 10, context: false, prefix: true });
+  }
   return queries;
 }
 
@@ -123,18 +128,18 @@ describe('postings', () => {
     expect(decodeBlock(Buffer.concat([head, tail]))).toEqual({ rowids: [1, 3, 4, 8], all: [1, 1, 6, 3], own: [1, 1, 0, 3], lengths: [2, 2, 5, 5] });
   });
 
-  test('phrases of several words or a prefix are left to FTS5; one-word terms keep FTS5’s duplicates', () => {
-    expect(toPostingPhrases({ any: ['deploy', 'src/lib'], all: [], none: [] })).toBeNull();
-    expect(toPostingPhrases({ any: ['deploy'], all: [], none: [], prefix: true })).toBeNull();
-    expect(toPostingPhrases({ any: ['deploy', 'Deploying', 'deploy', '!!'], all: ['cache'], none: ['zstd'], context: false })).toEqual({
+  test('one-word terms are walked in the postings, keeping FTS5’s duplicates; phrases of several words and prefixes go to FTS5', () => {
+    expect(toPostingPhrases({ any: ['deploy', 'Deploying', 'deploy', '!!', 'src/lib'], all: ['cache'], none: ['zstd'], context: false })).toEqual({
       phrases: [
         // Porter stems both to one term; FTS5 still counts them as two phrases.
-        { term: 'deploi', columns: 'own', must: false },
-        { term: 'deploi', columns: 'own', must: false },
-        { term: 'cach', columns: 'own', must: true },
+        { term: 'deploi', text: 'deploy', prefix: false, columns: 'own', must: false },
+        { term: 'deploi', text: 'Deploying', prefix: false, columns: 'own', must: false },
+        { term: null, text: 'src/lib', prefix: false, columns: 'own', must: false },
+        { term: 'cach', text: 'cache', prefix: false, columns: 'own', must: true },
       ],
-      excluded: ['zstd'],
+      excluded: [{ term: 'zstd', text: 'zstd', prefix: false, columns: 'own', must: false }],
     });
+    expect(toPostingPhrases({ any: ['wrangl'], all: [], none: [], prefix: true })?.phrases[0]).toMatchObject({ term: null, prefix: true });
   });
 
   test('the lists equal FTS5’s after inserts in chunks, results attached later, re-indexing, dropping and forgetting', () => {

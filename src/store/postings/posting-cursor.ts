@@ -51,17 +51,18 @@ export class PostingCursor {
   /** The most this term adds to any entry. */
   bound(): number {
     let best = 0;
-    for (const block of this.blocks) best = Math.max(best, this.blockBound(block));
+    for (const block of this.blocks) best = Math.max(best, this.blockBound_(block));
     return best;
   }
 
   /** The current posting's BM25 contribution. */
   score(): number {
-    const postings = this.postings!;
+    const postings = this.unpack();
     return this.idf * weighFrequency(this.own ? postings.own[this.at]! : postings.all[this.at]!, postings.lengths[this.at]!, this.avgLength);
   }
 
   next(): void {
+    this.unpack();
     this.at += 1;
     this.settle();
   }
@@ -79,7 +80,7 @@ export class PostingCursor {
       }
       this.enterBlock(index);
     }
-    const rowids = this.postings!.rowids;
+    const rowids = this.unpack().rowids;
     while (this.at < rowids.length && rowids[this.at]! < rowid) this.at += 1;
     this.settle();
   }
@@ -92,7 +93,7 @@ export class PostingCursor {
     if (this.rowid === rowid) return this.score();
     if (this.rowid > rowid) return 0;
     const block = this.blocks[this.findBlock(rowid)];
-    return block && block.firstRowid <= rowid ? this.blockBound(block) : 0;
+    return block && block.firstRowid <= rowid ? this.blockBound_(block) : 0;
   }
 
   /** The first block from the current one whose last row id is at or past `rowid`: gallop, then halve. */
@@ -114,16 +115,43 @@ export class PostingCursor {
     return low;
   }
 
-  private blockBound(block: StoredBlock): number {
+  private blockBound_(block: StoredBlock): number {
     return this.idf * weighFrequency(this.own ? block.maxOwn : block.maxAll, block.minLength, this.avgLength);
+  }
+
+  /**
+   * The bound of the block the walk is at the start of, not yet unpacked (Infinity once it is: a block is
+   * skipped whole only before any of it was read).
+   */
+  blockBound(): number {
+    const block = this.blocks[this.block];
+    return this.postings === null && block ? this.blockBound_(block) : Infinity;
+  }
+
+  /** Past the current block without reading it (block-max: none of its entries can reach the top). */
+  skipBlock(): void {
+    this.enterBlock(this.block + 1);
   }
 
   private enterBlock(index: number): void {
     this.block = index;
     this.at = 0;
+    this.postings = null;
     const block = this.blocks[index];
-    this.postings = block ? decodeBlock(block.data) : null;
-    this.settle();
+    if (!block) {
+      this.rowid = Infinity;
+      return;
+    }
+    if (this.own) {
+      // An own-column walk may start past the block's first row: unpacked at once.
+      this.unpack();
+      this.settle();
+    } else this.rowid = block.firstRowid;
+  }
+
+  private unpack(): PostingBlock {
+    if (this.postings === null) this.postings = decodeBlock(this.blocks[this.block]!.data);
+    return this.postings;
   }
 
   /** Past the block's end: the next block; on an own-column walk, past postings whose own columns lack the term. */
@@ -147,3 +175,71 @@ export class PostingCursor {
     }
   }
 }
+
+/**
+ * A phrase's entries with their contributions already scored (by the engine's full-text index: a phrase of
+ * several words, a prefix), walked like a term's postings. One block: its bound is its best contribution.
+ */
+export class ScoredCursor {
+  private at = 0;
+  rowid: number;
+  private readonly best: number;
+
+  constructor(
+    private readonly rowids: Float64Array,
+    private readonly scores: Float64Array,
+  ) {
+    this.rowid = rowids.length > 0 ? rowids[0]! : Infinity;
+    let best = 0;
+    for (const score of scores) best = Math.max(best, score);
+    this.best = best;
+  }
+
+  bound(): number {
+    return this.best;
+  }
+
+  score(): number {
+    return this.scores[this.at]!;
+  }
+
+  next(): void {
+    this.at += 1;
+    this.rowid = this.at < this.rowids.length ? this.rowids[this.at]! : Infinity;
+  }
+
+  seek(rowid: number): void {
+    if (this.rowid >= rowid) return;
+    // Gallop from here, then halve.
+    let low = this.at;
+    let step = 1;
+    while (low + step < this.rowids.length && this.rowids[low + step]! < rowid) {
+      low += step;
+      step *= 2;
+    }
+    let high = Math.min(low + step, this.rowids.length);
+    low += 1;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.rowids[middle]! < rowid) low = middle + 1;
+      else high = middle;
+    }
+    this.at = low;
+    this.rowid = low < this.rowids.length ? this.rowids[low]! : Infinity;
+  }
+
+  boundAt(rowid: number): number {
+    if (this.rowid === rowid) return this.score();
+    return this.rowid > rowid ? 0 : this.best;
+  }
+
+  /** One block, never skipped whole. */
+  blockBound(): number {
+    return Infinity;
+  }
+
+  skipBlock(): void {}
+}
+
+/** What ranking walks: a term's postings or a phrase's scored entries. */
+export type PhraseCursor = PostingCursor | ScoredCursor;

@@ -1,45 +1,49 @@
 import { tokenizeFtsQueryTerm } from '../../text/fts-tokens.js';
 import type { LexicalQuery } from '../types.js';
-import type { PostingPhrase } from './rank-postings.js';
 
 /**
- * A word query as postings answer it: each ranked term a phrase over every search column (or the entry's own
- * when the neighbours' context is off), each required term a phrase over the entry's own columns, in the order
- * and with the duplicates FTS5 sees them (sqlite/fts-query.ts: terms deduplicated as written, so "deploy" and
- * "deploys" are two phrases of one term, each counted). Null when a phrase is not one term — several words, a
- * prefix, or a term that yields no token — which the engine's own full-text index answers instead.
+ * A word query as postings answer it, in the order and with the duplicates FTS5 sees it (sqlite/fts-query.ts:
+ * terms deduplicated as written, so "deploy" and "deploys" are two phrases of one term, each counted): each ranked
+ * term a phrase over every search column (or the entry's own when the neighbours' context is off), each required
+ * term a phrase over the entry's own columns. A phrase of one term is walked in the postings; a phrase of several
+ * words or a prefix (`text`) is scored by the engine's full-text index, which knows positions. Null when a term
+ * yields no token at all (FTS5 alone answers those, as before postings).
  */
-export function toPostingPhrases(
-  query: Pick<LexicalQuery, 'any' | 'all' | 'none' | 'context' | 'every' | 'prefix'>,
-): { phrases: PostingPhrase[]; excluded: string[] } | null {
-  if (query.prefix) return null;
-  const ranked = singleTerms(query.any);
-  const required = singleTerms(query.all);
-  const excluded = singleTerms(query.none);
-  if (ranked === null || required === null || excluded === null) return null;
-  if (ranked.length === 0 && required.length === 0) return null;
-  const columns = query.context === false ? 'own' : 'all';
-  return {
-    phrases: [
-      ...ranked.map((term) => ({ term, columns, must: query.every === true }) as PostingPhrase),
-      ...required.map((term) => ({ term, columns: 'own', must: true }) as PostingPhrase),
-    ],
-    excluded,
-  };
+export interface QueryPhrase {
+  /** The phrase's one term (postings), or null: `text` is scored by the engine. */
+  term: string | null;
+  /** The term as written (a NUL read as a space), for the engine. */
+  text: string;
+  prefix: boolean;
+  columns: 'all' | 'own';
+  /** Every match holds it: a required term, or every ranked term of an all-terms query. */
+  must: boolean;
 }
 
-/** Each distinct term as written (a NUL read as a space) to its one token; null if any has several or none. */
-function singleTerms(terms: readonly string[]): string[] | null {
+export function toPostingPhrases(
+  query: Pick<LexicalQuery, 'any' | 'all' | 'none' | 'context' | 'every' | 'prefix'>,
+): { phrases: QueryPhrase[]; excluded: QueryPhrase[] } | null {
+  const prefix = query.prefix === true;
+  const columns = query.context === false ? 'own' : 'all';
+  const ranked = readPhrases(query.any, { prefix, columns, must: query.every === true });
+  const required = readPhrases(query.all, { prefix: false, columns: 'own', must: true });
+  const excluded = readPhrases(query.none, { prefix: false, columns: 'own', must: false });
+  if (ranked === null || required === null || excluded === null) return null;
+  if (ranked.length === 0 && required.length === 0) return null;
+  return { phrases: [...ranked, ...required], excluded };
+}
+
+function readPhrases(terms: readonly string[], shape: Pick<QueryPhrase, 'prefix' | 'columns' | 'must'>): QueryPhrase[] | null {
   const seen = new Set<string>();
-  const tokens: string[] = [];
+  const phrases: QueryPhrase[] = [];
   for (const term of terms) {
     if (!/[\p{L}\p{N}]/u.test(term)) continue;
-    const safe = term.includes('\0') ? term.replace(/\0/g, ' ') : term;
-    if (seen.has(safe)) continue;
-    seen.add(safe);
-    const found = tokenizeFtsQueryTerm(safe);
-    if (found.length !== 1) return null;
-    tokens.push(found[0]!);
+    const text = term.includes('\0') ? term.replace(/\0/g, ' ') : term;
+    if (seen.has(text)) continue;
+    seen.add(text);
+    const tokens = tokenizeFtsQueryTerm(text);
+    if (tokens.length === 0) return null;
+    phrases.push({ term: tokens.length === 1 && !shape.prefix ? tokens[0]! : null, text, ...shape });
   }
-  return tokens;
+  return phrases;
 }

@@ -1,4 +1,4 @@
-import { PostingCursor, type StoredBlock } from './posting-cursor.js';
+import { type PhraseCursor, PostingCursor, ScoredCursor, type StoredBlock } from './posting-cursor.js';
 import { inverseDocumentFrequency, roundScore } from '../top-k.js';
 
 /**
@@ -13,18 +13,27 @@ import { inverseDocumentFrequency, roundScore } from '../top-k.js';
  * caller breaks ties at the cut by time, as every list does.
  */
 export interface PostingPhrase {
-  term: string;
+  /** The one term of the phrase, whose postings are walked... */
+  term: string | null;
+  /** ...or the phrase's entries already scored (several words, a prefix: the engine's full-text index scored them). */
+  scored?: ScoredEntries;
   /** Frequencies over every search column, or the entry's own (no neighbours' context). */
   columns: 'all' | 'own';
   /** Every match holds it: a required term, or every ranked term of an all-terms query. */
   must: boolean;
 }
 
+/** Row ids ascending, each with the phrase's BM25 contribution. */
+export interface ScoredEntries {
+  rowids: Float64Array;
+  scores: Float64Array;
+}
+
 export interface PostingQuery {
   /** In the query's order: scores are summed in it. */
   phrases: readonly PostingPhrase[];
-  /** Terms no match may hold in its own columns. */
-  excluded: readonly string[];
+  /** Terms no match may hold in its own columns; or (several words) the entries holding them. */
+  excluded: readonly (string | Float64Array)[];
   /** Each term's blocks, in row id order (a term no entry holds: none). */
   blocks: ReadonlyMap<string, readonly StoredBlock[]>;
   /** BM25's N and average document length. */
@@ -56,13 +65,16 @@ function isBelow(score: number, threshold: number): boolean {
 export function rankPostings(query: PostingQuery): RankedRow[] {
   const { phrases, limit } = query;
   if (phrases.length === 0 || limit <= 0 || query.rows === 0) return [];
-  const cursors = phrases.map((phrase) => {
-    const blocks = query.blocks.get(phrase.term) ?? [];
+  const cursors: PhraseCursor[] = phrases.map((phrase) => {
+    if (phrase.scored) return new ScoredCursor(phrase.scored.rowids, phrase.scored.scores);
+    const blocks = query.blocks.get(phrase.term ?? '') ?? [];
     const own = phrase.columns === 'own';
     const idf = inverseDocumentFrequency(query.rows, PostingCursor.countHolding(blocks, own));
     return new PostingCursor(blocks, own, idf, query.avgLength);
   });
-  const excluded = query.excluded.map((term) => new PostingCursor(query.blocks.get(term) ?? [], true, 0, query.avgLength));
+  const excluded = query.excluded.map((term) =>
+    typeof term === 'string' ? new PostingCursor(query.blocks.get(term) ?? [], true, 0, query.avgLength) : new ScoredCursor(term, new Float64Array(term.length)),
+  );
   const kept = new TopScores(limit);
   const found: RankedRow[] = [];
   const parts = new Float64Array(phrases.length);
@@ -91,16 +103,23 @@ export function rankPostings(query: PostingQuery): RankedRow[] {
  * No phrase required: entries holding any phrase. The phrases are ordered by bound; those whose bounds together
  * stay below θ are looked up only (MaxScore), the others walked.
  */
-function walkAny(cursors: PostingCursor[], parts: Float64Array, kept: TopScores, keep: (rowid: number, score: number) => void): void {
+function walkAny(cursors: PhraseCursor[], parts: Float64Array, kept: TopScores, keep: (rowid: number, score: number) => void): void {
   const order = cursors.map((cursor, index) => ({ cursor, index, bound: cursor.bound() })).sort((a, b) => a.bound - b.bound);
   // below[i]: the most the i lowest-bound phrases add together.
   const below = new Float64Array(order.length + 1);
   for (let i = 0; i < order.length; i += 1) below[i + 1] = below[i]! + order[i]!.bound;
+  const total = below[order.length]!;
   let firstWalked = 0;
   for (;;) {
     const threshold = kept.threshold();
     while (firstWalked < order.length && isBelow(below[firstWalked + 1]!, threshold)) firstWalked += 1;
     if (firstWalked >= order.length) return;
+    // Block-max: a walked phrase's next block is passed over unread when even its maximum, with every other
+    // phrase's bound, stays below θ — none of its entries can reach the top, whatever else they hold.
+    for (let i = firstWalked; i < order.length; i += 1) {
+      const { cursor, bound } = order[i]!;
+      while (cursor.rowid !== Infinity && isBelow(cursor.blockBound() + total - bound, threshold)) cursor.skipBlock();
+    }
     let rowid = Infinity;
     for (let i = firstWalked; i < order.length; i += 1) rowid = Math.min(rowid, order[i]!.cursor.rowid);
     if (rowid === Infinity) return;
@@ -142,7 +161,7 @@ function walkAny(cursors: PostingCursor[], parts: Float64Array, kept: TopScores,
  * required phrases (all must hold it) and then in the ranked ones (one must, when there are any).
  */
 function walkRequired(
-  cursors: PostingCursor[],
+  cursors: PhraseCursor[],
   phrases: readonly PostingPhrase[],
   musts: number[],
   parts: Float64Array,

@@ -1,9 +1,9 @@
 import type { LexicalQuery } from '../store.js';
 
 /** Columns user terms are matched against. `role` is indexed but never matched by words ("user" would hit all). */
-const SEARCH_COLUMNS = '{text tool target keywords context}';
+export const SEARCH_COLUMNS = '{text tool target keywords context}';
 /** The entry's own columns, without its neighbours' context. */
-const OWN_COLUMNS = '{text tool target keywords}';
+export const OWN_COLUMNS = '{text tool target keywords}';
 
 /**
  * A structured query as FTS5 MATCH expressions. Every term is a quoted string with quotes doubled, so no user

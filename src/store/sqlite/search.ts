@@ -3,11 +3,12 @@ import { COLUMN_WEIGHTS } from '../index-document.js';
 import { phraseBound, rankExactTopK, roundScore } from '../top-k.js';
 import type { Candidate, LexicalQuery } from '../types.js';
 import { type RenderedFilters, andClauses, joinSessions, renderFilters } from './filters.js';
-import { joinFtsHolding, joinFtsParts, joinFtsPhrases, renderFtsParts, renderTrigramPhrases } from './fts-query.js';
+import { OWN_COLUMNS, SEARCH_COLUMNS, joinFtsHolding, joinFtsParts, joinFtsPhrases, renderFtsParts, renderTrigramPhrases } from './fts-query.js';
 import { type EntryRow, toEntry } from './rows.js';
 import type { SqlitePostings } from './postings.js';
 import { toPostingPhrases } from '../postings/query-phrases.js';
-import { rankPostings } from '../postings/rank-postings.js';
+import { type RankedRow, type ScoredEntries, rankPostings } from '../postings/rank-postings.js';
+import type { QueryPhrase } from '../postings/query-phrases.js';
 
 /** BM25 column weights in the FTS table's column order: text, role, tool, target, keywords, context. */
 const BM25_WEIGHTS = [COLUMN_WEIGHTS.text, COLUMN_WEIGHTS.role, COLUMN_WEIGHTS.tool, COLUMN_WEIGHTS.target, COLUMN_WEIGHTS.keywords, COLUMN_WEIGHTS.context]
@@ -241,11 +242,12 @@ function rankFromPostings(
 ): Candidate[] {
   const { rows, tokens } = readTotals(db, 'entries_fts');
   if (rows === 0) return [];
-  const blocks = postings.readBlocks([...plan.phrases.map((phrase) => phrase.term), ...plan.excluded]);
+  const terms = [...plan.phrases, ...plan.excluded].flatMap((phrase) => (phrase.term === null ? [] : [phrase.term]));
+  const blocks = postings.readBlocks(terms);
   const filters = renderFilters(query.filters);
   const ranked = rankPostings({
-    phrases: plan.phrases,
-    excluded: plan.excluded,
+    phrases: plan.phrases.map((phrase) => (phrase.term === null ? { ...phrase, scored: scorePhraseAlone(db, phrase) } : phrase)),
+    excluded: plan.excluded.map((phrase) => phrase.term ?? scorePhraseAlone(db, phrase).rowids),
     blocks,
     rows,
     avgLength: tokens / rows,
@@ -253,18 +255,52 @@ function rankFromPostings(
     accept: buildAccept(db, filters),
   });
   if (ranked.length === 0) return [];
+  // Rows tied at the cut are ordered by time (newest first) on their times alone; whole entries are read for the kept.
+  const kept = ranked.length <= query.limit ? ranked : selectNewestAtCut(db, ranked, query.limit);
   const entries = new Map(
     db
       .prepare<[string], EntryRow>('SELECT * FROM entries WHERE rowid IN (SELECT value FROM json_each(?))')
-      .all(JSON.stringify(ranked.map((row) => row.rowid)))
+      .all(JSON.stringify(kept.map((row) => row.rowid)))
       .map((row) => [row.rowid, row]),
   );
   const candidates: Candidate[] = [];
-  for (const row of ranked) {
+  for (const row of kept) {
     const entry = entries.get(row.rowid);
     if (entry) candidates.push({ rowid: row.rowid, entry: toEntry(entry), score: row.score });
   }
   return orderCandidates(candidates, query.limit);
+}
+
+/** The best `limit` rows by rounded score, then newest, then row id, reading only the rows' times. */
+function selectNewestAtCut(db: Database.Database, ranked: RankedRow[], limit: number): RankedRow[] {
+  const times = new Map(
+    db
+      .prepare<[string], { rowid: number; ts: number | null }>('SELECT rowid, ts FROM entries WHERE rowid IN (SELECT value FROM json_each(?))')
+      .all(JSON.stringify(ranked.map((row) => row.rowid)))
+      .map((row) => [row.rowid, row.ts ?? -Infinity]),
+  );
+  return ranked
+    .filter((row) => times.has(row.rowid))
+    .sort((a, b) => b.score - a.score || times.get(b.rowid)! - times.get(a.rowid)! || a.rowid - b.rowid)
+    .slice(0, limit);
+}
+
+/**
+ * A phrase of several words or a prefix, scored alone by FTS5 over its columns: each holding row's BM25
+ * contribution, exactly the part the phrase adds within the whole query (the same idf, weights and lengths).
+ */
+function scorePhraseAlone(db: Database.Database, phrase: QueryPhrase): ScoredEntries {
+  const quoted = `"${phrase.text.replace(/"/g, '""')}"${phrase.prefix ? '*' : ''}`;
+  const expression = `${phrase.columns === 'own' ? OWN_COLUMNS : SEARCH_COLUMNS} : ${quoted}`;
+  const rows = db
+    .prepare<[string], { rowid: number; rank: number }>(`SELECT rowid, bm25(entries_fts, ${BM25_WEIGHTS}) AS rank FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rowid`)
+    .all(expression);
+  const scored = { rowids: new Float64Array(rows.length), scores: new Float64Array(rows.length) };
+  rows.forEach((row, index) => {
+    scored.rowids[index] = row.rowid;
+    scored.scores[index] = -row.rank;
+  });
+  return scored;
 }
 
 /** Rows a filter keeps to be gathered as a set; past this, each entry that would be kept is looked up instead. */

@@ -32,6 +32,8 @@ export interface Moon {
   readonly memory: MemoryPlane;
   readonly agents: AgentsPlane;
   readonly upkeep: UpkeepPlane;
+  /** The library's recall, as it has always been called: `createMoon(config).recall(request)` (history.recall). */
+  recall: HistoryPlane['recall'];
   close(): Promise<void>;
 }
 
@@ -79,6 +81,7 @@ export function createMoon(config: MoonConfig, clock: () => number = Date.now, h
     memory,
     agents,
     upkeep,
+    recall: (request) => history.recall(request),
     close: () => shared.close(),
   };
 }

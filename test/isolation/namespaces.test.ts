@@ -83,6 +83,8 @@ describe.each(['sqlite', 'postgres'] as const)('%s', (engine) => {
     const scope = await moon.history.resolveScope({ cwd: B.cwd });
     const scoped = scopeRecallOptions({ query: 'cart totals test fails empty array' }, scope);
     outputs.recall = scoped ? await moon.history.recall(scoped) : null;
+    // The library's own entry point answers the same.
+    if (scoped) expect(await moon.recall(scoped)).toEqual(outputs.recall);
     outputs.digests = await moon.memory.searchDigests({ query: 'cart totals test', namespace });
     outputs.digestList = await moon.memory.listDigests({ namespace });
     outputs.fixes = await moon.memory.fixes({ query: "TypeError: Cannot read properties of undefined (reading 'map')", namespace });

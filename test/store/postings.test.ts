@@ -5,6 +5,7 @@ import type { Entry, Role } from '../../src/model.js';
 import { decodeBlock, encodeBlock } from '../../src/store/postings/block-codec.js';
 import { toPostingPhrases } from '../../src/store/postings/query-phrases.js';
 import { SqlitePostings } from '../../src/store/sqlite/postings.js';
+import { probeSqliteFile } from '../../src/store/sqlite/probe.js';
 import { searchWords } from '../../src/store/sqlite/search.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
@@ -165,7 +166,7 @@ describe('postings', () => {
     expectSameLists(queries);
   });
 
-  test('an index without postings gets them by the backfill, resumed after an interruption, and ranks the same', () => {
+  test('an index without postings gets them by the backfill, resumed after an interruption, and ranks the same', async () => {
     const next = random(3);
     const sessions = Array.from({ length: 9 }, (_, index) => sessionOf(index));
     store.batch(() => sessions.forEach((session, index) => store.commitFile(fileCommit(session, makeTurns(next, index, 1, 60)))));
@@ -192,7 +193,10 @@ describe('postings', () => {
     })();
     expect(raw.prepare('SELECT count(*) FROM entry_terms').pluck().get()).toBeLessThan(raw.prepare('SELECT count(*) FROM entries').pluck().get() as number);
     raw.close();
+    // moon doctor says so, and that the next index resumes it.
+    expect(await probeSqliteFile(path)).toMatchObject({ ok: true, detail: expect.stringMatching(/postings being filled \(\d+ of \d+ entries; the next `moon index` resumes it\)/) });
     store = openSqliteStore(path);
+    expect(await probeSqliteFile(path)).toMatchObject({ ok: true, detail: expect.stringContaining('word lists ranked from postings') });
     expect(expectSameLists(queries)).toBe(before);
   });
 });

@@ -28,11 +28,21 @@ export async function probeSqliteFile(path: string): Promise<ProbeResult> {
     const db = new Database(path, { readonly: true, fileMustExist: true });
     try {
       const row = db.prepare("SELECT count(*) AS tables FROM sqlite_master WHERE type = 'table'").get() as { tables: number };
-      return { ok: true, detail: `${row.tables} tables` };
+      return { ok: true, detail: `${row.tables} tables; ${describePostings(db)}` };
     } finally {
       db.close();
     }
   } catch (error) {
     return { ok: false, error: describeError(error), corrupt: isCorruptionError(error) };
   }
+}
+
+/** How word lists are ranked: from the postings, or by FTS5 while the migration's backfill fills them. */
+function describePostings(db: import('better-sqlite3').Database): string {
+  const has = (table: string) => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
+  if (!has('entry_terms') || !has('meta')) return 'word lists ranked by FTS5 (no postings yet: the next `moon index` adds them)';
+  if (db.prepare("SELECT 1 FROM meta WHERE key = 'postings_pending'").get() === undefined) return 'word lists ranked from postings (pruned top-k)';
+  const done = db.prepare('SELECT count(*) FROM entry_terms').pluck().get() as number;
+  const all = db.prepare('SELECT count(*) FROM entries').pluck().get() as number;
+  return `postings being filled (${done.toLocaleString('en-US')} of ${all.toLocaleString('en-US')} entries; the next \`moon index\` resumes it): word lists ranked by FTS5 until then`;
 }

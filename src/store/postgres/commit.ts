@@ -4,6 +4,9 @@ import type { FileCommit, FileState, SessionWrite, StoredSession } from '../type
 import type { PgClient } from './client.js';
 import { cleanText, toJsonParam } from './clean.js';
 import { buildTrigramIndex, buildWordIndex } from './lexical.js';
+import { addPostings, removePostings } from './postings.js';
+import { buildHead, buildOwnPostings } from '../postings/entry-postings.js';
+import { localNumbering } from '../postings/term-numbering.js';
 import type { MarkerConfig } from '../../markers/extract.js';
 import { replaceEntryMarkers } from './markers.js';
 import { ENTRY_COLUMNS, ENTRY_RECORD_TYPE, type EntryRow, entryRecord, namespaceOf, toEntry } from './rows.js';
@@ -113,7 +116,8 @@ export async function putFile(client: PgClient, machine: string, file: FileState
 
 /** Drop everything a session holds but its row: entries (their index rows and vectors with them), anchors, usage, terms. */
 export async function deleteSessionContent(client: PgClient, sessionId: string): Promise<void> {
-  await client.query('DELETE FROM moon.entries WHERE session_id = $1', [sessionId]);
+  const gone = await client.query<{ rowid: number }>('DELETE FROM moon.entries WHERE session_id = $1 RETURNING rowid', [sessionId]);
+  removePostings(client, gone.rows.map((row) => Number(row.rowid)));
   await client.query('DELETE FROM moon.anchors WHERE session_id = $1', [sessionId]);
   await client.query('DELETE FROM moon.usage WHERE session_id = $1', [sessionId]);
   await client.query('DELETE FROM moon.session_terms WHERE session_id = $1', [sessionId]);
@@ -191,7 +195,7 @@ export async function refreshIndex(
   client: PgClient,
   sessionId: string,
   changed: ReadonlyMap<number, Entry>,
-  options: { wordsOnly?: boolean; prepared?: ReadonlyMap<number, PreparedDocument> } = {},
+  options: { wordsOnly?: boolean; postingsOnly?: boolean; prepared?: ReadonlyMap<number, PreparedDocument> } = {},
 ): Promise<void> {
   if (changed.size === 0) return;
   const order = (await client.query<{ rowid: number }>('SELECT rowid FROM moon.entries WHERE session_id = $1 ORDER BY seq, rowid', [sessionId])).rows.map(
@@ -220,6 +224,16 @@ export async function refreshIndex(
     for (const row of rows.rows) known.set(row.rowid, toEntry(row));
   }
   const updates: Record<string, unknown>[] = [];
+  // Each row's head (the part of its text its neighbours' context quotes), numbered once for all its neighbours.
+  const heads = new Map<number, { numbering: string; head: Uint32Array }>();
+  const headOf = (rowid: number) => {
+    let found = heads.get(rowid);
+    if (!found) {
+      found = options.prepared?.get(rowid)?.postings ?? { numbering: localNumbering.id, head: buildHead(known.get(rowid)!.text) };
+      heads.set(rowid, found);
+    }
+    return found;
+  };
   order.forEach((rowid, index) => {
     if (!touched.has(rowid)) return;
     const entry = known.get(rowid)!;
@@ -232,10 +246,18 @@ export async function refreshIndex(
       if (next !== undefined) after.push(known.get(next)!.text);
     }
     const prepared = options.prepared?.get(rowid);
-    const words = buildWordIndex(buildIndexDocument(prepared ?? entry, { before, after }), entry);
+    const document = buildIndexDocument(prepared ?? entry, { before, after });
+    const around: { numbering: string; head: Uint32Array }[] = [];
+    for (let offset = 1; offset <= CONTEXT_RADIUS; offset += 1) {
+      for (const neighbour of [order[index - offset], order[index + offset]]) if (neighbour !== undefined) around.push(headOf(neighbour));
+    }
+    addPostings(client, rowid, prepared?.postings ?? buildOwnPostings(document, entry), around);
+    if (options.postingsOnly) return;
+    const words = buildWordIndex(document, entry);
     const trigram = changed.has(rowid) && !options.wordsOnly ? buildTrigramIndex(prepared?.trigram ?? entry) : null;
     updates.push({ rowid, tv: words.tv, tool_tv: words.toolTv, doc_len: words.docLen, tri: trigram?.tri ?? null, tri_len: trigram?.triLen ?? null });
   });
+  if (options.postingsOnly) return;
   await client.query(
     `UPDATE moon.entries e SET tv = r.tv::tsvector, tool_tv = r.tool_tv::tsvector, doc_len = r.doc_len, tri = coalesce(r.tri, e.tri),
        tri_len = coalesce(r.tri_len, e.tri_len)

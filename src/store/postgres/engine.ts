@@ -15,6 +15,8 @@ import { countMarkersByType, listMarkers, syncMarkers } from './markers.js';
 import { DEFAULT_MARKER_CONFIG, type MarkerConfig } from '../../markers/extract.js';
 import { fingerprintMarkerConfig } from '../../markers/entry-markers.js';
 import { migratePostgres } from './schema.js';
+import { discardPostings, flushPostings } from './postings.js';
+import { fillPostings } from './fill-postings.js';
 import { hasLexicalMatch, searchLexical, searchTime, searchTrigram, searchVector } from './search.js';
 import { checkIntegrity, listFailures, putFailure, readStats, recordRun } from './stats.js';
 import { countVectors, getModel, listPending, putVectors, setModel } from './vectors.js';
@@ -73,12 +75,16 @@ export async function openPostgresEngine(url: string, options: PostgresEngineOpt
         try {
           if (lock) await takeIngestLock(client, location, lockTimeoutMs, options.onWait);
           const result = await work(client);
-          // The lexeme counts this transaction's writes changed, added up once (schema.ts, migration 6). Only
-          // locked transactions write entries.
-          if (lock) await client.query('SELECT moon.fold_lexemes()');
+          // The lexeme counts this transaction's writes changed, added up once (schema.ts, migration 6), and its
+          // entries' postings (postings.ts). Only locked transactions write entries.
+          if (lock) {
+            await client.query('SELECT moon.fold_lexemes()');
+            await flushPostings(client);
+          }
           await client.query('COMMIT');
           return result;
         } catch (error) {
+          discardPostings(client);
           await client.query('ROLLBACK').catch(() => undefined);
           throw error;
         }
@@ -93,6 +99,7 @@ export async function openPostgresEngine(url: string, options: PostgresEngineOpt
     return row ? toFileState(row) : null;
   };
 
+  let filling: Promise<void> | null = null;
   return {
     name: 'postgres',
     location,
@@ -100,8 +107,10 @@ export async function openPostgresEngine(url: string, options: PostgresEngineOpt
       getFile: (path) => getFile(db, path),
       listFiles: async () =>
         (await db.query<FileRow>('SELECT * FROM moon.files WHERE machine = $1 ORDER BY path', [machine])).rows.map(toFileState),
-      transaction: <T>(work: (tx: IngestTx) => Promise<T>) =>
-        inTransaction(true, (client) =>
+      transaction: async <T>(work: (tx: IngestTx) => Promise<T>) => {
+        // An index from before postings gets them first (fill-postings.ts), once per process.
+        await (filling ??= fillPostings(db, (fill) => inTransaction(true, fill)));
+        return inTransaction(true, (client) =>
           work({
             machine,
             getFile: (path) => getFile(client, path),
@@ -123,7 +132,8 @@ export async function openPostgresEngine(url: string, options: PostgresEngineOpt
               }
             },
           }),
-        ),
+        );
+      },
       getSession: (id) => getSession(db, id),
       // The sessions this machine indexed: the ones whose projections and raw archives live in its MOON_HOME.
       listSessions: async () =>

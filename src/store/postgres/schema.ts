@@ -533,6 +533,28 @@ const MIGRATIONS: string[] = [
   ${replaceStatementTrigger('fact_sessions_insert', 'INSERT', 'moon.sessions', 'moon.fact_sessions_changed')}
   ${replaceStatementTrigger('fact_sessions_delete', 'DELETE', 'moon.sessions', 'moon.fact_sessions_changed')}
   `,
+  // Postings of moon's own for pruned top-k (postgres/postings.ts; the same tables as SQLite's, docs/formats.md).
+  // Entries indexed before are given theirs by fillPostings (engine.ts), which resumes where it stopped; until it is
+  // done, word lists are ranked with tsvector alone. Re-runnable.
+  `
+  CREATE TABLE IF NOT EXISTS moon.posting_terms (id bigserial PRIMARY KEY, term text NOT NULL UNIQUE);
+  CREATE TABLE IF NOT EXISTS moon.postings (
+    term_id bigint NOT NULL,
+    first_rowid bigint NOT NULL,
+    last_rowid bigint NOT NULL,
+    n integer NOT NULL,
+    n_own integer NOT NULL,
+    max_all integer NOT NULL,
+    max_own integer NOT NULL,
+    min_len integer NOT NULL,
+    data bytea NOT NULL,
+    PRIMARY KEY (term_id, first_rowid)
+  );
+  CREATE TABLE IF NOT EXISTS moon.entry_terms (rowid bigint PRIMARY KEY, terms bytea NOT NULL);
+  INSERT INTO moon.meta (key, value) SELECT 'postings_pending', '1'
+    WHERE EXISTS (SELECT 1 FROM moon.entries) AND NOT EXISTS (SELECT 1 FROM moon.entry_terms)
+    ON CONFLICT (key) DO NOTHING;
+  `,
 ];
 
 /** How many migrations this build knows (`moon doctor` compares a database's count with it). */

@@ -12,6 +12,9 @@ import {
   toTrigramNeedles,
 } from './lexical.js';
 import { ENTRY_COLUMNS, type EntryRow, toEntry } from './rows.js';
+import { hasAllPostings, readPostingBlocks } from './postings.js';
+import { toPostingPhrases } from '../postings/query-phrases.js';
+import { rankPostings } from '../postings/rank-postings.js';
 import { SCORE_DECIMALS, inverseDocumentFrequency, phraseBound, rankExactTopKAsync } from '../top-k.js';
 
 /**
@@ -19,6 +22,8 @@ import { SCORE_DECIMALS, inverseDocumentFrequency, phraseBound, rankExactTopKAsy
  * (lexical.ts), so the fused ranking above — the same code for every engine — sees the same lists.
  */
 export async function searchLexical(db: PgClient, query: LexicalQuery): Promise<Candidate[]> {
+  const fromPostings = await searchPostings(db, query);
+  if (fromPostings !== null) return fromPostings;
   const rendered = renderLexicalQuery(query);
   if (rendered.match === null) return [];
   const { rows, tokens } = await readCorpus(db, 'doc_len');
@@ -58,6 +63,62 @@ export async function searchLexical(db: PgClient, query: LexicalQuery): Promise<
   const bounds = hits.map((count) => phraseBound(rows, count));
   const plan = { bounds: bounds.slice(0, rendered.ranked), fixed: bounds.slice(rendered.ranked).reduce((sum, bound) => sum + bound, 0), limit: query.limit };
   return rankExactTopKAsync(plan, (holding) => scoreHolding(holding.length === rendered.ranked ? null : holding));
+}
+
+/** Rows a filter may keep for a word list to be ranked from postings; past this, tsvector ranks it. */
+const POSTING_FILTER_ROWS = 50_000;
+
+/**
+ * The word list from postings (store/postings/), as SQLite ranks it: when every phrase is one term, every entry
+ * has its postings, and the list's filters keep a small enough set of rows. Null otherwise (tsvector ranks it).
+ */
+async function searchPostings(db: PgClient, query: LexicalQuery): Promise<Candidate[] | null> {
+  const plan = toPostingPhrases(query);
+  if (!plan || ![...plan.phrases, ...plan.excluded].every((phrase) => phrase.term !== null)) return null;
+  if (!(await hasAllPostings(db))) return null;
+  let accept: ((rowid: number) => boolean) | undefined;
+  const params = new Params();
+  const filters = renderFilters(query.filters, params);
+  if (filters.where.length > 0) {
+    const kept = await db.query<{ rowid: number }>(
+      `SELECT e.rowid FROM moon.entries e ${joinSessions(filters)} WHERE true ${andClauses(filters)} LIMIT ${POSTING_FILTER_ROWS + 1}`,
+      params.values,
+    );
+    if (kept.rows.length > POSTING_FILTER_ROWS) return null;
+    const set = new Set(kept.rows.map((row) => Number(row.rowid)));
+    accept = (rowid) => set.has(rowid);
+  }
+  const { rows, tokens } = await readCorpus(db, 'doc_len');
+  if (rows === 0) return [];
+  const terms = [...plan.phrases, ...plan.excluded].map((phrase) => phrase.term!);
+  const ranked = rankPostings({
+    phrases: plan.phrases,
+    excluded: plan.excluded.map((phrase) => phrase.term!),
+    blocks: await readPostingBlocks(db, terms),
+    rows,
+    avgLength: tokens / rows,
+    limit: query.limit,
+    ...(accept ? { accept } : {}),
+  });
+  if (ranked.length === 0) return [];
+  // Rows tied at the cut are ordered by time (newest first) on their times alone; whole entries are read for the kept.
+  let kept = ranked;
+  if (ranked.length > query.limit) {
+    const times = await db.query<{ rowid: number; ts: number | null }>('SELECT rowid, ts FROM moon.entries WHERE rowid = ANY ($1::bigint[])', [ranked.map((row) => row.rowid)]);
+    const at = new Map(times.rows.map((row) => [Number(row.rowid), row.ts === null ? -Infinity : Number(row.ts)]));
+    kept = ranked
+      .filter((row) => at.has(row.rowid))
+      .sort((a, b) => b.score - a.score || at.get(b.rowid)! - at.get(a.rowid)! || a.rowid - b.rowid)
+      .slice(0, query.limit);
+  }
+  const entries = await db.query<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM moon.entries e WHERE e.rowid = ANY ($1::bigint[])`, [kept.map((row) => row.rowid)]);
+  const byRowid = new Map(entries.rows.map((row) => [Number(row.rowid), row]));
+  return kept
+    .flatMap((row) => {
+      const entry = byRowid.get(row.rowid);
+      return entry ? [{ rowid: row.rowid, entry: toEntry(entry), score: row.score }] : [];
+    })
+    .sort((a, b) => b.score - a.score || (b.entry.ts ?? -Infinity) - (a.entry.ts ?? -Infinity) || a.rowid - b.rowid);
 }
 
 /**

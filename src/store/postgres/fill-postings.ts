@@ -1,0 +1,30 @@
+import type { PgClient } from './client.js';
+import { refreshIndex } from './commit.js';
+import { hasAllPostings } from './postings.js';
+import { ENTRY_COLUMNS, type EntryRow, toEntry } from './rows.js';
+
+/**
+ * Entries indexed before postings existed (migration 19) get theirs, a few sessions per locked transaction:
+ * interrupted, it resumes where it stopped (an entry with terms is done), and another writer may run beside it.
+ * Until every entry has them, word lists are ranked with tsvector alone.
+ */
+export async function fillPostings(db: PgClient, inLockedTransaction: <T>(work: (client: PgClient) => Promise<T>) => Promise<T>, sessionsPerTransaction = 50): Promise<void> {
+  if (await hasAllPostings(db)) return;
+  for (;;) {
+    const done = await inLockedTransaction(async (client) => {
+      const sessions = await client.query<{ id: string }>(
+        `SELECT DISTINCT e.session_id AS id FROM moon.entries e
+         WHERE NOT EXISTS (SELECT 1 FROM moon.entry_terms t WHERE t.rowid = e.rowid) ORDER BY 1 LIMIT $1`,
+        [sessionsPerTransaction],
+      );
+      for (const { id } of sessions.rows) {
+        const rows = await client.query<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM moon.entries e WHERE e.session_id = $1`, [id]);
+        await refreshIndex(client, id, new Map(rows.rows.map((row) => [Number(row.rowid), toEntry(row)])), { postingsOnly: true });
+      }
+      const finished = sessions.rows.length < sessionsPerTransaction;
+      if (finished) await client.query("DELETE FROM moon.meta WHERE key = 'postings_pending'");
+      return finished;
+    });
+    if (done) return;
+  }
+}

@@ -1,0 +1,58 @@
+import { describe, expect, test } from 'vitest';
+import { openPostgresEngine } from '../../src/store/postgres/engine.js';
+import type { LexicalQuery } from '../../src/store/types.js';
+import { fileCommit, storedSession, turn } from '../contracts/fixtures.js';
+import { usePostgres, withPgClient } from '../helpers/postgres.js';
+
+/**
+ * A PostgreSQL database from before postings (migration 19 finds entries and no postings) gets them at the next
+ * write, a few sessions per transaction, and ranks word lists exactly as before; until then tsvector ranks them.
+ */
+const postgres = usePostgres();
+
+describe('PostgreSQL postings', () => {
+  test('an index without postings is filled by the next write and ranks the same', async () => {
+    const url = await postgres().createDatabase('moon_postings_fill');
+    const words = ['deploy', 'cache', 'retry', 'webhook', 'queue', 'error'];
+    const engine = await openPostgresEngine(url, { machine: 'a' });
+    try {
+      await engine.ingest.transaction(async (tx) => {
+        for (let s = 0; s < 7; s += 1) {
+          const session = storedSession({ id: `f${s}`, source: 'claude-code', project: 'shop', cwd: '/home/dev/shop', startMs: s * 1000, endMs: s * 1000 + 900 });
+          const entries = Array.from({ length: 30 }, (_, n) => turn(session.id, n + 1, { ts: s * 1000 + n, role: n % 2 ? 'assistant' : 'user', text: `${words[(n * 7 + s) % 6]} ${words[(n + s) % 6]} ${words[n % 6]} step ${n}` }));
+          await tx.commitFile(fileCommit(session, entries));
+        }
+      });
+      const queries: LexicalQuery[] = words.map((word, index) => ({ any: [word, words[(index + 2) % 6]!], all: [], none: [], filters: {}, limit: 15, context: index % 2 === 0 }));
+      const ranked = async () => Promise.all(queries.map(async (query) => (await engine.search.searchLexical(query)).map((c) => `${c.entry.id}:${c.score}`)));
+      const before = await ranked();
+      expect(before.flat().length).toBeGreaterThan(50);
+      // As a database from before postings: none, and the migration's flag.
+      await withPgClient(url, (client) =>
+        client.query("DELETE FROM moon.postings; DELETE FROM moon.entry_terms; DELETE FROM moon.posting_terms; INSERT INTO moon.meta (key, value) VALUES ('postings_pending', '1')"),
+      );
+      // tsvector ranks meanwhile: the same entries, with scores equal to 1e-6 (its column weights are float4, so its
+      // frequencies differ from the exact ones in the last digits).
+      const meanwhile = await ranked();
+      meanwhile.forEach((list, index) => {
+        const expected = new Map(before[index]!.map((item) => item.split(':') as [string, string]));
+        expect(list.map((item) => item.split(':')[0]).sort()).toEqual([...expected.keys()].sort());
+        for (const [id, score] of list.map((item) => item.split(':') as [string, string])) expect(Number(score)).toBeCloseTo(Number(expected.get(id)), 6);
+      });
+      const later = await openPostgresEngine(url, { machine: 'a' });
+      try {
+        await later.ingest.transaction(async () => undefined);
+        const state = await withPgClient(url, async (client) => ({
+          pending: (await client.query("SELECT count(*)::int AS n FROM moon.meta WHERE key = 'postings_pending'")).rows[0].n,
+          filled: (await client.query('SELECT count(*)::int AS n FROM moon.entry_terms')).rows[0].n,
+        }));
+        expect(state).toEqual({ pending: 0, filled: 210 });
+        expect(await ranked()).toEqual(before);
+      } finally {
+        await later.close();
+      }
+    } finally {
+      await engine.close();
+    }
+  }, 120_000);
+});

@@ -8,8 +8,9 @@
 //
 //   node bench/exact-top-k.mjs --before DIR [--after DIR] [--messages 100000 | --corpus DIR] [--reps 5]
 //                              [--postgres] [--before-label before] [--after-label after] [--out FILE]
-//                              [--project NAME]
+//                              [--project NAME] [--no-sqlite]
 //
+// --no-sqlite times PostgreSQL alone (with --postgres).
 // --project NAME scopes every query to one project (recall's `project` filter), as an agent's hook and a recall
 // in a project's folder do: the lists that test a filtered set of rows rather than each match's entry.
 // DIR is a checkout with `npm run build` done (e.g. `git worktree add --detach /tmp/before main`).
@@ -106,8 +107,10 @@ function renderTable(title, { medians, differing }) {
 }
 
 const sections = [`Corpus ${corpus}; ${QUERIES.length} queries${project === null ? '' : ` in project "${project}"`}; in-process recall (no embeddings), limit 10.`, ''];
-const sqlite = indexCorpus('sqlite');
-for (const strategy of ['hybrid', 'bm25']) sections.push(renderTable(`SQLite, ${strategy}`, await timeEngine(sqlite, strategy)));
+if (!process.argv.includes('--no-sqlite')) {
+  const sqlite = indexCorpus('sqlite');
+  for (const strategy of ['hybrid', 'bm25']) sections.push(renderTable(`SQLite, ${strategy}`, await timeEngine(sqlite, strategy)));
+}
 if (withPostgres) {
   const server = await startPostgres({ profile: 'bench' });
   try {

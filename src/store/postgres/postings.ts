@@ -1,4 +1,4 @@
-import { type PostingColumns, decodeBlock, encodeBlock, measureBlock, readVarint, writeVarint } from '../postings/block-codec.js';
+import { type PostingColumns, decodeBlock, encodeBlock, measureBlock, packTermIds, unpackTermIds } from '../postings/block-codec.js';
 import { type LoadedBlock, type TermChanges, editTermBlocks } from '../postings/block-edits.js';
 import { type OwnPostings, WEIGHT_TENTHS } from '../postings/entry-postings.js';
 import type { StoredBlock } from '../postings/posting-cursor.js';
@@ -79,7 +79,7 @@ export async function flushPostings(client: PgClient): Promise<void> {
     const gone = await client.query<{ rowid: number; terms: Buffer }>('DELETE FROM moon.entry_terms WHERE rowid = ANY ($1::bigint[]) RETURNING rowid, terms', [
       [...work.removed],
     ]);
-    for (const row of gone.rows) for (const termId of unpackIds(row.terms)) changesOf(termId).removes.push(Number(row.rowid));
+    for (const row of gone.rows) for (const termId of unpackTermIds(row.terms)) changesOf(termId).removes.push(Number(row.rowid));
   }
   if (work.added.size > 0) {
     const ids = await resolveTermIds(client, work.added.values());
@@ -100,7 +100,7 @@ export async function flushPostings(client: PgClient): Promise<void> {
       }
       for (const [termId, counts] of merged) changesOf(termId).adds.push({ rowid: entry.rowid, all: counts.all, own: counts.own, length: entry.length });
       entryRows.push(entry.rowid);
-      entryTerms.push(packIds([...merged.keys()]).toString('hex'));
+      entryTerms.push(packTermIds([...merged.keys()]).toString('hex'));
     }
     await client.query("INSERT INTO moon.entry_terms (rowid, terms) SELECT r, decode(t, 'hex') FROM unnest($1::bigint[], $2::text[]) AS u(r, t)", [entryRows, entryTerms]);
   }
@@ -257,23 +257,3 @@ function toColumns(adds: { rowid: number; all: number; own: number; length: numb
   return { rowids: adds.map((a) => a.rowid), all: adds.map((a) => a.all), own: adds.map((a) => a.own), lengths: adds.map((a) => a.length) };
 }
 
-function packIds(ids: number[]): Buffer {
-  const bytes: number[] = [];
-  let previous = 0;
-  for (const id of ids.sort((a, b) => a - b)) {
-    writeVarint(bytes, id - previous);
-    previous = id;
-  }
-  return Buffer.from(bytes);
-}
-
-function unpackIds(data: Buffer): number[] {
-  const ids: number[] = [];
-  const reader = { at: 0 };
-  let previous = 0;
-  while (reader.at < data.length) {
-    previous += readVarint(data, reader);
-    ids.push(previous);
-  }
-  return ids;
-}

@@ -148,3 +148,26 @@ export function mergeStats(stats: BlockStats, more: BlockStats): BlockStats {
     minLength: Math.min(stats.minLength, more.minLength),
   };
 }
+
+/** Term ids of an entry, sorted, as varint gaps (its `entry_terms` row). */
+export function packTermIds(ids: ArrayLike<number>): Buffer {
+  const sorted = Float64Array.from(ids).sort();
+  const bytes: number[] = [];
+  let previous = 0;
+  for (const id of sorted) {
+    writeVarint(bytes, id - previous);
+    previous = id;
+  }
+  return Buffer.from(bytes);
+}
+
+export function unpackTermIds(data: Uint8Array): number[] {
+  const ids: number[] = [];
+  const reader = { at: 0 };
+  let previous = 0;
+  while (reader.at < data.length) {
+    previous += readVarint(data, reader);
+    ids.push(previous);
+  }
+  return ids;
+}

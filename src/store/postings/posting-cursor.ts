@@ -51,7 +51,7 @@ export class PostingCursor {
   /** The most this term adds to any entry. */
   bound(): number {
     let best = 0;
-    for (const block of this.blocks) best = Math.max(best, this.blockBound_(block));
+    for (const block of this.blocks) best = Math.max(best, this.boundOf(block));
     return best;
   }
 
@@ -93,30 +93,17 @@ export class PostingCursor {
     if (this.rowid === rowid) return this.score();
     if (this.rowid > rowid) return 0;
     const block = this.blocks[this.findBlock(rowid)];
-    return block && block.firstRowid <= rowid ? this.blockBound_(block) : 0;
+    return block && block.firstRowid <= rowid ? this.boundOf(block) : 0;
   }
 
-  /** The first block from the current one whose last row id is at or past `rowid`: gallop, then halve. */
-  private findBlock(rowid: number): number {
-    let low = Math.max(this.block, 0);
-    if (low >= this.blocks.length || this.blocks[low]!.lastRowid >= rowid) return low;
-    let step = 1;
-    while (low + step < this.blocks.length && this.blocks[low + step]!.lastRowid < rowid) {
-      low += step;
-      step *= 2;
-    }
-    let high = Math.min(low + step, this.blocks.length);
-    low += 1;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (this.blocks[middle]!.lastRowid < rowid) low = middle + 1;
-      else high = middle;
-    }
-    return low;
-  }
-
-  private blockBound_(block: StoredBlock): number {
+  /** The most the term adds to any entry of `block`: its largest frequency at its shortest length. */
+  private boundOf(block: StoredBlock): number {
     return this.idf * weighFrequency(this.own ? block.maxOwn : block.maxAll, block.minLength, this.avgLength);
+  }
+
+  /** The first block from the current one whose last row id is at or past `rowid`. */
+  private findBlock(rowid: number): number {
+    return gallop(Math.max(this.block, 0), this.blocks.length, (index) => this.blocks[index]!.lastRowid < rowid);
   }
 
   /**
@@ -125,7 +112,7 @@ export class PostingCursor {
    */
   blockBound(): number {
     const block = this.blocks[this.block];
-    return this.postings === null && block ? this.blockBound_(block) : Infinity;
+    return this.postings === null && block ? this.boundOf(block) : Infinity;
   }
 
   /** Past the current block without reading it (block-max: none of its entries can reach the top). */
@@ -210,22 +197,8 @@ export class ScoredCursor {
 
   seek(rowid: number): void {
     if (this.rowid >= rowid) return;
-    // Gallop from here, then halve.
-    let low = this.at;
-    let step = 1;
-    while (low + step < this.rowids.length && this.rowids[low + step]! < rowid) {
-      low += step;
-      step *= 2;
-    }
-    let high = Math.min(low + step, this.rowids.length);
-    low += 1;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (this.rowids[middle]! < rowid) low = middle + 1;
-      else high = middle;
-    }
-    this.at = low;
-    this.rowid = low < this.rowids.length ? this.rowids[low]! : Infinity;
+    this.at = gallop(this.at, this.rowids.length, (index) => this.rowids[index]! < rowid);
+    this.rowid = this.at < this.rowids.length ? this.rowids[this.at]! : Infinity;
   }
 
   boundAt(rowid: number): number {
@@ -243,3 +216,25 @@ export class ScoredCursor {
 
 /** What ranking walks: a term's postings or a phrase's scored entries. */
 export type PhraseCursor = PostingCursor | ScoredCursor;
+
+/**
+ * The first index from `start` (below `length`) where `isBefore` no longer holds — it holds for a prefix — found by
+ * galloping from `start`, then halving: a few steps when the answer is near, as it is for a walk's next seek.
+ */
+function gallop(start: number, length: number, isBefore: (index: number) => boolean): number {
+  if (start >= length || !isBefore(start)) return start;
+  let low = start;
+  let step = 1;
+  while (low + step < length && isBefore(low + step)) {
+    low += step;
+    step *= 2;
+  }
+  let high = Math.min(low + step, length);
+  low += 1;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (isBefore(middle)) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}

@@ -9,8 +9,8 @@ import {
   encodeBlock,
   measureBlock,
   mergeStats,
-  readVarint,
-  writeVarint,
+  packTermIds,
+  unpackTermIds,
 } from '../postings/block-codec.js';
 import { type OwnPostings, WEIGHT_TENTHS } from '../postings/entry-postings.js';
 import { termOf } from '../postings/term-numbering.js';
@@ -152,7 +152,7 @@ export class SqlitePostings {
     if (this.addedRows.has(rowid)) this.flush();
     const stored = this.statements.readTerms.get(rowid);
     if (!stored) return;
-    for (const termId of unpackIds(stored)) {
+    for (const termId of unpackTermIds(stored)) {
       const rowids = this.removes.get(termId);
       if (rowids) rowids.push(rowid);
       else this.removes.set(termId, [rowid]);
@@ -191,7 +191,7 @@ export class SqlitePostings {
       for (const number of head) place(this.resolve(numbering, headIds, number), WEIGHT_TENTHS.context, false);
     }
     for (const termId of ids) this.slots[termId] = 0;
-    this.statements.insertTerms.run(rowid, packIds(Uint32Array.from(ids)));
+    this.statements.insertTerms.run(rowid, packTermIds(Uint32Array.from(ids)));
     for (let slot = 0; slot < ids.length; slot += 1) this.adds.push(ids[slot]!, rowid, all[slot]!, ownTenths[slot]!, length);
     this.addedRows.add(rowid);
     if (this.adds.count >= FLUSH_POSTINGS) this.flush();
@@ -400,25 +400,3 @@ function toSortedBlock(run: PostingColumns): PostingBlock {
   return { rowids: kept.map((i) => run.rowids[i]!), all: kept.map((i) => run.all[i]!), own: kept.map((i) => run.own[i]!), lengths: kept.map((i) => run.lengths[i]!) };
 }
 
-/** Term numbers, sorted, as varint gaps. */
-function packIds(ids: Uint32Array): Buffer {
-  ids.sort();
-  const bytes: number[] = [];
-  let previous = 0;
-  for (const id of ids) {
-    writeVarint(bytes, id - previous);
-    previous = id;
-  }
-  return Buffer.from(bytes);
-}
-
-function unpackIds(data: Buffer): number[] {
-  const ids: number[] = [];
-  const reader = { at: 0 };
-  let previous = 0;
-  while (reader.at < data.length) {
-    previous += readVarint(data, reader);
-    ids.push(previous);
-  }
-  return ids;
-}

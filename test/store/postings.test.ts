@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { Entry, Role } from '../../src/model.js';
 import { decodeBlock, encodeBlock } from '../../src/store/postings/block-codec.js';
+import { editTermBlocks } from '../../src/store/postings/block-edits.js';
 import { toPostingPhrases } from '../../src/store/postings/query-phrases.js';
 import { SqlitePostings } from '../../src/store/sqlite/postings.js';
 import { probeSqliteFile } from '../../src/store/sqlite/probe.js';
@@ -127,6 +128,24 @@ describe('postings', () => {
     const head = Buffer.from(encodeBlock({ rowids: [1, 3], all: [1, 1], own: [1, 1], lengths: [2, 2] }));
     const tail = Buffer.from(encodeBlock({ rowids: [4, 8], all: [6, 3], own: [0, 3], lengths: [5, 5] }, 3));
     expect(decodeBlock(Buffer.concat([head, tail]))).toEqual({ rowids: [1, 3, 4, 8], all: [1, 1, 6, 3], own: [1, 1, 0, 3], lengths: [2, 2, 5, 5] });
+  });
+
+  test('a change lands in the block holding its row id: below the first block in the first, past the last in the last; blocks are cut at 128', () => {
+    const block = (rowids: number[]) => ({ rowids, all: rowids.map(() => 10), own: rowids.map(() => 10), lengths: rowids.map(() => 5) });
+    const loaded = [
+      { first: 10, block: block([10, 12, 14]) },
+      { first: 20, block: block([20, 22]) },
+    ];
+    const adds = block([5, 13, 21, ...Array.from({ length: 130 }, (_, index) => 100 + index)]);
+    const { dropped, written } = editTermBlocks(loaded, { removes: [12, 22], adds });
+    expect(dropped).toEqual([10, 20]);
+    expect(written.map((columns) => Array.from(columns.rowids))).toEqual([
+      [5, 10, 13, 14],
+      [20, 21, ...Array.from({ length: 126 }, (_, index) => 100 + index)],
+      [226, 227, 228, 229],
+    ]);
+    // A term with no block yet: one new block.
+    expect(editTermBlocks([], { removes: [], adds: block([3, 4]) })).toEqual({ dropped: [], written: [block([3, 4])] });
   });
 
   test('one-word terms are walked in the postings, keeping FTS5’s duplicates; phrases of several words and prefixes go to FTS5', () => {

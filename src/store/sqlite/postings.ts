@@ -15,6 +15,7 @@ import {
 import { type OwnPostings, WEIGHT_TENTHS } from '../postings/entry-postings.js';
 import { termOf } from '../postings/term-numbering.js';
 import type { StoredBlock } from '../postings/posting-cursor.js';
+import { type LoadedBlock, editTermBlocks } from '../postings/block-edits.js';
 
 /**
  * The word index's postings of moon's own (store/postings/), kept beside FTS5: `posting_terms` numbers each
@@ -133,7 +134,7 @@ export class SqlitePostings {
         `SELECT ${columns} FROM postings WHERE term_id = ? AND first_rowid <= ? ORDER BY first_rowid DESC LIMIT 1`,
       ),
       first: db.prepare<[number], BlockRow>(`SELECT ${columns} FROM postings WHERE term_id = ? ORDER BY first_rowid LIMIT 1`),
-      after: db.prepare<[number, number], number>('SELECT first_rowid FROM postings WHERE term_id = ? AND first_rowid > ? ORDER BY first_rowid LIMIT 1').pluck(),
+      range: db.prepare<[number, number, number], BlockRow>(`SELECT ${columns} FROM postings WHERE term_id = ? AND first_rowid > ? AND first_rowid <= ? ORDER BY first_rowid`),
       insert: db.prepare(
         `INSERT INTO postings (term_id, ${columns}) VALUES (@term_id, @first_rowid, @last_rowid, @n, @n_own, @max_all, @max_own, @min_len, @data)`,
       ),
@@ -284,49 +285,26 @@ export class SqlitePostings {
   }
 
   /**
-   * Removals and insertions anywhere: each lands in the block whose range holds its row id (a block holds the
-   * row ids from its first to the next block's first; the first block also those before it). Changed blocks are
-   * written again, split when over BLOCK_SIZE, dropped when empty.
+   * Removals, and insertions not past the last block: the blocks they land in (block-edits.ts, the rule every
+   * engine applies) — the one holding the lowest added row id and every block from there to the highest, and the
+   * one holding each removed row id — edited and written back.
    */
   private rewrite(termId: number, removes: number[], adds: PostingBlock): void {
-    const loaded: { from: number; to: number; first: number | null; block: PostingBlock }[] = [];
-    const locate = (rowid: number) => {
-      const found = loaded.find((item) => rowid >= item.from && rowid < item.to);
-      if (found) return found;
-      const first = this.statements.first.get(termId);
-      const row = this.statements.holding.get(termId, rowid) ?? first;
-      if (!row) {
-        const fresh = { from: -Infinity, to: Infinity, first: null, block: emptyBlock() };
-        loaded.push(fresh);
-        return fresh;
-      }
-      const next = this.statements.after.get(termId, row.first_rowid);
-      const item = {
-        from: row.first_rowid === first!.first_rowid ? -Infinity : row.first_rowid,
-        to: next ?? Infinity,
-        first: row.first_rowid,
-        block: decodeBlock(row.data),
-      };
-      loaded.push(item);
-      return item;
+    const loaded = new Map<number, LoadedBlock>();
+    const load = (row: BlockRow | undefined) => {
+      if (row && !loaded.has(row.first_rowid)) loaded.set(row.first_rowid, { first: row.first_rowid, block: decodeBlock(row.data) });
     };
-    for (const rowid of removes) {
-      const { block } = locate(rowid);
-      const at = block.rowids.indexOf(rowid);
-      if (at >= 0) spliceBlock(block, at, 1);
+    const loadHolding = (rowid: number) => load(this.statements.holding.get(termId, rowid) ?? this.statements.first.get(termId));
+    if (adds.rowids.length > 0) {
+      const low = adds.rowids[0]!;
+      loadHolding(low);
+      for (const row of this.statements.range.all(termId, low, adds.rowids[adds.rowids.length - 1]!)) load(row);
     }
-    for (let index = 0; index < adds.rowids.length; index += 1) {
-      const rowid = adds.rowids[index]!;
-      const { block } = locate(rowid);
-      let at = block.rowids.findIndex((other) => other >= rowid);
-      if (at < 0) at = block.rowids.length;
-      if (block.rowids[at] === rowid) spliceBlock(block, at, 1);
-      spliceBlock(block, at, 0, { rowid, all: adds.all[index]!, own: adds.own[index]!, length: adds.lengths[index]! });
-    }
-    for (const item of loaded) if (item.first !== null) this.statements.delete.run(termId, item.first);
-    for (const { block } of loaded) {
-      for (let at = 0; at < block.rowids.length; at += BLOCK_SIZE) this.insertBlock(termId, sliceColumns(block, at, at + BLOCK_SIZE));
-    }
+    for (const rowid of removes) loadHolding(rowid);
+    const blocks = [...loaded.values()].sort((a, b) => a.first - b.first);
+    const { dropped, written } = editTermBlocks(blocks, { removes, adds });
+    for (const first of dropped) this.statements.delete.run(termId, first);
+    for (const block of written) this.insertBlock(termId, block);
   }
 
   private insertBlock(termId: number, block: PostingColumns): void {
@@ -372,20 +350,6 @@ function sliceColumns(block: PostingColumns, from: number, to: number): PostingC
   const slice = (values: ArrayLike<number>) =>
     values instanceof Float64Array || values instanceof Uint32Array ? values.subarray(from, to) : Array.prototype.slice.call(values, from, to);
   return { rowids: slice(block.rowids), all: slice(block.all), own: slice(block.own), lengths: slice(block.lengths) };
-}
-
-function spliceBlock(block: PostingBlock, at: number, remove: number, posting?: { rowid: number; all: number; own: number; length: number }): void {
-  if (posting) {
-    block.rowids.splice(at, remove, posting.rowid);
-    block.all.splice(at, remove, posting.all);
-    block.own.splice(at, remove, posting.own);
-    block.lengths.splice(at, remove, posting.length);
-  } else {
-    block.rowids.splice(at, remove);
-    block.all.splice(at, remove);
-    block.own.splice(at, remove);
-    block.lengths.splice(at, remove);
-  }
 }
 
 function isAscending(values: ArrayLike<number>): boolean {

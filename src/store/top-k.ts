@@ -101,3 +101,20 @@ function planSteps(plan: TopKPlan) {
     },
   };
 }
+
+/** Best first as every list orders: rounded score, then newest, then row id; the first `limit`. */
+export function orderCandidates<C extends { rowid: number; score: number; entry: { ts: number | null } }>(candidates: C[], limit: number): C[] {
+  return candidates.sort((a, b) => b.score - a.score || (b.entry.ts ?? -Infinity) - (a.entry.ts ?? -Infinity) || a.rowid - b.rowid).slice(0, limit);
+}
+
+/**
+ * The best `limit` of a ranked list whose rows tie at the cut, ordered by the same rule on their times alone (so
+ * whole entries are read for the kept only); rows without a time (`times` lacks them: gone) are left out.
+ */
+export function selectNewestAtCut<R extends { rowid: number; score: number }>(ranked: R[], times: ReadonlyMap<number, number | null>, limit: number): R[] {
+  const at = (rowid: number) => times.get(rowid) ?? -Infinity;
+  return ranked
+    .filter((row) => times.has(row.rowid))
+    .sort((a, b) => b.score - a.score || at(b.rowid) - at(a.rowid) || a.rowid - b.rowid)
+    .slice(0, limit);
+}

@@ -109,7 +109,11 @@ export async function openPostgresEngine(url: string, options: PostgresEngineOpt
         (await db.query<FileRow>('SELECT * FROM moon.files WHERE machine = $1 ORDER BY path', [machine])).rows.map(toFileState),
       transaction: async <T>(work: (tx: IngestTx) => Promise<T>) => {
         // An index from before postings gets them first (fill-postings.ts), once per process.
-        await (filling ??= fillPostings(db, (fill) => inTransaction(true, fill)));
+        // A fill that failed (a lost connection) is tried again by the next write rather than failing every one.
+        await (filling ??= fillPostings(db, (fill) => inTransaction(true, fill)).catch((error: unknown) => {
+          filling = null;
+          throw error;
+        }));
         return inTransaction(true, (client) =>
           work({
             machine,

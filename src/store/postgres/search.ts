@@ -15,7 +15,7 @@ import { ENTRY_COLUMNS, type EntryRow, toEntry } from './rows.js';
 import { hasAllPostings, readPostingBlocks } from './postings.js';
 import { toPostingPhrases } from '../postings/query-phrases.js';
 import { rankPostings } from '../postings/rank-postings.js';
-import { SCORE_DECIMALS, inverseDocumentFrequency, phraseBound, rankExactTopKAsync } from '../top-k.js';
+import { SCORE_DECIMALS, inverseDocumentFrequency, orderCandidates, phraseBound, rankExactTopKAsync, selectNewestAtCut } from '../top-k.js';
 
 /**
  * The candidate lists of recall. Word and substring matches are scored by BM25 exactly as FTS5 scores them
@@ -105,20 +105,15 @@ async function searchPostings(db: PgClient, query: LexicalQuery): Promise<Candid
   let kept = ranked;
   if (ranked.length > query.limit) {
     const times = await db.query<{ rowid: number; ts: number | null }>('SELECT rowid, ts FROM moon.entries WHERE rowid = ANY ($1::bigint[])', [ranked.map((row) => row.rowid)]);
-    const at = new Map(times.rows.map((row) => [Number(row.rowid), row.ts === null ? -Infinity : Number(row.ts)]));
-    kept = ranked
-      .filter((row) => at.has(row.rowid))
-      .sort((a, b) => b.score - a.score || at.get(b.rowid)! - at.get(a.rowid)! || a.rowid - b.rowid)
-      .slice(0, query.limit);
+    kept = selectNewestAtCut(ranked, new Map(times.rows.map((row) => [Number(row.rowid), row.ts === null ? null : Number(row.ts)])), query.limit);
   }
   const entries = await db.query<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM moon.entries e WHERE e.rowid = ANY ($1::bigint[])`, [kept.map((row) => row.rowid)]);
   const byRowid = new Map(entries.rows.map((row) => [Number(row.rowid), row]));
-  return kept
-    .flatMap((row) => {
-      const entry = byRowid.get(row.rowid);
-      return entry ? [{ rowid: row.rowid, entry: toEntry(entry), score: row.score }] : [];
-    })
-    .sort((a, b) => b.score - a.score || (b.entry.ts ?? -Infinity) - (a.entry.ts ?? -Infinity) || a.rowid - b.rowid);
+  const candidates = kept.flatMap((row) => {
+    const entry = byRowid.get(row.rowid);
+    return entry ? [{ rowid: row.rowid, entry: toEntry(entry), score: row.score }] : [];
+  });
+  return orderCandidates(candidates, query.limit);
 }
 
 /**

@@ -33,14 +33,23 @@ export function toPostingPhrases(
   return { phrases: [...ranked, ...required], excluded };
 }
 
-function readPhrases(terms: readonly string[], shape: Pick<QueryPhrase, 'prefix' | 'columns' | 'must'>): QueryPhrase[] | null {
-  const seen = new Set<string>();
-  const phrases: QueryPhrase[] = [];
+/**
+ * The query's terms as FTS5 phrases take them: those with a letter or digit (tokenizer separators alone make an
+ * empty phrase), a NUL read as a space (FTS5 reads the expression as a C string; to the tokenizers NUL separates
+ * like a space), each distinct text once, in order.
+ */
+export function distinctPhraseTexts(terms: readonly string[]): string[] {
+  const texts = new Set<string>();
   for (const term of terms) {
     if (!/[\p{L}\p{N}]/u.test(term)) continue;
-    const text = term.includes('\0') ? term.replace(/\0/g, ' ') : term;
-    if (seen.has(text)) continue;
-    seen.add(text);
+    texts.add(term.includes('\0') ? term.replace(/\0/g, ' ') : term);
+  }
+  return [...texts];
+}
+
+function readPhrases(terms: readonly string[], shape: Pick<QueryPhrase, 'prefix' | 'columns' | 'must'>): QueryPhrase[] | null {
+  const phrases: QueryPhrase[] = [];
+  for (const text of distinctPhraseTexts(terms)) {
     const tokens = tokenizeFtsQueryTerm(text);
     if (tokens.length === 0) return null;
     phrases.push({ term: tokens.length === 1 && !shape.prefix ? tokens[0]! : null, text, ...shape });

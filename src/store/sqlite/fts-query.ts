@@ -1,3 +1,4 @@
+import { distinctPhraseTexts } from '../postings/query-phrases.js';
 import type { LexicalQuery } from '../store.js';
 
 /** Columns user terms are matched against. `role` is indexed but never matched by words ("user" would hit all). */
@@ -100,22 +101,14 @@ export function renderFtsTerms(terms: readonly string[], operator: 'AND' | 'OR')
  * any of them). Shorter terms cannot be matched by a trigram index and are left to the porter index.
  */
 export function renderTrigramPhrases(terms: readonly string[]): string[] {
-  return [...new Set(terms.filter((term) => [...term].length >= 3).map(quoteTerm).filter(isPresent))];
+  return quoteAll(terms.filter((term) => [...term].length >= 3));
 }
 
 function quoteAll(terms: readonly string[]): string[] {
-  return [...new Set(terms.map(quoteTerm).filter(isPresent))];
+  return distinctPhraseTexts(terms).map(quoteText);
 }
 
-function quoteTerm(term: string): string | null {
-  // Tokenizer separators alone would make an empty phrase, which FTS5 rejects.
-  if (!/[\p{L}\p{N}]/u.test(term)) return null;
-  // FTS5 reads the expression as a C string: a NUL would end it mid-term. To the tokenizers NUL separates
-  // tokens like a space does.
-  const safe = term.includes('\0') ? term.replace(/\0/g, ' ') : term;
-  return `"${safe.replace(/"/g, '""')}"`;
-}
-
-function isPresent<T>(value: T | null): value is T {
-  return value !== null;
+/** A phrase text (distinctPhraseTexts) as an FTS5 string, quotes doubled. */
+function quoteText(text: string): string {
+  return `"${text.replace(/"/g, '""')}"`;
 }

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { COLUMN_WEIGHTS } from '../index-document.js';
-import { phraseBound, rankExactTopK, roundScore } from '../top-k.js';
+import { orderCandidates, phraseBound, rankExactTopK, roundScore, selectNewestAtCut } from '../top-k.js';
 import type { Candidate, LexicalQuery } from '../types.js';
 import { type RenderedFilters, andClauses, joinSessions, renderFilters } from './filters.js';
 import { OWN_COLUMNS, SEARCH_COLUMNS, joinFtsHolding, joinFtsParts, joinFtsPhrases, renderFtsParts, renderTrigramPhrases } from './fts-query.js';
@@ -181,13 +181,6 @@ function readTop(db: Database.Database, list: FtsList, expression: string): Cand
 /** Rows read past the limit at the cut (readTop). */
 const CUT_SLACK = 16;
 
-/** Best first: rounded score, then newest, then row id; the first `limit`. */
-function orderCandidates(candidates: Candidate[], limit: number): Candidate[] {
-  return candidates
-    .sort((a, b) => b.score - a.score || (b.entry.ts ?? -Infinity) - (a.entry.ts ?? -Infinity) || a.rowid - b.rowid)
-    .slice(0, limit);
-}
-
 function readCandidates(db: Database.Database, sql: string, params: unknown[]): Candidate[] {
   return db
     .prepare<unknown[], EntryRow & { rank: number }>(sql)
@@ -256,7 +249,7 @@ function rankFromPostings(
   });
   if (ranked.length === 0) return [];
   // Rows tied at the cut are ordered by time (newest first) on their times alone; whole entries are read for the kept.
-  const kept = ranked.length <= query.limit ? ranked : selectNewestAtCut(db, ranked, query.limit);
+  const kept = ranked.length <= query.limit ? ranked : readNewestAtCut(db, ranked, query.limit);
   const entries = new Map(
     db
       .prepare<[string], EntryRow>('SELECT * FROM entries WHERE rowid IN (SELECT value FROM json_each(?))')
@@ -271,18 +264,12 @@ function rankFromPostings(
   return orderCandidates(candidates, query.limit);
 }
 
-/** The best `limit` rows by rounded score, then newest, then row id, reading only the rows' times. */
-function selectNewestAtCut(db: Database.Database, ranked: RankedRow[], limit: number): RankedRow[] {
-  const times = new Map(
-    db
-      .prepare<[string], { rowid: number; ts: number | null }>('SELECT rowid, ts FROM entries WHERE rowid IN (SELECT value FROM json_each(?))')
-      .all(JSON.stringify(ranked.map((row) => row.rowid)))
-      .map((row) => [row.rowid, row.ts ?? -Infinity]),
-  );
-  return ranked
-    .filter((row) => times.has(row.rowid))
-    .sort((a, b) => b.score - a.score || times.get(b.rowid)! - times.get(a.rowid)! || a.rowid - b.rowid)
-    .slice(0, limit);
+/** The best `limit` rows of a list tied at the cut, reading only the rows' times (top-k.ts selectNewestAtCut). */
+function readNewestAtCut(db: Database.Database, ranked: RankedRow[], limit: number): RankedRow[] {
+  const times = db
+    .prepare<[string], { rowid: number; ts: number | null }>('SELECT rowid, ts FROM entries WHERE rowid IN (SELECT value FROM json_each(?))')
+    .all(JSON.stringify(ranked.map((row) => row.rowid)));
+  return selectNewestAtCut(ranked, new Map(times.map((row) => [row.rowid, row.ts])), limit);
 }
 
 /**

@@ -314,16 +314,15 @@ class SqliteStore implements Store, PlaneAccess, MarkerAccess {
          SELECT 1 FROM entries e WHERE e.session_id = s.id AND NOT EXISTS (SELECT 1 FROM entry_terms t WHERE t.rowid = e.rowid))
        ORDER BY s.id LIMIT ?`,
     );
+    const missingIn = this.db.prepare<[string], { rowid: number }>(
+      'SELECT e.rowid FROM entries e WHERE e.session_id = ? AND NOT EXISTS (SELECT 1 FROM entry_terms t WHERE t.rowid = e.rowid)',
+    );
     let after = '';
     for (;;) {
       const done = this.write(() => {
         const sessions = pending.all(after, sessionsPerTransaction);
         for (const { id } of sessions) {
-          const missing = this.db
-            .prepare<[string], { rowid: number }>(
-              'SELECT e.rowid FROM entries e WHERE e.session_id = ? AND NOT EXISTS (SELECT 1 FROM entry_terms t WHERE t.rowid = e.rowid)',
-            )
-            .all(id);
+          const missing = missingIn.all(id);
           this.refreshIndex(id, new Set(missing.map((row) => row.rowid)), { postingsOnly: true, exact: true });
           after = id;
         }

@@ -223,8 +223,22 @@ export const checkPostgres: Check = (facts) => {
   if (engine?.kind !== 'postgres' || !engine.probe?.ok) return [];
   const health = engine.probe.health;
   if (!health) return [{ id: 'pg:health', status: 'warn', detail: 'the catalogs could not be read: extensions, schema and indexes not checked' }];
-  return [describeExtensions(health), describeSchema(health), describeIndexes(health)];
+  return [describeExtensions(health), describeSchema(health), describeIndexes(health), describePostings(health)];
 };
+
+/** How the word lists are ranked: from postings (pruned top-k), or by tsvector while a migration fills them. */
+function describePostings(health: PostgresHealth): CheckResult {
+  const postings = health.postings;
+  if (postings === null) return { id: 'pg:postings', status: 'warn', detail: 'no postings in this schema yet: word lists ranked by tsvector', fix: 'run `moon index` (it migrates the schema)' };
+  if (!postings.pending) return { id: 'pg:postings', status: 'ok', detail: 'word lists ranked from postings (pruned top-k)' };
+  const count = (value: number) => value.toLocaleString('en-US');
+  return {
+    id: 'pg:postings',
+    status: 'warn',
+    detail: `postings being filled (${count(postings.filled)} of ${count(postings.entries)} entries): word lists ranked by tsvector until then`,
+    fix: 'run `moon index` (or let the watcher run): it resumes the fill where it stopped, a few sessions per transaction',
+  };
+}
 
 function describeExtensions(health: PostgresHealth): CheckResult {
   const missing = health.extensions.filter((extension) => extension.required && extension.installed === null);

@@ -347,4 +347,9 @@ export interface PostgresHealth {
   indexes: { name: string; table: string; valid: boolean; bytes: number }[];
   /** moon's tables: rows (live, else the planner's estimate), whether they were ever analysed, size with indexes. */
   tables: { name: string; rows: number; analyzed: boolean; bytes: number }[];
+  /**
+   * The word lists' postings (store/postings/): null before the schema has them; else whether every entry has its
+   * own (a migrated database fills them in the background of `moon index`), and how many entries do so far.
+   */
+  postings: { pending: boolean; entries: number; filled: number } | null;
 }

@@ -206,6 +206,7 @@ describe('doctor checks (pure functions of the facts)', () => {
         { name: 'entries', rows: 69994, analyzed: true, bytes: 300 * 2 ** 20 },
         { name: 'fix_events', rows: 0, analyzed: false, bytes: 8192 },
       ],
+      postings: { pending: false, entries: 0, filled: 0 },
       ...overrides,
     });
     const on = (value: PostgresHealth | null): DoctorFacts => ({
@@ -215,7 +216,7 @@ describe('doctor checks (pure functions of the facts)', () => {
 
     test('a healthy database: extensions, schema and indexes ok, rum said to be optional', () => {
       const results = runChecks(on(health()));
-      expect(results.map((result) => result.id).slice(-4)).toEqual(['engine', 'pg:extensions', 'pg:schema', 'pg:indexes']);
+      expect(results.map((result) => result.id).slice(-5)).toEqual(['engine', 'pg:extensions', 'pg:schema', 'pg:indexes', 'pg:postings']);
       expect(only(results, 'pg:extensions')).toEqual({ id: 'pg:extensions', status: 'ok', detail: 'vector 0.8.0, pg_trgm 1.6, rum not on the server (optional)' });
       expect(only(results, 'pg:schema')).toEqual({ id: 'pg:schema', status: 'ok', detail: 'all 12 migrations applied' });
       expect(only(results, 'pg:indexes')).toEqual({ id: 'pg:indexes', status: 'ok', detail: '2 indexes valid; entries: 69,994 rows, 300.0 MiB with indexes' });
@@ -244,6 +245,16 @@ describe('doctor checks (pure functions of the facts)', () => {
       });
       const blind = health({ tables: [{ name: 'entries', rows: 500, analyzed: false, bytes: 2 ** 20 }] });
       expect(only(runChecks(on(blind)), 'pg:indexes')).toMatchObject({ status: 'warn', fix: 'ANALYZE moon.entries; (or let autovacuum run)' });
+    });
+
+    test('postings: ranked from them when every entry has them; a fill under way warns with how far it got', () => {
+      expect(only(runChecks(on(health())), 'pg:postings')).toEqual({ id: 'pg:postings', status: 'ok', detail: 'word lists ranked from postings (pruned top-k)' });
+      expect(only(runChecks(on(health({ postings: { pending: true, entries: 700_501, filled: 120_000 } }))), 'pg:postings')).toMatchObject({
+        status: 'warn',
+        detail: 'postings being filled (120,000 of 700,501 entries): word lists ranked by tsvector until then',
+        fix: expect.stringMatching(/^run `moon index`/),
+      });
+      expect(only(runChecks(on(health({ postings: null }))), 'pg:postings').status).toBe('warn');
     });
 
     test('catalogs that could not be read warn; SQLite and a database that does not answer get no PostgreSQL lines', () => {

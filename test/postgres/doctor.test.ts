@@ -44,6 +44,7 @@ describeOnServer('moon doctor on PostgreSQL', 'catalog state only a server has (
     expect(check(indexed.report, 'pg:extensions')).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^vector [\d.]+, pg_trgm [\d.]+, rum /) });
     expect(check(indexed.report, 'pg:schema')).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^all \d+ migrations applied$/) });
     expect(check(indexed.report, 'pg:indexes')).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^\d+ indexes valid; entries: [\d,]+ rows, /) });
+    expect(check(indexed.report, 'pg:postings')).toEqual({ id: 'pg:postings', status: 'ok', detail: 'word lists ranked from postings (pruned top-k)' });
 
     // What a CREATE INDEX CONCURRENTLY that failed half-way leaves behind: an index queries do not use.
     await withPgClient(url, (client) => client.query("UPDATE pg_index SET indisvalid = false WHERE indexrelid = 'moon.fix_events_namespace'::regclass"));

@@ -1,5 +1,10 @@
 import { describe, expect, test } from 'vitest';
+import type { PgClient } from '../../src/store/postgres/client.js';
 import { openPostgresEngine } from '../../src/store/postgres/engine.js';
+import { fillPostings } from '../../src/store/postgres/fill-postings.js';
+import { inspectPostgres } from '../../src/store/postgres/health.js';
+import { discardPostings, flushPostings } from '../../src/store/postgres/postings.js';
+import { createPool } from '../../src/store/postgres/client.js';
 import type { LexicalQuery } from '../../src/store/types.js';
 import { fileCommit, storedSession, turn } from '../contracts/fixtures.js';
 import { usePostgres, withPgClient } from '../helpers/postgres.js';
@@ -39,6 +44,34 @@ describe('PostgreSQL postings', () => {
         expect(list.map((item) => item.split(':')[0]).sort()).toEqual([...expected.keys()].sort());
         for (const [id, score] of list.map((item) => item.split(':') as [string, string])) expect(Number(score)).toBeCloseTo(Number(expected.get(id)), 6);
       });
+      // Interrupted: the second step of two sessions each fails before it commits (a lost connection, a killed
+      // process). The first step's postings stay, the flag stays, doctor counts how far it got.
+      let steps = 0;
+      const pool = await createPool(url);
+      try {
+        const interrupted = async <T>(work: (client: PgClient) => Promise<T>): Promise<T> => {
+          const client = await pool.connect();
+          try {
+            await client.query('BEGIN');
+            const result = await work(client);
+            steps += 1;
+            if (steps === 2) throw new Error('connection lost');
+            await flushPostings(client);
+            await client.query('COMMIT');
+            return result;
+          } catch (error) {
+            discardPostings(client);
+            await client.query('ROLLBACK');
+            throw error;
+          } finally {
+            client.release();
+          }
+        };
+        await expect(fillPostings(pool, interrupted, 2)).rejects.toThrow('connection lost');
+        expect((await inspectPostgres(pool)).postings).toEqual({ pending: true, entries: 210, filled: 60 });
+      } finally {
+        await pool.end();
+      }
       const later = await openPostgresEngine(url, { machine: 'a' });
       try {
         await later.ingest.transaction(async () => undefined);
@@ -47,6 +80,12 @@ describe('PostgreSQL postings', () => {
           filled: (await client.query('SELECT count(*)::int AS n FROM moon.entry_terms')).rows[0].n,
         }));
         expect(state).toEqual({ pending: 0, filled: 210 });
+        const pool = await createPool(url);
+        try {
+          expect((await inspectPostgres(pool)).postings).toEqual({ pending: false, entries: 0, filled: 0 });
+        } finally {
+          await pool.end();
+        }
         expect(await ranked()).toEqual(before);
       } finally {
         await later.close();
@@ -56,3 +95,4 @@ describe('PostgreSQL postings', () => {
     }
   }, 120_000);
 });
+

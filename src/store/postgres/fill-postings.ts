@@ -10,12 +10,15 @@ import { ENTRY_COLUMNS, type EntryRow, toEntry } from './rows.js';
  */
 export async function fillPostings(db: PgClient, inLockedTransaction: <T>(work: (client: PgClient) => Promise<T>) => Promise<T>, sessionsPerTransaction = 50): Promise<void> {
   if (await hasAllPostings(db)) return;
+  // Sessions in id order, each step after the last one done: the session index is walked once, not the whole
+  // anti-join once per step. A session written meanwhile gets its postings from that write.
+  let after = '';
   for (;;) {
-    const done = await inLockedTransaction(async (client) => {
+    const next = await inLockedTransaction(async (client) => {
       const sessions = await client.query<{ id: string }>(
         `SELECT DISTINCT e.session_id AS id FROM moon.entries e
-         WHERE NOT EXISTS (SELECT 1 FROM moon.entry_terms t WHERE t.rowid = e.rowid) ORDER BY 1 LIMIT $1`,
-        [sessionsPerTransaction],
+         WHERE e.session_id > $1 AND NOT EXISTS (SELECT 1 FROM moon.entry_terms t WHERE t.rowid = e.rowid) ORDER BY 1 LIMIT $2`,
+        [after, sessionsPerTransaction],
       );
       for (const { id } of sessions.rows) {
         const rows = await client.query<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM moon.entries e WHERE e.session_id = $1`, [id]);
@@ -23,8 +26,9 @@ export async function fillPostings(db: PgClient, inLockedTransaction: <T>(work: 
       }
       const finished = sessions.rows.length < sessionsPerTransaction;
       if (finished) await client.query("DELETE FROM moon.meta WHERE key = 'postings_pending'");
-      return finished;
+      return finished ? null : sessions.rows[sessions.rows.length - 1]!.id;
     });
-    if (done) return;
+    if (next === null) return;
+    after = next;
   }
 }

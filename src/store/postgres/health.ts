@@ -40,10 +40,23 @@ export async function inspectPostgres(pool: PgPool): Promise<PostgresHealth> {
      WHERE s.nspname = 'moon' AND t.relkind = 'r'
      ORDER BY t.relname`,
   );
+  const postings = await readPostingsState(pool, new Set(tables.rows.map((row) => row.name)));
   return {
+    postings,
     extensions: extensions.rows.map((row) => ({ name: row.name, installed: row.installed, available: row.available, required: row.name !== 'rum' })),
     migrations: applied === 0 ? null : { applied, known: POSTGRES_MIGRATIONS },
     indexes: indexes.rows.map((row) => ({ name: row.name, table: row.table, valid: row.valid && row.ready, bytes: Number(row.bytes) })),
     tables: tables.rows.map((row) => ({ name: row.name, rows: Number(row.rows), analyzed: row.analyzed, bytes: Number(row.bytes) })),
   };
+}
+
+/** Whether the word lists are ranked from postings yet; counted only while a migrated database fills them. */
+async function readPostingsState(pool: PgPool, tables: ReadonlySet<string>): Promise<PostgresHealth['postings']> {
+  if (!tables.has('entry_terms') || !tables.has('meta')) return null;
+  const pending = (await pool.query("SELECT 1 FROM moon.meta WHERE key = 'postings_pending'")).rows.length > 0;
+  if (!pending) return { pending, entries: 0, filled: 0 };
+  const counts = await pool.query<{ entries: string; filled: string }>(
+    'SELECT (SELECT count(*) FROM moon.entries)::text AS entries, (SELECT count(*) FROM moon.entry_terms)::text AS filled',
+  );
+  return { pending, entries: Number(counts.rows[0]?.entries ?? 0), filled: Number(counts.rows[0]?.filled ?? 0) };
 }

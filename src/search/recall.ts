@@ -299,8 +299,18 @@ export function selectPartialTerms(terms: readonly string[], isKnownWord: (term:
   const long = terms.filter((term) => [...term].length >= 3);
   return {
     substrings: long.filter((term) => isTechnical(term)),
-    prefixes: long.filter((term) => !isTechnical(term) && !isKnownWord(term)),
+    prefixes: long.filter((term) => !isTechnical(term) && endsInWord(term) && !isKnownWord(term)),
   };
+}
+
+/**
+ * A term whose last word has three letters or more: only such a word can be cut short. A contraction the index
+ * does not hold ("I'm", "we've", "don't") ends in one or two letters, and as a prefix ("i m*") it would match every
+ * entry with "I" before a word starting with m — noise, and on a large index the slowest list of the query.
+ */
+function endsInWord(term: string): boolean {
+  const words = term.match(/[\p{L}\p{N}]+/gu);
+  return words !== null && [...words[words.length - 1]!].length >= 3;
 }
 
 /**

@@ -62,10 +62,15 @@ async function write(engine: StoreEngine): Promise<void> {
 function queries(): LexicalQuery[] {
   const next = random(23);
   const pick = () => WORDS[Math.floor(WORDS.length * next() ** 2)]!;
-  return Array.from({ length: 40 }, (_, index) => ({
-    any: Array.from({ length: 1 + Math.floor(next() * 4) }, pick),
+  const cut = (word: string) => word.slice(0, Math.max(3, word.length - 2));
+  // Some terms are phrases of several words ("npm-run", "flaky.test": the engine's full-text index scores them),
+  // some queries look their terms up as prefixes ("deplo" finds "deploy" and "deploying").
+  const term = (index: number) => (index % 3 === 1 ? `${pick()}-${pick()}` : index % 6 === 2 ? 'npm run' : pick());
+  return Array.from({ length: 48 }, (_, index) => ({
+    any: Array.from({ length: 1 + Math.floor(next() * 4) }, (_, at) => (at === 0 ? term(index) : pick())).map((word) => (index % 9 === 8 ? cut(word) : word)),
     all: index % 7 === 3 ? [pick()] : [],
-    none: index % 7 === 4 ? [pick()] : [],
+    none: index % 7 === 4 ? [index % 2 ? pick() : `${pick()} ${pick()}`] : [],
+    ...(index % 9 === 8 ? { prefix: true } : {}),
     filters: index % 5 === 1 ? { projects: ['shop'] } : index % 5 === 2 ? { roles: ['user'] } : {},
     limit: [1, 5, 20, 200][index % 4]!,
     context: index % 3 !== 0,

@@ -68,4 +68,9 @@ describe('partial term selection', () => {
     const picked = selectPartialTerms(['support', 'group', 'wrangl', 'renderProj', 'src/app.ts', 'v1.2', '部署中', 'go'], (term) => known.has(term));
     expect(picked).toEqual({ substrings: ['renderProj', 'src/app.ts', 'v1.2', '部署中'], prefixes: ['wrangl'] });
   });
+
+  test('a contraction the index does not know is no word cut short: its last word has under three letters', () => {
+    const picked = selectPartialTerms(["I'm", "we've", "don't", "isn't", 'wrangl', "o'neil", 'kept'], () => false);
+    expect(picked.prefixes).toEqual(['wrangl', "o'neil", 'kept']);
+  });
 });

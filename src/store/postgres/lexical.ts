@@ -1,6 +1,7 @@
 import type { Entry } from '../../model.js';
 import { tokenizeFts, tokenizeFtsQueryTerm } from '../../text/fts-tokens.js';
 import { COLUMN_WEIGHTS, type IndexDocument, buildTrigramDocument } from '../index-document.js';
+import type { QueryPhrase } from '../postings/query-phrases.js';
 import type { LexicalQuery } from '../types.js';
 import { cleanText } from './clean.js';
 
@@ -174,6 +175,15 @@ export function renderTermsQuery(terms: readonly string[], operator: '&' | '|'):
 /** Terms as phrases in the entry's own columns (what --require and hasLexicalMatch test). */
 export function toOwnPhrases(terms: readonly string[]): Phrase[] {
   return toPhrases(terms, OWN_LABELS);
+}
+
+/**
+ * One phrase of a postings plan (store/postings/query-phrases.ts) that postings cannot walk — several words, a
+ * prefix — as tsvector matches it; null when it matches nothing here (a word longer than a lexeme may be).
+ */
+export function toTsvectorPhrase(phrase: Pick<QueryPhrase, 'text' | 'prefix' | 'columns'>): Phrase | null {
+  const found = toPhrases([phrase.text], phrase.columns === 'own' ? OWN_LABELS : SEARCH_LABELS)[0];
+  return found ? { ...found, prefix: phrase.prefix } : null;
 }
 
 /** Distinct terms as FTS5 sees them (the same term twice is one phrase; "Deploy" and "deploy" are two). */

@@ -10,11 +10,13 @@ import {
   renderPhrase,
   toOwnPhrases,
   toTrigramNeedles,
+  toTsvectorPhrase,
 } from './lexical.js';
 import { ENTRY_COLUMNS, type EntryRow, toEntry } from './rows.js';
 import { hasAllPostings, readPostingBlocks } from './postings.js';
-import { toPostingPhrases } from '../postings/query-phrases.js';
-import { rankPostings } from '../postings/rank-postings.js';
+import { type QueryPhrase, toPostingPhrases } from '../postings/query-phrases.js';
+import { type ScoredEntries, rankPostings } from '../postings/rank-postings.js';
+import { weighFrequency } from '../postings/posting-cursor.js';
 import { SCORE_DECIMALS, inverseDocumentFrequency, orderCandidates, phraseBound, rankExactTopKAsync, selectNewestAtCut } from '../top-k.js';
 
 /**
@@ -74,8 +76,7 @@ const POSTING_FILTER_ROWS = 50_000;
  */
 async function searchPostings(db: PgClient, query: LexicalQuery): Promise<Candidate[] | null> {
   const plan = toPostingPhrases(query);
-  if (!plan || ![...plan.phrases, ...plan.excluded].every((phrase) => phrase.term !== null)) return null;
-  if (!(await hasAllPostings(db))) return null;
+  if (!plan || !(await hasAllPostings(db))) return null;
   let accept: ((rowid: number) => boolean) | undefined;
   const params = new Params();
   const filters = renderFilters(query.filters, params);
@@ -90,13 +91,15 @@ async function searchPostings(db: PgClient, query: LexicalQuery): Promise<Candid
   }
   const { rows, tokens } = await readCorpus(db, 'doc_len');
   if (rows === 0) return [];
-  const terms = [...plan.phrases, ...plan.excluded].map((phrase) => phrase.term!);
+  const avgLength = tokens / rows;
+  const terms = [...plan.phrases, ...plan.excluded].flatMap((phrase) => (phrase.term === null ? [] : [phrase.term]));
+  const alone = (phrase: QueryPhrase) => scorePhraseAlone(db, phrase, rows, avgLength);
   const ranked = rankPostings({
-    phrases: plan.phrases,
-    excluded: plan.excluded.map((phrase) => phrase.term!),
+    phrases: await Promise.all(plan.phrases.map(async (phrase) => (phrase.term === null ? { ...phrase, scored: await alone(phrase) } : phrase))),
+    excluded: await Promise.all(plan.excluded.map(async (phrase) => phrase.term ?? (await alone(phrase)).rowids)),
     blocks: await readPostingBlocks(db, terms),
     rows,
-    avgLength: tokens / rows,
+    avgLength,
     limit: query.limit,
     ...(accept ? { accept } : {}),
   });
@@ -114,6 +117,30 @@ async function searchPostings(db: PgClient, query: LexicalQuery): Promise<Candid
     return entry ? [{ rowid: row.rowid, entry: toEntry(entry), score: row.score }] : [];
   });
   return orderCandidates(candidates, query.limit);
+}
+
+/**
+ * A phrase of several words or a prefix, scored alone over its columns, as SQLite's FTS5 scores it there: each
+ * holding row's BM25 contribution with the phrase's idf over the rows holding it. Its column-weighted frequency
+ * comes from ts_rank_cd (float4, as the tsvector path reads it) and is a sum of weights in tenths, so it is read
+ * back to the tenth and weighed as the postings weigh theirs (posting-cursor.ts weighFrequency).
+ */
+async function scorePhraseAlone(db: PgClient, phrase: QueryPhrase, rows: number, avgLength: number): Promise<ScoredEntries> {
+  const tsPhrase = toTsvectorPhrase(phrase);
+  if (tsPhrase === null) return { rowids: new Float64Array(0), scores: new Float64Array(0) };
+  const found = await db.query<{ rowid: number; tenths: number; doc_len: number }>(
+    `SELECT e.rowid, round(10 * ($2::float8 * ts_rank_cd($3::float4[], e.tv, q, 0) + $4::float8 * ts_rank_cd('{1,1,1,1}'::float4[], e.tool_tv, q, 0)))::int AS tenths,
+            e.doc_len
+     FROM moon.entries e, CAST($1 AS tsquery) q WHERE e.tv @@ q ORDER BY e.rowid`,
+    [renderPhrase(tsPhrase), RANK_WEIGHTS.scale, RANK_WEIGHTS.labels, RANK_WEIGHTS.toolExtra],
+  );
+  const idf = inverseDocumentFrequency(rows, found.rows.length);
+  const scored = { rowids: new Float64Array(found.rows.length), scores: new Float64Array(found.rows.length) };
+  found.rows.forEach((row, index) => {
+    scored.rowids[index] = Number(row.rowid);
+    scored.scores[index] = idf * weighFrequency(row.tenths, row.doc_len, avgLength);
+  });
+  return scored;
 }
 
 /**

@@ -8,13 +8,16 @@
 //
 //   node bench/exact-top-k.mjs --before DIR [--after DIR] [--messages 100000 | --corpus DIR] [--reps 5]
 //                              [--postgres] [--before-label before] [--after-label after] [--out FILE]
-//                              [--project NAME] [--no-sqlite]
+//                              [--project NAME] [--no-sqlite] [--clients N [--rounds R]]
 //
 // --no-sqlite times PostgreSQL alone (with --postgres).
+// --clients N then runs N clients at once against PostgreSQL (hybrid; one worker thread and library each), each
+// build in turn, R rounds of the query set each (default 3): throughput, p50, p95, max.
 // --project NAME scopes every query to one project (recall's `project` filter), as an agent's hook and a recall
 // in a project's folder do: the lists that test a filtered set of rows rather than each match's entry.
 // DIR is a checkout with `npm run build` done (e.g. `git worktree add --detach /tmp/before main`).
 import { execFileSync } from 'node:child_process';
+import { Worker } from 'node:worker_threads';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -32,6 +35,7 @@ const after = resolve(flag('after', REPO));
 const reps = Number(flag('reps', '5'));
 const labels = [flag('before-label', 'before'), flag('after-label', 'after')];
 const withPostgres = process.argv.includes('--postgres');
+const clients = Number(flag('clients', '0'));
 const out = flag('out', join(BENCH_DIR, 'out', 'exact-top-k.md'));
 const work = makeWorkDir('moon-exact-top-k-');
 const given = flag('corpus', null);
@@ -83,6 +87,38 @@ async function timeEngine(env, strategy) {
   return { medians: times.map((map) => new Map([...map].map(([query, list]) => [query, percentile(list, 50)]))), differing };
 }
 
+/**
+ * `clients` agents asking at once: one worker thread each with its own library and connections, each answering the
+ * 36 queries `rounds` times in its own order, all released together; each build in turn. Throughput is the
+ * recalls answered per second of wall time; p50, p95 and max over every recall.
+ */
+async function timeClients(env, strategy, clients, rounds) {
+  const results = [];
+  for (const [index, dir] of [before, after].entries()) {
+    const workers = Array.from({ length: clients }, (_, n) =>
+      new Worker(new URL('./lib/recall-worker.mjs', import.meta.url), {
+        workerData: { dir: resolve(dir), env, queries: QUERIES.map((item) => item.query), rounds, seed: 7 + n, now, strategy, scope },
+      }),
+    );
+    const message = (worker) => new Promise((done, fail) => { worker.once('message', done); worker.once('error', fail); });
+    await Promise.all(workers.map(message));
+    const started = performance.now();
+    const finished = workers.map(message);
+    for (const worker of workers) worker.postMessage('go');
+    const times = (await Promise.all(finished)).flatMap((answer) => answer.times);
+    const seconds = (performance.now() - started) / 1000;
+    results.push({ label: labels[index], recalls: times.length, perSecond: times.length / seconds, p50: percentile(times, 50), p95: percentile(times, 95), max: Math.max(...times), overOneSecond: times.filter((time) => time > 1000).length });
+  }
+  return [
+    `**${clients} clients at once, ${strategy}** — ${rounds} rounds of the ${QUERIES.length} queries each (ms)`,
+    '',
+    '| build | recalls | recalls / s | p50 | p95 | max | over 1 s |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...results.map((r) => `| ${r.label} | ${r.recalls} | ${r.perSecond.toFixed(1)} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} | ${r.max.toFixed(1)} | ${r.overOneSecond} |`),
+    '',
+  ].join('\n');
+}
+
 function percentile(values, p) {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.max(0, Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1))];
@@ -116,6 +152,7 @@ if (withPostgres) {
   try {
     const postgres = indexCorpus('postgres', await server.createDatabase('exact_top_k'));
     for (const strategy of ['hybrid', 'bm25']) sections.push(renderTable(`PostgreSQL, ${strategy}`, await timeEngine(postgres, strategy)));
+    if (clients > 0) sections.push(await timeClients(postgres, 'hybrid', clients, Number(flag('rounds', '3'))));
   } finally {
     server.stop();
   }

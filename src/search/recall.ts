@@ -244,9 +244,11 @@ async function rankCandidates(environment: RecallEnvironment, plan: RecallPlan):
   const lexical = await searchWords(store, plan, any, !baseline);
   if (baseline) return lexical.map(asBaseline);
   const lists: SignalList[] = [{ signal: 'lexical', weight: SIGNAL_WEIGHTS.lexical, candidates: lexical }];
-  const known = new Set<string>();
-  for (const term of any) if (await store.hasLexicalMatch(term)) known.add(term);
-  const { substrings, prefixes } = selectPartialTerms(any, (term) => known.has(term));
+  // Only a term that could be a word cut short is looked up whole first (on PostgreSQL a phrase no entry holds is
+  // a scan of every entry holding its words).
+  const { substrings, prefixes: unknown } = selectPartialTerms(any, () => false);
+  const prefixes: string[] = [];
+  for (const term of unknown) if (!(await store.hasLexicalMatch(term))) prefixes.push(term);
   if (substrings.length > 0) {
     const trigram = await store.searchTrigram({
       any: substrings,

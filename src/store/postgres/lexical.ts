@@ -212,6 +212,16 @@ export function renderPhrase(phrase: Phrase): string {
   return `(${[...phrase.labels].map((label) => `(${quoted.map((_, index) => mark(index, label)).join(' <-> ')})`).join(' | ')})`;
 }
 
+/**
+ * The phrase in any column: what its column-bound form (renderPhrase) implies. Asked beside it, it gives the
+ * planner an estimate it can use — for a phrase bound to labels PostgreSQL guesses a quarter of the table and
+ * scans all of it (146 ms at 70,000 entries, against 45 through the GIN index).
+ */
+export function renderAnyColumnPhrase(phrase: Phrase): string {
+  const last = phrase.lexemes.length - 1;
+  return phrase.lexemes.map((lexeme, index) => `${quoteLexeme(lexeme)}${phrase.prefix && index === last ? ':*' : ''}`).join(' <-> ');
+}
+
 /** A phrase as moon.bm25 reads it: lexemes joined by spaces, a prefix's last one marked with `*`. */
 export function phraseText(phrase: Phrase): string {
   return `${phrase.lexemes.join(' ')}${phrase.prefix ? '*' : ''}`;

@@ -6,7 +6,7 @@
 // which the first of them starts — and in their own process (hooks.server = "off"). Runs are interleaved (one of each hook per round), so a burst of load on the
 // machine touches every hook alike. Prints one JSON object: date, machine, load, and per hook min/p50/p95/max.
 //
-//   node bench/hooks.mjs [--corpus 100k] [--runs 30] [--keep] [--with-index] [--before <checkout>] [--budgeted]
+//   node bench/hooks.mjs [--corpus 100k] [--runs 30] [--keep] [--with-index] [--before <checkout>] [--budgeted] [--postgres]
 //
 // --budgeted runs only the hooks with a budget, as the agent meets them (session-start startup and compact,
 // user-prompt-submit on, stop, session-end): more rounds in the same time, for a p95 that is not one slow run.
@@ -19,6 +19,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { startPostgres } from '../scripts/lib/postgres-server.mjs';
 import { bin, ensureCorpus, readOption, repo } from './lib/setup.mjs';
 
 const args = process.argv.slice(2);
@@ -39,7 +40,13 @@ const work = mkdtempSync(join(tmpdir(), 'moon-bench-hooks-'));
 const home = join(work, 'home');
 const live = join(work, 'live');
 mkdirSync(live, { recursive: true });
-const env = { PATH: process.env.PATH, MOON_HOME: home, MOON_RESIDENTIAL_TIMEZONE: 'UTC' };
+// --postgres: the index is a temp PostgreSQL server's database (scripts/lib/postgres-server.mjs), the home holds
+// everything else; every hook and index process is pointed at it. One build only (no --before).
+const withPostgres = args.includes('--postgres');
+if (withPostgres && beforeDir) throw new Error('--postgres runs one build: leave out --before');
+const server = withPostgres ? await startPostgres({ profile: 'bench' }) : null;
+const databaseUrl = server ? await server.createDatabase('hooks') : null;
+const env = { PATH: process.env.PATH, MOON_HOME: home, MOON_RESIDENTIAL_TIMEZONE: 'UTC', ...(databaseUrl ? { MOON_DATABASE_URL: databaseUrl } : {}) };
 
 function cli(argv, extraEnv = {}, build = bin) {
   const run = spawnSync(process.execPath, [build, ...argv], { env: { ...env, ...extraEnv }, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
@@ -227,6 +234,7 @@ for (const memoryHome of Object.values(homes)) {
     }
   }
 }
+server?.stop();
 const state = JSON.parse(readFileSync(join(home, 'state', 'hooks.json'), 'utf8'));
 const today = Object.values(state.days).at(-1) ?? {};
 
@@ -241,6 +249,7 @@ const result = {
   project: { cwd, sessions: projectSessions.length },
   runs,
   concurrent_index: withIndex,
+  engine: withPostgres ? 'postgres' : 'sqlite',
   // The hook server answering session-start, user-prompt-submit and pre-compact (null: none ran).
   hook_server: served === null ? null : { pid: served.pid },
   node_baseline: summary(baseline),

@@ -3,7 +3,7 @@ import type { PgClient } from '../../src/store/postgres/client.js';
 import { openPostgresEngine } from '../../src/store/postgres/engine.js';
 import { fillPostings } from '../../src/store/postgres/fill-postings.js';
 import { inspectPostgres } from '../../src/store/postgres/health.js';
-import { discardPostings, flushPostings } from '../../src/store/postgres/postings.js';
+import { discardPostings, flushPostings, hasAllPostings, removePostings } from '../../src/store/postgres/postings.js';
 import { createPool } from '../../src/store/postgres/client.js';
 import type { LexicalQuery } from '../../src/store/types.js';
 import { fileCommit, storedSession, turn } from '../contracts/fixtures.js';
@@ -44,8 +44,9 @@ describe('PostgreSQL postings', () => {
         expect(list.map((item) => item.split(':')[0]).sort()).toEqual([...expected.keys()].sort());
         for (const [id, score] of list.map((item) => item.split(':') as [string, string])) expect(Number(score)).toBeCloseTo(Number(expected.get(id)), 6);
       });
-      // Interrupted: the second step of two sessions each fails before it commits (a lost connection, a killed
-      // process). The first step's postings stay, the flag stays, doctor counts how far it got.
+      // Interrupted: after the step that drops postings of deleted entries (none here), the second step of two
+      // sessions each fails before it commits (a lost connection, a killed process). The first step's postings
+      // stay, the flag stays, doctor counts how far it got.
       let steps = 0;
       const pool = await createPool(url);
       try {
@@ -55,7 +56,7 @@ describe('PostgreSQL postings', () => {
             await client.query('BEGIN');
             const result = await work(client);
             steps += 1;
-            if (steps === 2) throw new Error('connection lost');
+            if (steps === 3) throw new Error('connection lost');
             await flushPostings(client);
             await client.query('COMMIT');
             return result;
@@ -94,5 +95,79 @@ describe('PostgreSQL postings', () => {
       await engine.close();
     }
   }, 120_000);
+  test('what a moon from before postings writes or deletes here is seen, ranked by tsvector meanwhile, and mended by the next write', async () => {
+    const url = await postgres().createDatabase('moon_postings_mixed');
+    const words = ['deploy', 'cache', 'retry', 'webhook', 'queue', 'error'];
+    const write = async (engine: Awaited<ReturnType<typeof openPostgresEngine>>, from: number, to: number) =>
+      engine.ingest.transaction(async (tx) => {
+        for (let s = from; s < to; s += 1) {
+          const session = storedSession({ id: `m${s}`, source: 'claude-code', project: 'shop', cwd: '/home/dev/shop', startMs: s * 1000, endMs: s * 1000 + 900 });
+          const entries = Array.from({ length: 20 }, (_, n) => turn(session.id, n + 1, { ts: s * 1000 + n, role: n % 2 ? 'assistant' : 'user', text: `${words[(n * 5 + s) % 6]} ${words[(n + s) % 6]} step ${n}` }));
+          await tx.commitFile(fileCommit(session, entries));
+        }
+      });
+    const engine = await openPostgresEngine(url, { machine: 'a' });
+    const pool = await createPool(url);
+    try {
+      await write(engine, 0, 6);
+      const queries: LexicalQuery[] = words.map((word) => ({ any: [word], all: [], none: [], filters: {}, limit: 200, context: true }));
+      const ranked = async () => Promise.all(queries.map(async (query) => (await engine.search.searchLexical(query)).map((c) => `${c.entry.id}:${c.score}`)));
+      const sameEntries = (a: string[][], b: string[][]) => expect(a.map((list) => list.map((item) => item.split(':')[0]).sort())).toEqual(b.map((list) => list.map((item) => item.split(':')[0]).sort()));
+
+      // An older moon writes two sessions: entries without postings (written here, then their postings taken away).
+      await write(engine, 6, 8);
+      const everything = await ranked();
+      await withTransaction(pool, async (client) => {
+        const rows = await client.query<{ rowid: number }>("SELECT rowid FROM moon.entries WHERE session_id IN ('m6', 'm7')");
+        removePostings(client, rows.rows.map((row) => Number(row.rowid)));
+      });
+      expect(await hasAllPostings(pool)).toBe(false);
+      sameEntries(await ranked(), everything);
+      await engine.ingest.transaction(async () => undefined);
+      expect(await hasAllPostings(pool)).toBe(true);
+      expect(await ranked()).toEqual(everything);
+
+      // An older moon deletes a session: its entries go, their postings stay behind.
+      await pool.query("DELETE FROM moon.entries WHERE session_id = 'm3'");
+      expect(await hasAllPostings(pool)).toBe(false);
+      const meanwhile = await ranked();
+      expect(meanwhile.flat().some((item) => item.startsWith('m3.'))).toBe(false);
+      await engine.ingest.transaction(async () => undefined);
+      expect(await hasAllPostings(pool)).toBe(true);
+      const mended = await ranked();
+      sameEntries(mended, meanwhile);
+      expect((await pool.query('SELECT count(*)::int AS n FROM moon.entry_terms')).rows[0]).toEqual({ n: 140 });
+
+      // A newer moon migrates the database: this one still reads it, and writes nothing.
+      await pool.query('INSERT INTO moon.migrations (version, applied_ms) SELECT max(version) + 1, 0 FROM moon.migrations');
+      const older = await openPostgresEngine(url, { machine: 'b' });
+      try {
+        expect(await Promise.all(queries.map(async (query) => (await older.search.searchLexical(query)).map((c) => `${c.entry.id}:${c.score}`)))).toEqual(mended);
+        await expect(write(older, 9, 10)).rejects.toThrow(/was migrated by a newer moon \(\d+ migrations; this one knows \d+\): it is not written from here/);
+        await expect(older.forget.forget(['m1'], 'test', 0)).rejects.toThrow(/newer moon/);
+      } finally {
+        await older.close();
+      }
+    } finally {
+      await pool.end();
+      await engine.close();
+    }
+  }, 120_000);
 });
 
+/** One transaction on a client of the engine's kind, its postings applied before it commits. */
+async function withTransaction(pool: Awaited<ReturnType<typeof createPool>>, work: (client: PgClient) => Promise<void>): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await work(client);
+    await flushPostings(client);
+    await client.query('COMMIT');
+  } catch (error) {
+    discardPostings(client);
+    await client.query('ROLLBACK');
+    throw error;
+  } finally {
+    client.release();
+  }
+}

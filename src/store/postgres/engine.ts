@@ -14,7 +14,8 @@ import { postgresMemoryPort } from './memories.js';
 import { countMarkersByType, listMarkers, syncMarkers } from './markers.js';
 import { DEFAULT_MARKER_CONFIG, type MarkerConfig } from '../../markers/extract.js';
 import { fingerprintMarkerConfig } from '../../markers/entry-markers.js';
-import { migratePostgres } from './schema.js';
+import { POSTGRES_MIGRATIONS, appliedCount, migratePostgres } from './schema.js';
+import { MoonError } from '../../errors.js';
 import { discardPostings, flushPostings } from './postings.js';
 import { fillPostings } from './fill-postings.js';
 import { hasLexicalMatch, searchLexical, searchTime, searchTrigram, searchVector } from './search.js';
@@ -60,15 +61,29 @@ export async function openPostgresEngine(url: string, options: PostgresEngineOpt
       throw toPgError(location, error);
     }
   };
+  let applied: number;
   try {
-    await withClient(pool, (client) => migratePostgres(client));
+    applied = await withClient(pool, async (client) => {
+      await migratePostgres(client);
+      return appliedCount(client);
+    });
   } catch (error) {
     await pool.end().catch(() => undefined);
     throw toPgError(location, error);
   }
+  // A database a newer moon migrated is read here but not written: this build would leave out what the newer
+  // one keeps beside each entry (as a moon from before postings would leave out the postings).
+  const newerSchema =
+    applied > POSTGRES_MIGRATIONS
+      ? new MoonError('store', `${location} was migrated by a newer moon (${applied} migrations; this one knows ${POSTGRES_MIGRATIONS}): it is not written from here`, {
+          hint: 'upgrade moon on this machine to the version the other machines run; recall still reads the database',
+        })
+      : null;
   const db: PgClient = { query: (sql, params) => guard(() => pool.query(sql, params)) };
   /** A transaction on one client; the advisory lock when `lock` is set. */
   const inTransaction = <T>(lock: boolean, work: (client: PgClient) => Promise<T>): Promise<T> =>
+    lock && newerSchema !== null ? Promise.reject(newerSchema) : inOneTransaction(lock, work);
+  const inOneTransaction = <T>(lock: boolean, work: (client: PgClient) => Promise<T>): Promise<T> =>
     guard(() =>
       withClient(pool, async (client) => {
         await client.query('BEGIN');
@@ -108,11 +123,11 @@ export async function openPostgresEngine(url: string, options: PostgresEngineOpt
       listFiles: async () =>
         (await db.query<FileRow>('SELECT * FROM moon.files WHERE machine = $1 ORDER BY path', [machine])).rows.map(toFileState),
       transaction: async <T>(work: (tx: IngestTx) => Promise<T>) => {
-        // An index from before postings gets them first (fill-postings.ts), once per process.
-        // A fill that failed (a lost connection) is tried again by the next write rather than failing every one.
-        await (filling ??= fillPostings(db, (fill) => inTransaction(true, fill)).catch((error: unknown) => {
+        // An index from before postings gets them first (fill-postings.ts), and so do entries a moon from before
+        // postings wrote here meanwhile: checked before every write (one small read), one fill at a time. A fill
+        // that failed (a lost connection) is tried again by the next write rather than failing every one.
+        await (filling ??= fillPostings(db, (fill) => inTransaction(true, fill)).finally(() => {
           filling = null;
-          throw error;
         }));
         return inTransaction(true, (client) =>
           work({

@@ -1,15 +1,26 @@
 import type { PgClient } from './client.js';
 import { refreshIndex } from './commit.js';
-import { hasAllPostings } from './postings.js';
+import { hasAllPostings, removePostings } from './postings.js';
 import { ENTRY_COLUMNS, type EntryRow, toEntry } from './rows.js';
 
 /**
  * Entries indexed before postings existed (migration 19) get theirs, a few sessions per locked transaction:
  * interrupted, it resumes where it stopped (an entry with terms is done), and another writer may run beside it.
+ * The same mends what a moon from before postings did to a database that has them: entries it wrote get their
+ * postings, and the postings of entries it deleted go (postings.ts hasAllPostings sees both as counts that differ).
  * Until every entry has them, word lists are ranked with tsvector alone.
  */
 export async function fillPostings(db: PgClient, inLockedTransaction: <T>(work: (client: PgClient) => Promise<T>) => Promise<T>, sessionsPerTransaction = 50): Promise<void> {
   if (await hasAllPostings(db)) return;
+  await inLockedTransaction(async (client) => {
+    const gone = await client.query<{ rowid: number }>(
+      'SELECT t.rowid FROM moon.entry_terms t WHERE NOT EXISTS (SELECT 1 FROM moon.entries e WHERE e.rowid = t.rowid)',
+    );
+    removePostings(
+      client,
+      gone.rows.map((row) => Number(row.rowid)),
+    );
+  });
   // Sessions in id order, each step after the last one done: the session index is walked once, not the whole
   // anti-join once per step. A session written meanwhile gets its postings from that write.
   let after = '';

@@ -1,5 +1,6 @@
 import type { PostgresHealth } from '../types.js';
 import type { PgPool } from './client.js';
+import { hasAllPostings } from './postings.js';
 import { POSTGRES_MIGRATIONS, appliedCount } from './schema.js';
 
 /**
@@ -53,7 +54,7 @@ export async function inspectPostgres(pool: PgPool): Promise<PostgresHealth> {
 /** Whether the word lists are ranked from postings yet; counted only while a migrated database fills them. */
 async function readPostingsState(pool: PgPool, tables: ReadonlySet<string>): Promise<PostgresHealth['postings']> {
   if (!tables.has('entry_terms') || !tables.has('meta')) return null;
-  const pending = (await pool.query("SELECT 1 FROM moon.meta WHERE key = 'postings_pending'")).rows.length > 0;
+  const pending = !(await hasAllPostings(pool));
   if (!pending) return { pending, entries: 0, filled: 0 };
   const counts = await pool.query<{ entries: string; filled: string }>(
     'SELECT (SELECT count(*) FROM moon.entries)::text AS entries, (SELECT count(*) FROM moon.entry_terms)::text AS filled',

@@ -249,8 +249,10 @@ export async function readPostingBlocks(db: PgClient, terms: readonly string[]):
 
 /** Whether every entry has its postings (no backfill pending). */
 export async function hasAllPostings(db: PgClient): Promise<boolean> {
-  const found = await db.query("SELECT 1 FROM moon.meta WHERE key = 'postings_pending'");
-  return found.rows.length === 0;
+  const found = await db.query<{ ok: boolean }>(
+    "SELECT NOT EXISTS (SELECT 1 FROM moon.meta WHERE key = 'postings_pending') AND c.rows = c.term_rows AS ok FROM moon.corpus c WHERE c.id = 1",
+  );
+  return found.rows[0]?.ok === true;
 }
 
 function toColumns(adds: { rowid: number; all: number; own: number; length: number }[]): PostingColumns {

@@ -555,6 +555,27 @@ const MIGRATIONS: string[] = [
     WHERE EXISTS (SELECT 1 FROM moon.entries) AND NOT EXISTS (SELECT 1 FROM moon.entry_terms)
     ON CONFLICT (key) DO NOTHING;
   `,
+  // 20: entries with postings counted beside the entries (moon.corpus.term_rows, kept by statement triggers on
+  // entry_terms), so a reader sees at once when they differ: a moon from before postings wrote or deleted entries
+  // here (postings.ts hasAllPostings; fill-postings.ts mends it at the next write).
+  `
+  ALTER TABLE moon.corpus ADD COLUMN term_rows bigint NOT NULL DEFAULT 0;
+  UPDATE moon.corpus SET term_rows = (SELECT count(*) FROM moon.entry_terms);
+  CREATE FUNCTION moon.count_entry_terms() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF TG_OP = 'INSERT' THEN
+      UPDATE moon.corpus SET term_rows = term_rows + (SELECT count(*) FROM new_rows);
+    ELSE
+      UPDATE moon.corpus SET term_rows = term_rows - (SELECT count(*) FROM old_rows);
+    END IF;
+    RETURN NULL;
+  END
+  $$;
+  CREATE TRIGGER entry_terms_insert AFTER INSERT ON moon.entry_terms REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION moon.count_entry_terms();
+  CREATE TRIGGER entry_terms_delete AFTER DELETE ON moon.entry_terms REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION moon.count_entry_terms();
+  `,
 ];
 
 /** How many migrations this build knows (`moon doctor` compares a database's count with it). */

@@ -50,24 +50,13 @@ describe('PostgreSQL postings', () => {
       let steps = 0;
       const pool = await createPool(url);
       try {
-        const interrupted = async <T>(work: (client: PgClient) => Promise<T>): Promise<T> => {
-          const client = await pool.connect();
-          try {
-            await client.query('BEGIN');
+        const interrupted = <T>(work: (client: PgClient) => Promise<T>): Promise<T> =>
+          withTransaction(pool, async (client) => {
             const result = await work(client);
             steps += 1;
             if (steps === 3) throw new Error('connection lost');
-            await flushPostings(client);
-            await client.query('COMMIT');
             return result;
-          } catch (error) {
-            discardPostings(client);
-            await client.query('ROLLBACK');
-            throw error;
-          } finally {
-            client.release();
-          }
-        };
+          });
         await expect(fillPostings(pool, interrupted, 2)).rejects.toThrow('connection lost');
         expect((await inspectPostgres(pool)).postings).toEqual({ pending: true, entries: 210, filled: 60 });
       } finally {
@@ -156,13 +145,14 @@ describe('PostgreSQL postings', () => {
 });
 
 /** One transaction on a client of the engine's kind, its postings applied before it commits. */
-async function withTransaction(pool: Awaited<ReturnType<typeof createPool>>, work: (client: PgClient) => Promise<void>): Promise<void> {
+async function withTransaction<T>(pool: Awaited<ReturnType<typeof createPool>>, work: (client: PgClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    await work(client);
+    const result = await work(client);
     await flushPostings(client);
     await client.query('COMMIT');
+    return result;
   } catch (error) {
     discardPostings(client);
     await client.query('ROLLBACK');

@@ -31,6 +31,7 @@ import {
 } from './harness.mjs';
 import { resolveLongMemEvalFile } from './longmemeval.mjs';
 import { LME_SECTION, runLongMemEval } from './longmemeval-run.mjs';
+import { resolveCodingData, runCoding } from './coding-run.mjs';
 import { CATEGORIES, METRIC_KEYS, aggregate, fmt, fmtDelta, mean, percentile, scoreQuestion } from './metrics.mjs';
 
 const SECTION = '## Recall quality on LoCoMo (dev split)';
@@ -40,8 +41,11 @@ const HELP = `Recall quality on LoCoMo and LongMemEval (dev splits), through the
 
 usage: node bench/recall-eval/run.mjs [flags]      (build first: npm run build)
 
-  --dataset locomo|longmemeval|all
+  --dataset locomo|longmemeval|coding|all
                         which data to measure [default: all]
+  --coding-questions FILE
+                        coding: moon's own question set [default: bench/recall-eval/coding/questions.json]
+  --fixtures DIR        coding: the transcripts it is asked over [default: <repo>/../shared/fixtures]
   --data DIR            LoCoMo data: the folder holding locomo-dev/ (or locomo-dev/ itself)
                         [default: <repo>/../shared/eval]
   --lme-data PATH       LongMemEval data: longmemeval-s-dev115.json.gz, or a folder holding it or holding
@@ -71,7 +75,7 @@ usage: node bench/recall-eval/run.mjs [flags]      (build first: npm run build)
                         scripts/lib/postgres-server.mjs, a fresh database per index), side by side with SQLite;
                         the report adds the pg − sqlite difference per metric and the questions that differ
   --pg-set NAME=VALUE   a PostgreSQL server setting for --postgres (repeatable), e.g. --pg-set jit=off
-  --write-docs          replace the "${SECTION}" and/or "${LME_SECTION}" section of
+  --write-docs          replace the "${SECTION}", "${LME_SECTION}" and/or coding section of
                         docs/benchmarks.md (those of the datasets measured)
   --docs-file FILE      write those sections to FILE instead of docs/benchmarks.md (implies --write-docs)
   -h, --help            this text
@@ -89,6 +93,8 @@ function parseArgs(argv) {
     dataset: 'all',
     data: null,
     lmeData: null,
+    codingQuestions: null,
+    fixtures: null,
     protocol: 'both',
     questions: null,
     embed: 'none',
@@ -126,13 +132,19 @@ function parseArgs(argv) {
         break;
       case '--dataset':
         options.dataset = value(flag, i++);
-        if (!['locomo', 'longmemeval', 'all'].includes(options.dataset)) throw usage(`--dataset: expected locomo, longmemeval or all, got "${options.dataset}"`);
+        if (!['locomo', 'longmemeval', 'coding', 'all'].includes(options.dataset)) throw usage(`--dataset: expected locomo, longmemeval, coding or all, got "${options.dataset}"`);
         break;
       case '--data':
         options.data = value(flag, i++);
         break;
       case '--lme-data':
         options.lmeData = value(flag, i++);
+        break;
+      case '--coding-questions':
+        options.codingQuestions = value(flag, i++);
+        break;
+      case '--fixtures':
+        options.fixtures = value(flag, i++);
         break;
       case '--protocol':
         options.protocol = value(flag, i++);
@@ -308,7 +320,7 @@ async function main(argv) {
   const startedAt = new Date();
   const t0 = performance.now();
   const log = (message) => process.stderr.write(`[recall-eval ${((performance.now() - t0) / 1000).toFixed(1)}s] ${message}\n`);
-  const datasets = options.dataset === 'all' ? ['locomo', 'longmemeval'] : [options.dataset];
+  const datasets = options.dataset === 'all' ? ['locomo', 'longmemeval', 'coding'] : [options.dataset];
 
   const base = baseEnvironment();
   const configs = buildConfigs(options, base, usage);
@@ -316,6 +328,7 @@ async function main(argv) {
   // Read the data before any work: a wrong path fails fast.
   const locomoData = datasets.includes('locomo') ? resolveDataDir(options.data) : null;
   const lmeFile = datasets.includes('longmemeval') ? resolveLongMemEvalFile(options.lmeData) : null;
+  const codingData = datasets.includes('coding') ? resolveCodingData(options.codingQuestions, options.fixtures) : null;
 
   const work = options.tmp ?? mkdtempSync(join(tmpdir(), 'moon-recall-eval-'));
   mkdirSync(work, { recursive: true });
@@ -341,6 +354,10 @@ async function main(argv) {
     const part = await runLongMemEval(shared, lmeFile);
     // A new LongMemEval section goes right after the LoCoMo one.
     parts.push({ ...part, docs: { ...part.docs, after: SECTION } });
+  }
+  if (codingData) {
+    const part = await runCoding(shared, codingData);
+    parts.push({ ...part, docs: { ...part.docs, after: LME_SECTION } });
   }
   const totalMs = performance.now() - t0;
   if (postgres) {

@@ -559,9 +559,9 @@ const MIGRATIONS: string[] = [
   // entry_terms), so a reader sees at once when they differ: a moon from before postings wrote or deleted entries
   // here (postings.ts hasAllPostings; fill-postings.ts mends it at the next write).
   `
-  ALTER TABLE moon.corpus ADD COLUMN term_rows bigint NOT NULL DEFAULT 0;
+  ALTER TABLE moon.corpus ADD COLUMN IF NOT EXISTS term_rows bigint NOT NULL DEFAULT 0;
   UPDATE moon.corpus SET term_rows = (SELECT count(*) FROM moon.entry_terms);
-  CREATE FUNCTION moon.count_entry_terms() RETURNS trigger LANGUAGE plpgsql AS $$
+  CREATE OR REPLACE FUNCTION moon.count_entry_terms() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
     IF TG_OP = 'INSERT' THEN
       UPDATE moon.corpus SET term_rows = term_rows + (SELECT count(*) FROM new_rows);
@@ -571,8 +571,10 @@ const MIGRATIONS: string[] = [
     RETURN NULL;
   END
   $$;
+  DROP TRIGGER IF EXISTS entry_terms_insert ON moon.entry_terms;
   CREATE TRIGGER entry_terms_insert AFTER INSERT ON moon.entry_terms REFERENCING NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION moon.count_entry_terms();
+  DROP TRIGGER IF EXISTS entry_terms_delete ON moon.entry_terms;
   CREATE TRIGGER entry_terms_delete AFTER DELETE ON moon.entry_terms REFERENCING OLD TABLE AS old_rows
     FOR EACH STATEMENT EXECUTE FUNCTION moon.count_entry_terms();
   `,

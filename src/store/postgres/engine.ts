@@ -81,10 +81,9 @@ export async function openPostgresEngine(url: string, options: PostgresEngineOpt
       : null;
   const db: PgClient = { query: (sql, params) => guard(() => pool.query(sql, params)) };
   /** A transaction on one client; the advisory lock when `lock` is set. */
-  const inTransaction = <T>(lock: boolean, work: (client: PgClient) => Promise<T>): Promise<T> =>
-    lock && newerSchema !== null ? Promise.reject(newerSchema) : inOneTransaction(lock, work);
-  const inOneTransaction = <T>(lock: boolean, work: (client: PgClient) => Promise<T>): Promise<T> =>
-    guard(() =>
+  const inTransaction = <T>(lock: boolean, work: (client: PgClient) => Promise<T>): Promise<T> => {
+    if (lock && newerSchema !== null) return Promise.reject(newerSchema);
+    return guard(() =>
       withClient(pool, async (client) => {
         await client.query('BEGIN');
         try {
@@ -105,6 +104,7 @@ export async function openPostgresEngine(url: string, options: PostgresEngineOpt
         }
       }),
     );
+  };
   const getSession = async (client: PgClient, id: string): Promise<StoredSession | null> => {
     const row = (await client.query<SessionRow>('SELECT * FROM moon.sessions WHERE id = $1', [id])).rows[0];
     return row ? toSession(row) : null;

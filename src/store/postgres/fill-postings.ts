@@ -16,10 +16,7 @@ export async function fillPostings(db: PgClient, inLockedTransaction: <T>(work: 
     const gone = await client.query<{ rowid: number }>(
       'SELECT t.rowid FROM moon.entry_terms t WHERE NOT EXISTS (SELECT 1 FROM moon.entries e WHERE e.rowid = t.rowid)',
     );
-    removePostings(
-      client,
-      gone.rows.map((row) => Number(row.rowid)),
-    );
+    removePostings(client, gone.rows.map((row) => Number(row.rowid)));
   });
   // Sessions in id order, each step after the last one done: the session index is walked once, not the whole
   // anti-join once per step. A session written meanwhile gets its postings from that write.

@@ -195,9 +195,9 @@ export async function searchTrigram(db: PgClient, query: LexicalQuery): Promise<
     const scoring = renderSubstringScore(needles, idf, avgdl, params);
     const filters = renderFilters(query.filters, params, query);
     return rankTop(db, {
-      from: `moon.entries e ${joinSessions(filters)}`,
+      from: `moon.entries e ${joinSessions(filters)} CROSS JOIN LATERAL (SELECT ${scoring.frequencies.join(', ')}) sf`,
       where: `(${holds.join(' OR ')}) ${andClauses(filters)}`,
-      score: `round(${scoring}::numeric, ${SCORE_DECIMALS})::float8`,
+      score: `round(${scoring.score}::numeric, ${SCORE_DECIMALS})::float8`,
       limit: params.add(query.limit),
       params: params.values,
     });
@@ -208,20 +208,23 @@ export async function searchTrigram(db: PgClient, query: LexicalQuery): Promise<
 /**
  * moon.bm25_substr (schema.ts) written into the query, term for term and in its order of operations, so it gives
  * the same floats: a SQL function per row costs more than the scan it scores (46 ms against 14 for one needle
- * over 3,500 rows). A needle that cannot overlap itself (no proper prefix that is also a suffix) is counted by
- * replace(), in C; one that can ("aba" in "ababa") by moon.count_substr, which counts overlapping occurrences
- * as FTS5's trigram phrases do.
+ * over 3,500 rows). Each needle's frequency is counted once per row (`sf.f<i>`, as the word list's `fr.f<i>`): a
+ * needle that cannot overlap itself (no proper prefix that is also a suffix) by replace(), in C; one that can
+ * ("aba" in "ababa") by moon.count_substr, which counts overlapping occurrences as FTS5's trigram phrases do.
  */
-function renderSubstringScore(needles: readonly string[], idf: readonly number[], avgdl: number, params: Params): string {
+function renderSubstringScore(needles: readonly string[], idf: readonly number[], avgdl: number, params: Params): { frequencies: string[]; score: string } {
   const average = params.add(avgdl);
-  const terms = needles.map((needle, index) => {
+  const frequencies = needles.map((needle, index) => {
     const value = params.add(needle);
-    const f = overlapsItself(needle)
+    const count = overlapsItself(needle)
       ? `moon.count_substr(e.tri, ${value}::text)::float8`
       : `((length(e.tri) - length(replace(e.tri, ${value}::text, ''))) / length(${value}::text))::float8`;
-    return `(${params.add(idf[index])}::float8 * (${f} * 2.2) / (${f} + 1.2 * (0.25 + 0.75 * e.tri_len / ${average}::float8)))`;
+    return `${count} AS f${index}`;
   });
-  return `coalesce(${terms.join(' + ')}, 0)`;
+  const terms = needles.map(
+    (_, index) => `(${params.add(idf[index])}::float8 * (sf.f${index} * 2.2) / (sf.f${index} + 1.2 * (0.25 + 0.75 * e.tri_len / ${average}::float8)))`,
+  );
+  return { frequencies, score: `coalesce(${terms.join(' + ')}, 0)` };
 }
 
 /** Whether two occurrences of the needle can overlap: a proper prefix of it is also a suffix. */

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { resolveHome } from './archive/moon-home.js';
 import { MoonError } from './errors.js';
 import { checkMarkerPattern } from './markers/extract.js';
+import { DEFAULT_SESSION_FIELDS, SESSION_FIELDS, type SessionField } from './store/types.js';
 import { maskUrlPassword } from './text/mask-url.js';
 import { isValidTimezone, systemTimezone } from './time/zone.js';
 
@@ -150,9 +151,18 @@ const schema = z
         snippet_chars: z.number().int().min(80).max(4000).default(320),
         /** `hybrid`: fused lexical, trigram, vector and temporal signals; `bm25`: plain BM25 (the baseline). */
         strategy: z.enum(['hybrid', 'bm25']).default('hybrid'),
+        /**
+         * The session fields (src/fields/) hybrid recall ranks sessions by beside their messages, of title, summary,
+         * digest, files, errors; default all but digest (store/types.ts DEFAULT_SESSION_FIELDS says why). `[]` (or
+         * `["none"]`, as MOON_RECALL_SESSION_FIELDS=none) ranks by messages alone.
+         */
+        session_fields: z
+          .array(z.enum([...SESSION_FIELDS, 'none']))
+          .transform((fields) => fields.filter((field): field is SessionField => field !== 'none'))
+          .default([...DEFAULT_SESSION_FIELDS]),
       })
       .strict()
-      .default({ limit: 10, messages_per_session: 5, snippet_chars: 320, strategy: 'hybrid' }),
+      .default({ limit: 10, messages_per_session: 5, snippet_chars: 320, strategy: 'hybrid', session_fields: [...DEFAULT_SESSION_FIELDS] }),
     store: z
       .object({
         /**
@@ -278,6 +288,7 @@ export const ENV_KEYS: Record<string, { key: string; kind: EnvKind }> = {
   MOON_INDEX_WORKERS: { key: 'index.workers', kind: 'int' },
   MOON_RECALL_LIMIT: { key: 'recall.limit', kind: 'int' },
   MOON_RECALL_STRATEGY: { key: 'recall.strategy', kind: 'string' },
+  MOON_RECALL_SESSION_FIELDS: { key: 'recall.session_fields', kind: 'list' },
   MOON_DATABASE_URL: { key: 'store.url', kind: 'string' },
   MOON_EMBED_PROVIDER: { key: 'embed.provider', kind: 'string' },
   MOON_EMBED_MODEL: { key: 'embed.model', kind: 'string' },

@@ -226,7 +226,8 @@ function parseConfigFlag(text) {
   if (!/^[A-Za-z0-9._-]+$/.test(name)) throw usage(`--config: bad name "${name}" (letters, digits, . _ -)`);
   const env = {};
   const rest = colon >= 0 ? text.slice(colon + 1) : '';
-  for (const pair of rest.split(',').filter((part) => part.trim() !== '')) {
+  // A comma starts a new pair only before MOON_: a value may itself be a comma list (MOON_RECALL_SESSION_FIELDS=title,files).
+  for (const pair of rest.split(/,(?=\s*MOON_)/).filter((part) => part.trim() !== '')) {
     const eq = pair.indexOf('=');
     if (eq <= 0) throw usage(`--config ${name}: "${pair}" is not ENV=VALUE`);
     const key = pair.slice(0, eq).trim();

@@ -40,6 +40,7 @@ export function describeRecallEnvironment(
   const { config, paths, clock } = wiring;
   return {
     search: source.search,
+    fields: source.fields,
     vectors: embedQuery === null ? null : source.vectors,
     timezone: config.distill.residential_timezone,
     defaults: {
@@ -47,6 +48,7 @@ export function describeRecallEnvironment(
       messagesPerSession: config.recall.messages_per_session,
       snippetChars: config.recall.snippet_chars,
       strategy: config.recall.strategy,
+      sessionFields: config.recall.session_fields,
     },
     projectionPathFor: (sessionId) => projectionPathFor(paths, sessionId),
     nowMs: clock,

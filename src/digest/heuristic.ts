@@ -17,7 +17,8 @@ const FAILURE_TEXT = /^(?:error|fatal|FAIL)\b|npm ERR!|Traceback \(most recent c
 const LIMITS = { line: 360, changes: 30, decisions: 6, gotchas: 8, nextSteps: 6 };
 
 export interface HeuristicInput {
-  session: StoredSession;
+  /** Only the title and id are read. */
+  session: Pick<StoredSession, 'id' | 'title'>;
   entries: readonly Entry[];
 }
 

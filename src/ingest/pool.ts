@@ -8,6 +8,7 @@ import { type SerializedError, reviveError } from './errors-across.js';
 import type { IndexFileOptions, PreparedFile } from './index-file.js';
 import type { IngestSettings } from './settings.js';
 import type { WorkerJob } from './worker.js';
+import type { Rendered } from './project-session.js';
 import { fromBuild } from '../runtime/build-paths.js';
 import { isBackground } from '../runtime/priority.js';
 import { type TermDelta, receiveTerms } from '../store/postings/term-numbering.js';
@@ -45,8 +46,8 @@ export class IngestPool {
     return this.run({ kind: 'terms', input: { entries } });
   }
 
-  /** Render and write a projection; `corpus` holds the index-wide counts of the session's own terms. */
-  render(doc: Omit<SessionDoc, 'corpus'>, corpus: { sessionCount: number; counts: ReadonlyMap<string, number> } | null): Promise<string> {
+  /** Render and write a projection, and make the session's fields; `corpus` holds the index-wide counts of the session's own terms. */
+  render(doc: Omit<SessionDoc, 'corpus'>, corpus: { sessionCount: number; counts: ReadonlyMap<string, number> } | null): Promise<Rendered> {
     return this.run({ kind: 'render', input: { doc, corpus: corpus ? { sessionCount: corpus.sessionCount, counts: [...corpus.counts] } : null } });
   }
 

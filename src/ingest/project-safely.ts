@@ -1,11 +1,11 @@
 import { projectionPathFor } from '../archive/paths.js';
 import { describeError, errnoOf, isMoonError } from '../errors.js';
 import type { IngestPort } from '../store/ports.js';
-import type { FailureRecord } from '../store/types.js';
+import type { FailureRecord, SessionFieldDoc } from '../store/types.js';
 import type { IngestContext } from './context.js';
 import { isFatalError } from './index-file.js';
 import type { RankedTerm } from '../normalize/keywords.js';
-import { type CollectedProjection, IN_FLIGHT, collectProjections, mapLimited, renderCollected, termsOf } from './project-session.js';
+import { type CollectedProjection, IN_FLIGHT, type Rendered, collectProjections, mapLimited, renderCollected, termsOf } from './project-session.js';
 
 /** A session to project; `ranked`: its keyword terms, when ranked at its parse (a session written from the start). */
 export interface ProjectionRequest {
@@ -54,8 +54,8 @@ export interface PendingProjections {
   order: string[];
   settled: Map<string, ProjectionResult>;
   due: { item: CollectedProjection & { counts: { sessionCount: number; counts: Map<string, number> } }; known: FailureRecord | null; contentHash: string }[];
-  /** Each due session's first render: its path, or the error it failed with. */
-  first: Promise<({ path: string | null } | { error: unknown })[]>;
+  /** Each due session's first render: its path and fields (null: the session is gone), or the error it failed with. */
+  first: Promise<({ rendered: Rendered | null } | { error: unknown })[]>;
 }
 
 /**
@@ -98,7 +98,7 @@ export async function startProjections(
   // A rendering failure is caught here and judged in finishProjections.
   const first = mapLimited(due, IN_FLIGHT, ({ item }) =>
     renderCollected(context, store, item).then(
-      (path) => ({ path }),
+      (rendered) => ({ rendered }),
       (error: unknown) => ({ error }),
     ),
   );
@@ -117,6 +117,8 @@ export async function finishProjections(
   stopped?: () => boolean,
 ): Promise<ProjectionResult[]> {
   const firsts = await pending.first;
+  // The fields of the sessions written, stored together at the end.
+  const fields: SessionFieldDoc[] = [];
   for (const [index, { item, known, contentHash }] of pending.due.entries()) {
     const sessionId = item.sessionId;
     const key = `projection:${sessionId}`;
@@ -126,17 +128,18 @@ export async function finishProjections(
     if ('error' in outcome && isFatalError(outcome.error)) throw outcome.error;
     if ('error' in outcome) {
       outcome = await renderCollected(context, store, item).then(
-        (written) => ({ path: written }),
+        (rendered) => ({ rendered }),
         (error: unknown) => ({ error }),
       );
       if ('error' in outcome && isFatalError(outcome.error)) throw outcome.error;
     }
     if (!('error' in outcome)) {
-      if (outcome.path === null) {
+      if (outcome.rendered === null) {
         pending.settled.set(sessionId, { status: 'gone' });
         continue;
       }
-      await store.markProjected(sessionId, outcome.path);
+      fields.push(outcome.rendered.fields);
+      await store.markProjected(sessionId, outcome.rendered.path);
       if (known) await store.clearFailure(key);
       pending.settled.set(sessionId, { status: 'written' });
       continue;
@@ -149,5 +152,6 @@ export async function finishProjections(
     if (errnoOf(last) === undefined) await store.putFailure({ key, kind: 'projection', path, fingerprint: contentHash, reason, failedAtMs: context.now() });
     pending.settled.set(sessionId, { status: 'failed', path, reason });
   }
+  await store.putSessionFields(fields);
   return pending.order.map((sessionId) => pending.settled.get(sessionId) ?? { status: 'gone' });
 }

@@ -8,6 +8,8 @@ import { renderProjection } from '../project/render.js';
 import type { ParsedChunk } from '../sources/source.js';
 import type { IngestPort } from '../store/ports.js';
 import type { IngestContext } from './context.js';
+import { buildFieldDoc } from '../digest/session-fields.js';
+import type { SessionFieldDoc } from '../store/types.js';
 
 /** A session about to be projected: its candidate keyword terms, best first (recorded in the index). */
 export interface CollectedProjection {
@@ -48,11 +50,17 @@ export async function collectProjections(
 export const IN_FLIGHT = 4;
 
 /** Read a session again and render it, its keywords ranked against the corpus counts of its terms. */
+/** A projection written, and the session's fields made from the same read (digest/session-fields.ts). */
+export interface Rendered {
+  path: string;
+  fields: SessionFieldDoc;
+}
+
 export async function renderCollected(
   context: IngestContext,
   store: IngestPort,
   collected: CollectedProjection & { counts: { sessionCount: number; counts: Map<string, number> } },
-): Promise<string | null> {
+): Promise<Rendered | null> {
   await yieldToEventLoop();
   const session = await store.getSession(collected.sessionId);
   if (!session) return null;
@@ -69,7 +77,8 @@ export async function renderCollected(
   const { sessionCount, counts } = collected.counts;
   const workers = context.workers ?? null;
   if (workers) return workers.render(doc, { sessionCount, counts });
-  return writeProjection(context, { ...doc, corpus: { sessionCount, countSessionsWith: (term) => counts.get(term) ?? 0 } });
+  const path = writeProjection(context, { ...doc, corpus: { sessionCount, countSessionsWith: (term) => counts.get(term) ?? 0 } });
+  return { path, fields: buildFieldDoc(doc) };
 }
 
 /** `work` over `items`, at most `limit` at a time, results in order. */

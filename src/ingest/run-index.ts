@@ -16,6 +16,7 @@ import { serializeError } from './errors-across.js';
 import { type PendingProjections, type ProjectionRequest, type ProjectionResult, finishProjections, projectSessionsSafely, startProjections } from './project-safely.js';
 import type { RankedTerm } from '../normalize/keywords.js';
 import { reprojectLegacy } from './reproject.js';
+import { fillSessionFields } from './fill-fields.js';
 import { yieldToEventLoop } from './yield.js';
 import { giveWayToForeground, shouldGiveWay } from '../runtime/foreground.js';
 
@@ -209,6 +210,7 @@ async function indexAll(
       await project(context, store, failures, session.id, report, options.force ?? false, stopRequested);
     }
   }
+  await fillSessionFields(store, stopRequested);
   if (options.reproject) {
     const legacy = reprojectLegacy(context);
     report.projections += legacy.rewritten;

@@ -6,6 +6,7 @@ import type { FileState } from '../store/types.js';
 import { serializeError } from './errors-across.js';
 import { type IndexFileOptions, prepareFile } from './index-file.js';
 import { writeProjection } from './project-session.js';
+import { buildFieldDoc } from '../digest/session-fields.js';
 import { type IngestSettings, createIngestContext } from './settings.js';
 import { giveWayToForeground } from '../runtime/foreground.js';
 import { lowerPriority } from '../runtime/priority.js';
@@ -13,7 +14,7 @@ import { localNumbering } from '../store/postings/term-numbering.js';
 
 /**
  * An ingest worker: the per-file work that needs no store — reading, hashing, parsing, cleaning and redacting
- * a transcript; a session's keyword terms; rendering and writing its projection — so the main thread is left
+ * a transcript; a session's keyword terms; rendering and writing its projection, and making its fields — so the main thread is left
  * with the store's writes. Jobs arrive as `{ id, kind, input }` and are answered `{ id, result }` or
  * `{ id, error }`; a file's bytes travel back without a copy.
  */
@@ -61,7 +62,7 @@ if (port) {
           ...doc,
           ...(corpus ? { corpus: { sessionCount: corpus.sessionCount, countSessionsWith: (term: string) => counts.get(term) ?? 0 } } : {}),
         });
-        port.postMessage({ id: message.id, result: path });
+        port.postMessage({ id: message.id, result: { path, fields: buildFieldDoc(doc) } });
       }
     } catch (error) {
       port.postMessage({ id: message.id, error: serializeError(error) });

@@ -1,14 +1,18 @@
 import type { Entry } from '../model.js';
-import type { Candidate } from '../store/types.js';
+import type { Candidate, SessionField } from '../store/types.js';
 import { selectIndexedText } from '../text/limits.js';
 import type { TermMatch } from './matched-terms.js';
 
-export type Signal = 'lexical' | 'trigram' | 'vector' | 'temporal';
+export type Signal = 'lexical' | 'trigram' | 'vector' | 'temporal' | 'session';
 
 export interface SignalList {
   signal: Signal;
   weight: number;
   candidates: Candidate[];
+  /** Each candidate's rank, when not its place in the list (the session signal: every message of a session shares its rank). */
+  ranks?: readonly number[];
+  /** Each candidate's share of the list's weight, when not all of it (the session signal: its session's coverage). */
+  factors?: readonly number[];
 }
 
 export interface BoostContext {
@@ -39,6 +43,8 @@ export interface Explanation {
   score: number;
   /** The query terms this entry holds and where (filled in for `--explain` only). */
   terms?: TermMatch[];
+  /** The fields of the entry's session that matched, each with the terms it holds (the session signal). */
+  session_fields?: { field: SessionField; terms: string[] }[];
 }
 
 export interface FusedCandidate {
@@ -71,8 +77,8 @@ export function fuseSignals(lists: readonly SignalList[], boosts: BoostContext):
   const fused = new Map<number, FusedCandidate>();
   for (const list of lists) {
     list.candidates.forEach((candidate, index) => {
-      const rank = index + 1;
-      const contribution = (list.weight * FUSION.k) / (FUSION.k + rank);
+      const rank = list.ranks?.[index] ?? index + 1;
+      const contribution = (list.weight * (list.factors?.[index] ?? 1) * FUSION.k) / (FUSION.k + rank);
       let item = fused.get(candidate.rowid);
       if (!item) {
         item = {

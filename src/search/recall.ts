@@ -1,8 +1,9 @@
 import { MoonError } from '../errors.js';
 import type { Entry, RecallMatch, RecallResult } from '../model.js';
-import type { SearchPort, VectorPort } from '../store/ports.js';
+import type { SearchPort, SessionFieldPort, VectorPort } from '../store/ports.js';
 import { isTechnical } from '../text/technical.js';
-import type { Candidate, SearchFilters, StoredSession } from '../store/types.js';
+import type { Candidate, SearchFilters, SessionField, StoredSession } from '../store/types.js';
+import { type RankedSession, rankSessionsByFields } from '../fields/rank-sessions.js';
 import { selectIndexedText } from '../text/limits.js';
 import { CONTEXT_RADIUS } from '../store/index-document.js';
 import { isValidTimezone } from '../time/zone.js';
@@ -20,7 +21,16 @@ export interface RecallEnvironment {
   vectors: VectorPort | null;
   /** Default zone for times without an offset. */
   timezone: string;
-  defaults: { limit: number; messagesPerSession: number; snippetChars: number; strategy: RecallStrategy };
+  defaults: {
+    limit: number;
+    messagesPerSession: number;
+    snippetChars: number;
+    strategy: RecallStrategy;
+    /** The session fields hybrid recall ranks sessions by (config recall.session_fields); none: messages alone. */
+    sessionFields?: readonly SessionField[];
+  };
+  /** The sessions' fields (src/fields/); absent: sessions are ranked by their messages alone. */
+  fields?: SessionFieldPort;
   /** Path of a session's projection when the index has none recorded. */
   projectionPathFor: (sessionId: string) => string;
   nowMs: () => number;
@@ -42,7 +52,13 @@ export const SESSION_DECAY = [1, 0.5, 0.25, 0.125, 0.0625];
 export const POOL = { messageMin: 50, perMessage: 5, sessionMin: 100, perSessionMessage: 4 };
 
 /** Signal weights for weighted reciprocal-rank fusion. */
-export const SIGNAL_WEIGHTS = { lexical: 1.0, trigram: 0.4, vector: 0.8, temporalWithText: 0.3, temporalOnly: 1.0 };
+export const SIGNAL_WEIGHTS = { lexical: 1.0, trigram: 0.4, vector: 0.8, temporalWithText: 0.3, temporalOnly: 1.0, session: 0.6 };
+
+/**
+ * The session signal (fields/rank-sessions.ts): sessions ranked by their fields, at most `sessions` of them; of the
+ * best `fetch`, those no list brought a message of have their best messages looked up.
+ */
+export const SESSION_SIGNAL = { sessions: 50, fetch: 10 };
 
 export async function recall(environment: RecallEnvironment, options: RecallOptions): Promise<RecallResult> {
   const plan = await planRecall(environment, options);
@@ -287,7 +303,85 @@ async function rankCandidates(environment: RecallEnvironment, plan: RecallPlan):
     const weight = any.length > 0 ? SIGNAL_WEIGHTS.temporalWithText : SIGNAL_WEIGHTS.temporalOnly;
     lists.push({ signal: 'temporal', weight, candidates: temporal });
   }
-  return fuseSignals(lists, plan.boosts);
+  const sessions = await rankSessions(environment, plan);
+  if (sessions.length === 0) return fuseSignals(lists, plan.boosts);
+  const quiet = await addSessionMessages(environment.search, plan, sessions, lists[0]!);
+  lists.push(listSessionSignal(sessions, lists, quiet));
+  const fused = fuseSignals(lists, plan.boosts);
+  const fieldsOf = new Map(sessions.map((session) => [session.sessionId, session.fields]));
+  for (const item of fused) {
+    if (item.explanation.signals.session) item.explanation.session_fields = fieldsOf.get(item.entry.sessionId) ?? [];
+  }
+  return fused;
+}
+
+/** Sessions ranked by their fields, when the configuration uses any and the query has words. */
+async function rankSessions(environment: RecallEnvironment, plan: RecallPlan): Promise<RankedSession[]> {
+  const fields = environment.defaults.sessionFields ?? [];
+  if (!environment.fields || fields.length === 0 || plan.terms.length === 0) return [];
+  const ranked = await rankSessionsByFields(environment.fields, plan.terms, { fields, limit: SESSION_SIGNAL.sessions });
+  const only = plan.filters.sessionIds;
+  return only && only.length > 0 ? ranked.filter((session) => only.includes(session.sessionId)) : ranked;
+}
+
+/**
+ * A session its fields rank high but whose messages no list brought (the words a person uses for the session as a
+ * whole, scattered over its messages or only in its summary): its best messages for the query's words, under the
+ * same filters, added to the words list after everything it held — weak matches there, found for their session.
+ * A session none of whose messages holds a word is shown by its latest messages under the filters: returned for
+ * the session signal alone (a session matched on its summary or title only).
+ */
+async function addSessionMessages(store: SearchPort, plan: RecallPlan, sessions: readonly RankedSession[], words: SignalList): Promise<Candidate[]> {
+  const present = new Set<string>();
+  for (const candidate of words.candidates) present.add(candidate.entry.sessionId);
+  const missing = sessions.slice(0, SESSION_SIGNAL.fetch).map((session) => session.sessionId).filter((id) => !present.has(id));
+  if (missing.length === 0) return [];
+  const found = await store.searchLexical({
+    any: plan.terms,
+    all: plan.required,
+    none: plan.excluded,
+    filters: { ...plan.filters, sessionIds: missing },
+    limit: missing.length * plan.perSession,
+    context: true,
+  });
+  const seen = new Set(words.candidates.map((candidate) => candidate.rowid));
+  words.candidates = [...words.candidates, ...found.filter((candidate) => !seen.has(candidate.rowid))];
+  const held = new Set(found.map((candidate) => candidate.entry.sessionId));
+  const silent = missing.filter((id) => !held.has(id));
+  if (silent.length === 0) return [];
+  const latest: Candidate[] = [];
+  for (const id of silent) {
+    const filters = { ...plan.filters, sessionIds: [id] };
+    latest.push(...(await store.searchTime({ filters, all: plan.required, none: plan.excluded, centerMs: null, limit: plan.perSession })));
+  }
+  return latest;
+}
+
+/**
+ * The session signal: every message the other lists brought, of a session the fields rank, at its session's rank
+ * among the sessions present, weighed by how much of the query its fields hold (RankedSession.coverage).
+ */
+function listSessionSignal(sessions: readonly RankedSession[], lists: readonly SignalList[], quiet: readonly Candidate[]): SignalList {
+  const byRowid = new Map<number, Candidate>();
+  for (const list of lists) for (const candidate of list.candidates) if (!byRowid.has(candidate.rowid)) byRowid.set(candidate.rowid, candidate);
+  for (const candidate of quiet) if (!byRowid.has(candidate.rowid)) byRowid.set(candidate.rowid, candidate);
+  const present = new Set([...byRowid.values()].map((candidate) => candidate.entry.sessionId));
+  const rankOf = new Map<string, { rank: number; score: number; coverage: number }>();
+  for (const session of sessions) {
+    if (present.has(session.sessionId)) rankOf.set(session.sessionId, { rank: rankOf.size + 1, score: session.score, coverage: session.coverage });
+  }
+  const candidates: Candidate[] = [];
+  const ranks: number[] = [];
+  const factors: number[] = [];
+  const held = [...byRowid.values()].filter((candidate) => rankOf.has(candidate.entry.sessionId));
+  held.sort((a, b) => rankOf.get(a.entry.sessionId)!.rank - rankOf.get(b.entry.sessionId)!.rank || a.rowid - b.rowid);
+  for (const candidate of held) {
+    const session = rankOf.get(candidate.entry.sessionId)!;
+    candidates.push({ ...candidate, score: session.score });
+    ranks.push(session.rank);
+    factors.push(session.coverage);
+  }
+  return { signal: 'session', weight: SIGNAL_WEIGHTS.session, candidates, ranks, factors };
 }
 
 /**

@@ -16,6 +16,10 @@ import type {
   PendingEmbedding,
   RunRecord,
   SessionExtras,
+  SessionFieldDoc,
+  SessionFieldPosting,
+  SessionFieldStats,
+  SessionField,
   SessionListFilter,
   SessionMatch,
   SessionPlace,
@@ -76,6 +80,10 @@ export interface IngestPort {
   putSessionTerms(items: readonly SessionTerms[]): Promise<void>;
   /** How many sessions there are, and for each term how many sessions recorded it. */
   countSessionTerms(terms: readonly string[]): Promise<{ sessionCount: number; counts: Map<string, number> }>;
+  /** SessionFieldPort.put: sessions' fields, written where their projections are. */
+  putSessionFields(docs: readonly SessionFieldDoc[]): Promise<void>;
+  /** SessionFieldPort.listStale: sessions whose fields are missing or older than `version`. */
+  listStaleSessionFields(version: number): Promise<string[]>;
   /**
    * Hand every archived (session, hash) pair whose ledger line is not written yet to `append`, then mark them
    * written, under the write lock: of two processes, exactly one writes each line. Returns how many.
@@ -305,6 +313,25 @@ export interface DocPort {
 export type EngineName = 'sqlite' | 'postgres';
 
 /** One opened store: its ports, and how to close it. The composition root picks the engine; nothing else does. */
+/**
+ * The fields a session is summarised by (src/fields/): written where its projection is, read by recall to rank
+ * sessions beside their messages. Ranking is not here (fields/rank-sessions.ts): an engine hands back counts and
+ * postings, the same on every engine, and the same code scores them.
+ */
+export interface SessionFieldPort {
+  /** Replace each session's fields whole (a session that no longer exists is skipped). */
+  put(docs: readonly SessionFieldDoc[]): Promise<void>;
+  readStats(): Promise<SessionFieldStats>;
+  /** For each term: how many (session, field) postings it has, and in how many sessions. */
+  countTerms(terms: readonly string[]): Promise<Map<string, { postings: number; sessions: number }>>;
+  /** Every posting of these terms, ordered by term, session, field. */
+  listPostings(terms: readonly string[]): Promise<SessionFieldPosting[]>;
+  /** The texts of these sessions' fields (explain quotes them); a session without fields is absent. */
+  readTexts(sessionIds: readonly string[]): Promise<Map<string, Record<SessionField, string>>>;
+  /** Ids of sessions whose fields are missing or were made by an older builder than `version`. */
+  listStale(version: number): Promise<string[]>;
+}
+
 export interface StoreEngine {
   readonly name: EngineName;
   /** Where the data lives, for messages: a file path, or a URL without its password. */
@@ -321,5 +348,6 @@ export interface StoreEngine {
   readonly memories: MemoryPort;
   readonly docs: DocPort;
   readonly markers: MarkerPort;
+  readonly fields: SessionFieldPort;
   close(): Promise<void>;
 }

@@ -75,6 +75,50 @@ export interface FileCommit extends Omit<SessionWrite, 'session'> {
   dropSessions?: readonly string[];
 }
 
+/**
+ * The fields a session is summarised by (src/fields/): the words a person later uses for the session as a whole,
+ * searched beside its messages. Their order is their number in the engines' tables: append only.
+ */
+export const SESSION_FIELDS = ['title', 'summary', 'digest', 'files', 'errors'] as const;
+export type SessionField = (typeof SESSION_FIELDS)[number];
+/**
+ * The fields recall ranks sessions by unless configured otherwise. The digest is made and stored but left out:
+ * its lines are excerpts of the session's own messages (the first request, sentences that state a decision, the
+ * last answer), and ranking sessions by them lowered pooled LongMemEval dev from 0.557 to 0.504 recall_all@5 and
+ * LoCoMo dev turn R@5 from 0.708 to 0.700 (docs/benchmarks.md, issue 34).
+ */
+export const DEFAULT_SESSION_FIELDS: readonly SessionField[] = ['title', 'summary', 'files', 'errors'];
+
+/** One session's fields as the index holds them: the texts (explain quotes them), and their terms counted. */
+export interface SessionFieldDoc {
+  sessionId: string;
+  /** The builder's version (fields/field-doc.ts FIELDS_VERSION) the texts were made by. */
+  version: number;
+  texts: Record<SessionField, string>;
+  /** Tokens in each field (BM25F's field lengths). */
+  lengths: Record<SessionField, number>;
+  /** Each (field, term) the fields hold, with how often; terms as the word index tokenizes them. */
+  terms: readonly SessionFieldTerm[];
+}
+
+export interface SessionFieldTerm {
+  field: SessionField;
+  term: string;
+  tf: number;
+}
+
+/** What BM25F needs of the whole corpus: how many sessions have fields, and each field's summed length. */
+export interface SessionFieldStats {
+  sessions: number;
+  totalLengths: Record<SessionField, number>;
+}
+
+/** One term's occurrences in one field of one session, with that field's length there. */
+export interface SessionFieldPosting extends SessionFieldTerm {
+  sessionId: string;
+  length: number;
+}
+
 /** A session's candidate keyword terms (what its projection ranks its keywords from). */
 export interface SessionTerms {
   sessionId: string;

@@ -185,7 +185,7 @@ describe('lexical signals', () => {
     // A word no message holds is said to be unmatched, not guessed to be in a neighbour.
     const absent = await runMoon(['recall', 'deploy quokkaflux', '--explain', '--home', home, ...NOW]);
     expect(absent.stdout).toMatch(/terms: deploy in text; quokkaflux not matched/);
-    expect(absent.stdout).not.toMatch(/neighbouring/);
+    expect(absent.stdout).not.toMatch(/quokkaflux in neighbour/);
     // A word only the next message holds matched through the index's context column: the neighbour is named.
     const near = await runMoon(['recall', 'edge bundle', '--group', 'message', '--explain', '--home', home]);
     expect(near.stdout).toMatch(/terms: edge in text; bundle in neighbour dawn-2/);

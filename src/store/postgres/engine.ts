@@ -4,6 +4,7 @@ import { BatchAbortedError, type FileCommit, type FileState, type StoredSession 
 import { browseEntries, browseEntriesByIds, browseSession, browseSessionPlaces } from './read.js';
 import { findSessionsByPrefix, listSessionRecords, listSessionSummaries } from './browse.js';
 import { createPostgresDigests } from './digests.js';
+import { createPostgresSessionFields } from './session-fields.js';
 import { type PgClient, type PgPool, type PgPoolClient, createPool, redactUrl, toPgError } from './client.js';
 import { applyFileCommit } from './commit.js';
 import { listCopied, listRuns, markCopied, readSessionExtras, writeSessionExtras } from './copy.js';
@@ -115,6 +116,7 @@ export async function openPostgresEngine(url: string, options: PostgresEngineOpt
   };
 
   let filling: Promise<void> | null = null;
+  const fields = createPostgresSessionFields(db, (work) => inTransaction(false, work));
   return {
     name: 'postgres',
     location,
@@ -200,6 +202,8 @@ export async function openPostgresEngine(url: string, options: PostgresEngineOpt
           );
         });
       },
+      putSessionFields: (docs) => fields.put(docs),
+      listStaleSessionFields: (version) => fields.listStale(version),
       countSessionTerms: async (terms) => {
         const distinct = [...new Set(terms)];
         const rows = await db.query<{ term: string; n: number }>(
@@ -287,6 +291,7 @@ export async function openPostgresEngine(url: string, options: PostgresEngineOpt
       putFold: (namespace, fold) => inTransaction(false, (client) => putFactFold(client, namespace, fold)),
     },
     digests: createPostgresDigests(db),
+    fields,
     memories: postgresMemoryPort(db, (work) => inTransaction(false, work)),
     markers: {
       list: (query) => listMarkers(db, query),

@@ -578,6 +578,28 @@ const MIGRATIONS: string[] = [
   CREATE TRIGGER entry_terms_delete AFTER DELETE ON moon.entry_terms REFERENCING OLD TABLE AS old_rows
     FOR EACH STATEMENT EXECUTE FUNCTION moon.count_entry_terms();
   `,
+  // 21: the fields a session is summarised by (src/fields/, postgres/session-fields.ts): lengths and texts per
+  // session, and each field's terms; both go with their session.
+  `
+  CREATE TABLE IF NOT EXISTS moon.session_fields (
+    session_id text PRIMARY KEY REFERENCES moon.sessions (id) ON DELETE CASCADE,
+    version integer NOT NULL,
+    texts jsonb NOT NULL,
+    len_title integer NOT NULL,
+    len_summary integer NOT NULL,
+    len_digest integer NOT NULL,
+    len_files integer NOT NULL,
+    len_errors integer NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS moon.session_field_terms (
+    term text NOT NULL,
+    session_id text NOT NULL REFERENCES moon.sessions (id) ON DELETE CASCADE,
+    field smallint NOT NULL,
+    tf integer NOT NULL,
+    PRIMARY KEY (term, session_id, field)
+  );
+  CREATE INDEX IF NOT EXISTS session_field_terms_session ON moon.session_field_terms (session_id);
+  `,
 ];
 
 /** How many migrations this build knows (`moon doctor` compares a database's count with it). */

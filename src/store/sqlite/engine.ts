@@ -2,6 +2,7 @@ import type { IngestTx, StoreEngine } from '../ports.js';
 import { createSqliteDigests } from './digests.js';
 import { putFactFold, readFactFold } from './fixes.js';
 import { sqliteMemoryPort } from './memories.js';
+import { createSqliteSessionFields } from './session-fields.js';
 import { type OpenStoreOptions, openSqliteStore } from './sqlite-store.js';
 
 /**
@@ -14,6 +15,12 @@ export function openSqliteEngine(path: string, options: OpenStoreOptions = {}): 
   const store = openSqliteStore(path, options);
   let queue: Promise<unknown> = Promise.resolve();
   const run = async <T>(work: () => T): Promise<T> => work();
+  // Field writes, as digest writes, wait for the engine's queued transactions.
+  const fields = createSqliteSessionFields(store.planeAccess().db, store.planeAccess().lock, <T>(work: () => T): Promise<T> => {
+    const next = queue.then(work);
+    queue = next.catch(() => undefined);
+    return next;
+  });
 
   return {
     name: 'sqlite',
@@ -62,6 +69,8 @@ export function openSqliteEngine(path: string, options: OpenStoreOptions = {}): 
       rewriteSessionPaths: (rewrite) => run(() => store.rewriteSessionPaths(rewrite)),
       putSessionTerms: (items) => run(() => store.putSessionTerms(items)),
       countSessionTerms: (terms) => run(() => store.countSessionTerms(terms)),
+      putSessionFields: (docs) => fields.put(docs),
+      listStaleSessionFields: (version) => fields.listStale(version),
       flushLedger: (append) => run(() => store.flushLedger(append)),
       listFailures: () => run(() => store.listFailures()),
       putFailure: (failure) => run(() => store.putFailure(failure)),
@@ -133,6 +142,7 @@ export function openSqliteEngine(path: string, options: OpenStoreOptions = {}): 
         return next;
       },
     },
+    fields,
     docs: {
       listDocFiles: (namespaceId) => run(() => store.listDocFiles(namespaceId)),
       replaceDocFiles: (namespaceId, files) => run(() => store.replaceDocFiles(namespaceId, files)),

@@ -354,6 +354,33 @@ const MIGRATIONS: string[] = [
   INSERT INTO meta (key, value) SELECT 'postings_pending', '1' WHERE EXISTS (SELECT 1 FROM entries)
     ON CONFLICT (key) DO NOTHING;
   `,
+  // 18: the fields a session is summarised by (src/fields/, sqlite/session-fields.ts): lengths per session, the
+  // texts, and each field's terms. Written where projections are; the next index run fills every session's.
+  `
+  CREATE TABLE IF NOT EXISTS session_fields (
+    session_id TEXT PRIMARY KEY,
+    version INTEGER NOT NULL,
+    len_title INTEGER NOT NULL,
+    len_summary INTEGER NOT NULL,
+    len_digest INTEGER NOT NULL,
+    len_files INTEGER NOT NULL,
+    len_errors INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS session_field_texts (session_id TEXT PRIMARY KEY, texts TEXT NOT NULL) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS session_field_terms (
+    term TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    field INTEGER NOT NULL,
+    tf INTEGER NOT NULL,
+    PRIMARY KEY (term, session_id, field)
+  ) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS session_field_terms_session ON session_field_terms(session_id);
+  CREATE TRIGGER IF NOT EXISTS sessions_fields_delete AFTER DELETE ON sessions BEGIN
+    DELETE FROM session_field_terms WHERE session_id = OLD.id;
+    DELETE FROM session_field_texts WHERE session_id = OLD.id;
+    DELETE FROM session_fields WHERE session_id = OLD.id;
+  END;
+  `,
 ];
 
 /** Data a migration must derive in code, run in the same transaction as the migration's SQL. */

@@ -203,6 +203,12 @@ function formatExplain(ids: string[], explain: unknown): string[] {
     const boosts = (item.boosts ?? []).map((boost) => `${boost.name} ×${boost.factor}`).join(', ');
     const lines = [`  explain ${escapeControl(ids[index] ?? '?', { oneLine: true })}: ${signals}${boosts ? `; ${boosts}` : ''} = ${item.score}`];
     if (Array.isArray(item.terms) && item.terms.length > 0) lines.push(`    terms: ${escapeControl(describeTerms(item.terms), { oneLine: true })}`);
+    if (Array.isArray(item.session_fields) && item.session_fields.length > 0) {
+      const fields = item.session_fields.map((match) => `${match.field} (${match.terms.join(', ')})`).join('; ');
+      lines.push(`    session fields: ${escapeControl(fields, { oneLine: true })}`);
+    }
+    const places = describePlaces(item);
+    if (places.length > 0) lines.push(`    matched in: ${places.join(', ')}`);
     for (const [key, value] of Object.entries(item)) {
       if (KNOWN_EXPLAIN_KEYS.has(key) || value === undefined) continue;
       lines.push(`    ${escapeControl(key, { oneLine: true })}: ${escapeControl(describeValue(value), { oneLine: true })}`);
@@ -211,7 +217,26 @@ function formatExplain(ids: string[], explain: unknown): string[] {
   });
 }
 
-const KNOWN_EXPLAIN_KEYS = new Set(['signals', 'boosts', 'fused', 'score', 'terms']);
+const KNOWN_EXPLAIN_KEYS = new Set(['signals', 'boosts', 'fused', 'score', 'terms', 'session_fields']);
+
+/** Where the match was found, message and session alike: `message text, tool result, session title, session files`. */
+function describePlaces(item: Partial<Explanation>): string[] {
+  const places = new Set<string>();
+  for (const match of item.terms ?? []) {
+    for (const field of match.fields) places.add(MESSAGE_PLACES[field] ?? `message ${field}`);
+    if (match.fields.length === 0 && (match.neighbours?.length ?? 0) > 0) places.add('neighbouring messages');
+  }
+  for (const match of item.session_fields ?? []) places.add(`session ${match.field}`);
+  return [...places];
+}
+
+const MESSAGE_PLACES: Record<string, string> = {
+  text: 'message text',
+  result: 'tool result',
+  tool: 'tool name',
+  target: 'tool target',
+  identifiers: 'identifier parts',
+};
 
 /** `stripe in text, result; webhook in neighbour m-12; djinn not matched`. */
 function describeTerms(terms: NonNullable<Explanation['terms']>): string {

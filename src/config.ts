@@ -198,11 +198,14 @@ const schema = z
     embed: z
       .object({
         provider: z.enum(['none', 'local', 'openai-compatible', 'transformers']).default('none'),
-        /** Model name sent to an openai-compatible endpoint, or a label for the others. */
+        /**
+         * The model: the name sent to an openai-compatible endpoint; for `transformers`, the model pulled by name into
+         * $MOON_HOME/models (`moon models pull`; unset: the default model) unless model_path names a folder.
+         */
         model: z.string().min(1).optional(),
         base_url: z.string().url().optional(),
         api_key: z.string().min(1).optional(),
-        /** Local ONNX model directory for the `transformers` provider. */
+        /** A local ONNX model folder for the `transformers` provider, instead of a model pulled by name. */
         model_path: z.string().min(1).optional(),
         dims: z.number().int().positive().max(8192).optional(),
         batch_size: z.number().int().positive().max(2048).default(64),
@@ -210,6 +213,19 @@ const schema = z
       })
       .strict()
       .default({ provider: 'none', batch_size: 64, timeout_ms: 30_000 }),
+    /** Where `moon models pull` downloads embedding models from: a hub that speaks the Hugging Face protocol. */
+    models: z
+      .object({
+        /** The hub's base URL. Unset: $HF_ENDPOINT when set, else https://huggingface.co. */
+        endpoint: z.string().url().optional(),
+        /** The NAME of the environment variable holding a hub token (sent only to the endpoint) — never the token itself. */
+        token_env: z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'must be the name of an environment variable, e.g. "HF_TOKEN"' })
+          .default('HF_TOKEN'),
+      })
+      .strict()
+      .default({ token_env: 'HF_TOKEN' }),
     /**
      * The memory planes and the context pack (seed 003 §8). Every switch fails open by default: a plane that is
      * off, missing, failing or slow contributes nothing and the pack says so.
@@ -295,6 +311,7 @@ export const ENV_KEYS: Record<string, { key: string; kind: EnvKind }> = {
   MOON_EMBED_BASE_URL: { key: 'embed.base_url', kind: 'string' },
   MOON_EMBED_API_KEY: { key: 'embed.api_key', kind: 'string' },
   MOON_EMBED_MODEL_PATH: { key: 'embed.model_path', kind: 'string' },
+  MOON_MODELS_ENDPOINT: { key: 'models.endpoint', kind: 'string' },
   MOON_DISTILL_PROVIDER: { key: 'distill.provider', kind: 'string' },
   MOON_DISTILL_MODEL: { key: 'distill.model', kind: 'string' },
   MOON_DISTILL_BASE_URL: { key: 'distill.base_url', kind: 'string' },
@@ -394,13 +411,15 @@ function checkHome(home: string, origin: string): void {
   }
 }
 
-/** Keys a provider cannot start without; checked at load so every command fails the same clear way. */
-const EMBED_REQUIRED: Record<string, { key: 'base_url' | 'model' | 'model_path'; example: string }[]> = {
+/**
+ * Keys a provider cannot start without; checked at load so every command fails the same clear way. (`transformers`
+ * needs none: without model_path it uses the model named by embed.model, or the default one, from $MOON_HOME/models.)
+ */
+const EMBED_REQUIRED: Record<string, { key: 'base_url' | 'model'; example: string }[]> = {
   'openai-compatible': [
     { key: 'base_url', example: 'e.g. "http://127.0.0.1:11434/v1" for Ollama' },
     { key: 'model', example: 'the model name the endpoint expects, e.g. "nomic-embed-text"' },
   ],
-  transformers: [{ key: 'model_path', example: 'a local folder holding config.json, tokenizer.json and onnx/model.onnx' }],
 };
 
 function checkEmbedKeys(embed: ConfigFile['embed'], whereOf: (key: string) => string): void {

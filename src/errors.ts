@@ -11,6 +11,11 @@ export type MoonErrorCode =
   | 'corrupt'
   /** Another process holds a lock this run needed and does not wait for (L1, L2, the watcher daemon). */
   | 'busy'
+  /**
+   * An embedding model moon keeps by name (`embed.model`) is not in $MOON_HOME/models: `moon models pull` brings it.
+   * Recall and indexing go on with words only meanwhile (app/shared.ts); a library caller may do the same.
+   */
+  | 'model_missing'
   | 'internal';
 
 export class MoonError extends Error {

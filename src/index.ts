@@ -93,3 +93,10 @@ export { DEFAULT_QUERY_LIMIT as RLM_DEFAULT_QUERY_LIMIT, MAX_QUERY_LIMIT as RLM_
 export type { HistoryIndex, IncrementalStats, ProcessingStatistics } from './rlm/types.js';
 export type { DocFile, DocHit, DocQuery, DocSection } from './store/types.js';
 export { formatPack } from './pack/format.js';
+export type { ModelsListing } from './moon.js';
+export type { ModelListing } from './models/list-models.js';
+export type { PullProgress, PullRequest, PullResult } from './models/pull-model.js';
+export type { RemoveModelReport } from './models/remove-model.js';
+export type { RecallMeaning } from './models/recall-meaning.js';
+export { DEFAULT_MODEL_NAME, listKnownModels } from './models/model-name.js';
+export { MODEL_DTYPES, type ModelDtype, parseDtype } from './models/model-files.js';

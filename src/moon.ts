@@ -16,6 +16,7 @@ export { HOOK_CAPTURE_LOCK_TIMEOUT_MS, HOOK_READ_LOCK_TIMEOUT_MS } from './app/h
 export type { MoonHooks, SafeText } from './app/shared.js';
 export { DEFAULT_USAGE_WINDOW_MS } from './app/upkeep.js';
 export type { MigrateRequest, ServiceRequest, StatusReport, UpkeepPlane, UsageRequest } from './app/upkeep.js';
+export type { ModelsListing } from './app/models.js';
 
 /**
  * Moon, as the doors (CLI, MCP, HTTP) see it: the configuration and its paths, the clock, and the four planes

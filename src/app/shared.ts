@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { type MoonPaths, resolvePaths } from '../archive/paths.js';
 import { readMachineId } from '../archive/machine.js';
 import { type MoonConfig, defaultSourceRoots } from '../config.js';
-import { MoonError } from '../errors.js';
+import { MoonError, isMoonError } from '../errors.js';
 import type { Embedder } from '../embed/embedder.js';
 import type { IngestContext } from '../ingest/context.js';
 import type { IngestSettings } from '../ingest/settings.js';
@@ -12,6 +12,7 @@ import type { SafeTextOptions } from '../inject/safe-text.js';
 import type { Provider } from '../llm/provider.js';
 import type { MarkerConfig } from '../markers/extract.js';
 import { resolveMarkerConfig } from '../markers/config.js';
+import { locateNamedModel } from '../models/model-name.js';
 import { describeIngestSettings, listExcludedSessions } from './wiring.js';
 import type { Redactor } from '../normalize/redact.js';
 import { withHomePaths } from '../store/home-paths.js';
@@ -73,6 +74,9 @@ export function createShared(config: MoonConfig, clock: () => number, hooks: Moo
   const databaseUrl = config.store.url;
   let store: Promise<StoreEngine> | null = null;
   let embedder: Promise<Embedder | null> | null = null;
+  /** embed.model names a model that is not in the home (yet): see getEmbedder. */
+  let modelMissing = false;
+  let missingNoticed = false;
   // Each stage is loaded when a command first needs it: a `moon recall` from a hook never loads ingest,
   // projection, redaction rules, embedding providers or the other engine (cold start, docs/benchmarks.md).
   const getRedact = once(async (): Promise<Redactor> =>
@@ -135,7 +139,23 @@ export function createShared(config: MoonConfig, clock: () => number, hooks: Moo
     openDatabase,
     getRedact,
     getEmbedder() {
-      embedder ??= import('../embed/index.js').then((module) => module.createEmbedder(config.embed));
+      // A model found missing is looked for again on each call (a stat): a long-running watcher starts embedding
+      // once it has been pulled, without a restart.
+      if (modelMissing && locateNamedModel(paths.models, config.embed.model).present) {
+        embedder = null;
+        modelMissing = false;
+      }
+      embedder ??= import('../embed/index.js').then((module) =>
+        module.createEmbedder(config.embed, { modelsDir: paths.models }).catch((error: unknown) => {
+          // The one rule for a model moon keeps by name that is not there yet: recall and indexing go on with words
+          // only, said once (per process) on stderr; entries are embedded later, once it is pulled (embedding may lag).
+          if (!isMoonError(error) || error.code !== 'model_missing') throw error;
+          if (!missingNoticed) hooks.onNotice?.(`${error.message}; recall and indexing use words only until it is there (${error.hint ?? 'run: moon models pull'})`);
+          modelMissing = true;
+          missingNoticed = true;
+          return null;
+        }),
+      );
       return embedder;
     },
     getProvider: once(async (): Promise<Provider> => (await import('../llm/index.js')).createProvider(config.distill, hooks.env ?? process.env)),

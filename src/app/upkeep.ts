@@ -17,6 +17,7 @@ import type { StoreEngine } from '../store/ports.js';
 import type { FailureRecord, StoreStats } from '../store/types.js';
 import type { UsageReport } from '../usage/list-usage.js';
 import type { WatchApi, WatcherStatus } from '../watch/api.js';
+import { type ModelsUpkeep, createModelsUpkeep } from './models.js';
 import { type Shared, once } from './shared.js';
 
 export interface UsageRequest {
@@ -62,8 +63,11 @@ export interface StatusReport extends StoreStats {
   hooks: HookUsageReport;
 }
 
-/** The upkeep plane: status, checks and repair, forgetting, migration, the watcher and its service, usage, continuity. */
-export interface UpkeepPlane {
+/**
+ * The upkeep plane: status, checks and repair, forgetting, migration, the watcher and its service, usage, continuity,
+ * and the embedding models kept in the home (pullModel, listModels, removeModel).
+ */
+export interface UpkeepPlane extends ModelsUpkeep {
   status(): Promise<StatusReport>;
   /** Check the index (SQLite quick_check) and that archive, ledger and index agree. */
   verify(): Promise<VerifyReport>;
@@ -112,6 +116,7 @@ export function createUpkeep(shared: Shared, needs: UpkeepNeeds): UpkeepPlane {
     }),
   );
   return {
+    ...createModelsUpkeep(shared),
     watcher: getWatcher,
     async checkBoundary(allowOutOfBounds) {
       // Only the lock reader: a writing command must not load the watcher, distillation and rendering to ask.

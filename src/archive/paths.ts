@@ -15,6 +15,8 @@ export interface MoonPaths {
   /** Durable memory (L2): MEMORY.md. */
   memoryFile: string;
   continuity: string;
+  /** Embedding models pulled by name (`moon models pull`): models/<name>/, each with its moon-model.json. */
+  models: string;
 }
 
 /** `logsDir`: logs.dir / MOON_LOGS_DIR when set; $MOON_HOME/logs otherwise. */
@@ -31,6 +33,7 @@ export function resolvePaths(home: string, logsDir?: string): MoonPaths {
     memory: join(home, 'memory'),
     memoryFile: join(home, 'MEMORY.md'),
     continuity: join(home, 'continuity'),
+    models: join(home, 'models'),
   };
 }
 

@@ -323,8 +323,48 @@ export const checkHookServer: Check = (facts) => {
   ];
 };
 
+/** What recall uses: words only, or words and meaning through an embedding provider — and whether its model is there. */
+export const checkEmbedding: Check = (facts) => {
+  const embedding = facts.embedding;
+  if (embedding === null) return [{ id: 'embed', status: 'skip', detail: 'not checked (the configuration did not load)' }];
+  const { meaning, pulled } = embedding;
+  const inHome = pulled.length > 0 ? `models in the home: ${pulled.join(', ')}` : 'no model in the home';
+  switch (meaning.provider) {
+    case 'none':
+      return [
+        {
+          id: 'embed',
+          status: 'ok',
+          detail: `recall uses words only (embed.provider = "none"); ${inHome}${pulled.length > 0 ? ' — set embed.provider = "transformers" and embed.model to recall by meaning too' : ''}`,
+        },
+      ];
+    case 'transformers': {
+      if (embedding.modelPathExists === false) {
+        return [{ id: 'embed', status: 'fail', detail: `embed.model_path ${meaning.dir} is not a folder: recall and indexing fail`, fix: 'point embed.model_path at a model folder (config.json, tokenizer.json, onnx/model.onnx), or unset it and use a pulled model (embed.model)' }];
+      }
+      if (embedding.transformersInstalled === false) {
+        return [{ id: 'embed', status: 'fail', detail: 'embed.provider = "transformers" but @huggingface/transformers is not installed: recall and indexing fail', fix: `run \`npm install @huggingface/transformers\` in ${facts.moon.packageDir}` }];
+      }
+      if (meaning.present === false) {
+        return [
+          {
+            id: 'embed',
+            status: 'warn',
+            detail: `embed.provider = "transformers" wants the model "${meaning.model}", which is not in ${meaning.dir}: recall uses words only; ${inHome}`,
+            fix: `run \`${meaning.pull ?? 'moon models pull'}\` (offline: copy a pulled model's folder from another machine to ${meaning.dir})`,
+          },
+        ];
+      }
+      const which = meaning.present === true ? `the model "${meaning.model}" (${meaning.dir})` : `the model folder ${meaning.dir} (embed.model_path)`;
+      return [{ id: 'embed', status: 'ok', detail: `recall uses words + meaning via transformers: ${which}` }];
+    }
+    default:
+      return [{ id: 'embed', status: 'ok', detail: `recall uses words + meaning via ${meaning.provider}${meaning.model ? ` (${meaning.model})` : ''}; ${inHome}` }];
+  }
+};
+
 /** Every check, in the order they are shown. */
-export const CHECKS: readonly Check[] = [checkNode, checkSqliteModules, checkConfig, checkHome, checkSources, checkAgents, checkWatcher, checkHookServer, checkEngine, checkPostgres];
+export const CHECKS: readonly Check[] = [checkNode, checkSqliteModules, checkConfig, checkHome, checkSources, checkAgents, checkWatcher, checkHookServer, checkEmbedding, checkEngine, checkPostgres];
 
 export function runChecks(facts: DoctorFacts, checks: readonly Check[] = CHECKS): CheckResult[] {
   return checks.flatMap((check) => check(facts));

@@ -10,6 +10,9 @@ import { ledgerPath } from '../install/ledger.js';
 import type { WatcherStatus } from '../watch/api.js';
 import type { PostgresHealth } from '../store/types.js';
 import { hookServerPaths, readRunningHookServer } from '../hooks/server-files.js';
+import { isTransformersInstalled } from '../embed/transformers.js';
+import { listModels } from '../models/list-models.js';
+import { type RecallMeaning, describeRecallMeaning } from '../models/recall-meaning.js';
 
 export type Probe = { ok: true; detail: string; health?: PostgresHealth | null } | { ok: false; error: string; corrupt?: boolean };
 
@@ -43,6 +46,18 @@ export interface DoctorFacts {
   engine: { kind: 'sqlite' | 'postgres'; location: string; exists: boolean; probe: Probe | null } | null;
   /** The hook server (src/hooks/server-files.ts): on or off, whether this home can have one, and whether one runs. */
   hookServer: { mode: 'auto' | 'off'; socketFits: boolean; running: { pid: number; started_ms: number } | null } | null;
+  /** What recall uses (words only, or words and meaning through a provider), the models pulled, the optional package. */
+  embedding: EmbeddingFacts | null;
+}
+
+export interface EmbeddingFacts {
+  meaning: RecallMeaning;
+  /** Names of the models in $MOON_HOME/models. */
+  pulled: string[];
+  /** Whether @huggingface/transformers can be loaded (asked only for embed.provider = "transformers"). */
+  transformersInstalled: boolean | null;
+  /** embed.model_path: whether the folder is there (null when unset). */
+  modelPathExists: boolean | null;
 }
 
 export interface GatherDeps {
@@ -95,6 +110,30 @@ export async function gatherFacts(deps: GatherDeps): Promise<DoctorFacts> {
     hookServer: config
       ? { mode: config.hooks.server, socketFits: hookServerPaths(paths.home) !== null || host.platform === 'win32', running: readRunningHookServer(paths.home) }
       : null,
+    embedding: config ? gatherEmbedding(config, paths) : null,
+  };
+}
+
+function gatherEmbedding(config: MoonConfig, paths: MoonPaths): EmbeddingFacts {
+  let pulled: string[] = [];
+  try {
+    pulled = listModels(paths.models).map((model) => model.name);
+  } catch {
+    // an unreadable models folder: the check says what recall uses all the same
+  }
+  let meaning: RecallMeaning;
+  try {
+    meaning = describeRecallMeaning(config.embed, paths.models);
+  } catch {
+    // embed.model is not a model name: the embedder says so when it starts
+    meaning = { provider: config.embed.provider, model: config.embed.model ?? null, dir: null, present: false, pull: null };
+  }
+  const transformers = config.embed.provider === 'transformers';
+  return {
+    meaning,
+    pulled,
+    transformersInstalled: transformers ? isTransformersInstalled() : null,
+    modelPathExists: transformers && config.embed.model_path ? statOf(config.embed.model_path, false).isDirectory : null,
   };
 }
 

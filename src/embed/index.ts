@@ -13,13 +13,22 @@ export type EmbedConfigInput = Pick<EmbedConfig, 'provider'> & Partial<Omit<Embe
 export const DEFAULT_BATCH_SIZE = 64;
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
+export interface EmbedderPlace {
+  /**
+   * Where models pulled by name live ($MOON_HOME/models): `transformers` without `embed.model_path` runs the model
+   * `embed.model` names (or the default model) from there. Without it, model_path is required.
+   */
+  modelsDir?: string | undefined;
+}
+
 /**
  * The factory: the embedder `config.embed` describes, or null when semantic search is off (`provider = "none"`).
  * Required keys are checked here, with errors naming the key. Heavy model packages are never loaded here: the
  * `local` and `transformers` providers only check that their package can be found and load it on first `embed`.
  * `openai-compatible` without `embed.dims` sends one short request to learn the dimension (set `embed.dims` to skip it).
+ * A model named by `embed.model` that is not in the home fails with code `model_missing` (see src/models/model-name.ts).
  */
-export async function createEmbedder(config: EmbedConfigInput): Promise<Embedder | null> {
+export async function createEmbedder(config: EmbedConfigInput, place: EmbedderPlace = {}): Promise<Embedder | null> {
   const provider: EmbedProviderName = config.provider;
   const batchSize = config.batch_size ?? DEFAULT_BATCH_SIZE;
   const timeoutMs = config.timeout_ms ?? DEFAULT_TIMEOUT_MS;
@@ -54,11 +63,18 @@ export async function createEmbedder(config: EmbedConfigInput): Promise<Embedder
       return createLocalEmbedder({ model: config.model, dims: config.dims, batchSize });
     }
     case 'transformers': {
-      if (!config.model_path) {
+      const { createTransformersEmbedder } = await import('./transformers.js');
+      if (config.model_path) {
+        return createTransformersEmbedder({ modelPath: config.model_path, model: config.model, dims: config.dims, batchSize });
+      }
+      if (place.modelsDir === undefined) {
         throw requiredKey('model_path', provider, 'a local directory holding config.json, tokenizer.json and onnx/model.onnx');
       }
-      const { createTransformersEmbedder } = await import('./transformers.js');
-      return createTransformersEmbedder({ modelPath: config.model_path, model: config.model, dims: config.dims, batchSize });
+      const { locateNamedModel, modelMissingError } = await import('../models/model-name.js');
+      const named = locateNamedModel(place.modelsDir, config.model);
+      if (!named.present) throw modelMissingError(named);
+      const origin = named.spec === undefined ? `the default model "${named.name}"` : `embed.model = "${named.spec}"`;
+      return createTransformersEmbedder({ modelPath: named.dir, origin, model: named.name, dims: config.dims, batchSize });
     }
     default: {
       const never: never = provider;

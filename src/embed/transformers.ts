@@ -6,10 +6,13 @@ import { MoonError, describeError } from '../errors.js';
 import type { Embedder } from './embedder.js';
 import { chunk, DEFAULT_BATCH_SIZE, isMissingPackage, l2Normalize } from './index.js';
 import { LazyModel } from './lazy-model.js';
+import { findOnnxDtype, readHiddenSize } from '../models/model-files.js';
 
 /**
  * `embed.provider = "transformers"`: any sentence-embedding model exported to ONNX, run by the optional peer
- * `@huggingface/transformers` (which the user installs; moon does not depend on it) from a local directory laid out
+ * `@huggingface/transformers` (an optional peer dependency the user installs; moon's own tests run it as a dev
+ * dependency) from a local directory — a model
+ * pulled by name into $MOON_HOME/models (`moon models pull`, src/models/), or any folder `embed.model_path` names — laid out
  * the Hugging Face way: `config.json`, `tokenizer.json` (+ `tokenizer_config.json`), `onnx/model.onnx` (or a quantised
  * `onnx/model_quantized.onnx`, `model_fp16.onnx`, ...). Remote models are switched off: nothing is downloaded.
  * Feature-extraction pipeline, mean pooling, L2-normalised.
@@ -18,21 +21,11 @@ export const TRANSFORMERS_PACKAGE = '@huggingface/transformers';
 export const TRANSFORMERS_MISSING =
   'embed.provider = "transformers" needs the optional package @huggingface/transformers: npm install @huggingface/transformers';
 
-/** ONNX file suffix of each dtype, as transformers.js names them; the order is our preference when several exist. */
-const DTYPE_SUFFIXES: readonly (readonly [dtype: string, suffix: string])[] = [
-  ['fp32', ''],
-  ['q8', '_quantized'],
-  ['fp16', '_fp16'],
-  ['int8', '_int8'],
-  ['uint8', '_uint8'],
-  ['q4', '_q4'],
-  ['q4f16', '_q4f16'],
-  ['bnb4', '_bnb4'],
-];
-
 export interface TransformersEmbedderOptions {
-  /** Local model directory (`embed.model_path`); `~` and relative paths are resolved. */
+  /** Local model directory (`embed.model_path`, or a pulled model's folder); `~` and relative paths are resolved. */
   modelPath: string;
+  /** How errors name where the folder came from; default `embed.model_path`. */
+  origin?: string | undefined;
   /** Label for the fingerprint (`embed.model`); default the directory's name. */
   model?: string | undefined;
   /** Expected dimension (`embed.dims`); default the config's hidden size. */
@@ -49,42 +42,43 @@ export interface LocalOnnxModel {
   hiddenSize: number | undefined;
 }
 
-/** Checks the directory the way transformers.js will read it; every error names `embed.model_path`. */
-export function inspectModelDir(modelPath: string): LocalOnnxModel {
+/**
+ * Checks the directory the way transformers.js will read it; every error names where the folder came from (`origin`:
+ * `embed.model_path`, or the pulled model `embed.model` names).
+ */
+export function inspectModelDir(modelPath: string, origin = 'embed.model_path'): LocalOnnxModel {
   const dir = resolve(modelPath === '~' || modelPath.startsWith(`~${sep}`) || modelPath.startsWith('~/') ? join(homedir(), modelPath.slice(1)) : modelPath);
   let isDir = false;
   try {
     isDir = statSync(dir).isDirectory();
   } catch {
-    throw new MoonError('bad_config', `embed.model_path: ${dir} does not exist`, {
+    throw new MoonError('bad_config', `${origin}: ${dir} does not exist`, {
       hint: 'point it at a local ONNX model directory (config.json, tokenizer.json, onnx/model.onnx)',
     });
   }
-  if (!isDir) throw new MoonError('bad_config', `embed.model_path: ${dir} is not a directory`);
+  if (!isDir) throw new MoonError('bad_config', `${origin}: ${dir} is not a directory`);
   const configFile = join(dir, 'config.json');
-  if (!existsSync(configFile)) throw new MoonError('bad_config', `embed.model_path: ${dir} has no config.json`);
-  if (!existsSync(join(dir, 'tokenizer.json'))) throw new MoonError('bad_config', `embed.model_path: ${dir} has no tokenizer.json`);
+  if (!existsSync(configFile)) throw new MoonError('bad_config', `${origin}: ${dir} has no config.json`);
+  if (!existsSync(join(dir, 'tokenizer.json'))) throw new MoonError('bad_config', `${origin}: ${dir} has no tokenizer.json`);
   let onnxFiles: string[] = [];
   try {
     onnxFiles = readdirSync(join(dir, 'onnx'));
   } catch {
     // reported below
   }
-  const found = DTYPE_SUFFIXES.find(([, suffix]) => onnxFiles.includes(`model${suffix}.onnx`));
-  if (!found) {
-    throw new MoonError('bad_config', `embed.model_path: ${dir} has no onnx/model.onnx (nor a quantised onnx/model_*.onnx)`, {
+  const dtype = findOnnxDtype(onnxFiles);
+  if (!dtype) {
+    throw new MoonError('bad_config', `${origin}: ${dir} has no onnx/model.onnx (nor a quantised onnx/model_*.onnx)`, {
       hint: 'export the model with Optimum (optimum-cli export onnx ...) and keep the onnx/ subfolder',
     });
   }
   let hiddenSize: number | undefined;
   try {
-    const config = JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>;
-    const size = config.hidden_size ?? config.d_model ?? config.dim;
-    if (typeof size === 'number' && Number.isInteger(size) && size > 0) hiddenSize = size;
+    hiddenSize = readHiddenSize(JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>);
   } catch (error) {
-    throw new MoonError('bad_config', `embed.model_path: ${configFile} is not valid JSON: ${describeError(error)}`);
+    throw new MoonError('bad_config', `${origin}: ${configFile} is not valid JSON: ${describeError(error)}`);
   }
-  return { dir, dtype: found[0], hiddenSize };
+  return { dir, dtype, hiddenSize };
 }
 
 /** Throws the install message when the package cannot be found from moon. */
@@ -98,17 +92,28 @@ export function assertTransformersInstalled(): void {
   }
 }
 
+/** Whether the optional package can be found from moon (moon doctor asks). */
+export function isTransformersInstalled(): boolean {
+  try {
+    assertTransformersInstalled();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function createTransformersEmbedder(options: TransformersEmbedderOptions): TransformersEmbedder {
-  const model = inspectModelDir(options.modelPath);
+  const origin = options.origin ?? 'embed.model_path';
+  const model = inspectModelDir(options.modelPath, origin);
   const dims = options.dims ?? model.hiddenSize;
   if (dims === undefined) {
     throw new MoonError(
       'bad_config',
-      `embed.dims is required: ${join(model.dir, 'config.json')} states no hidden_size for embed.model_path`,
+      `embed.dims is required: ${join(model.dir, 'config.json')} states no hidden_size for ${origin}`,
     );
   }
   assertTransformersInstalled();
-  return new TransformersEmbedder(model, dims, options.model ?? basename(model.dir), options.batchSize ?? DEFAULT_BATCH_SIZE);
+  return new TransformersEmbedder(model, dims, options.model ?? basename(model.dir), options.batchSize ?? DEFAULT_BATCH_SIZE, origin);
 }
 
 interface FeatureTensor {
@@ -133,9 +138,10 @@ export class TransformersEmbedder implements Embedder {
     readonly dims: number,
     readonly label: string,
     private readonly batchSize: number,
+    private readonly origin = 'embed.model_path',
   ) {
     this.id = `transformers:${label}:${model.dtype}:${dims}`;
-    this.extractor = new LazyModel(() => loadPipeline(model));
+    this.extractor = new LazyModel(() => loadPipeline(model, origin));
   }
 
   embed(texts: readonly string[]): Promise<Float32Array[]> {
@@ -167,7 +173,7 @@ export class TransformersEmbedder implements Embedder {
         throw new MoonError('internal', `model at ${this.model.dir} returned a [${tensor.dims.join(', ')}] tensor for ${batch.length} texts`);
       }
       if (width !== this.dims) {
-        throw new MoonError('bad_config', `model at embed.model_path ${this.model.dir} makes ${width}-dimensional vectors, expected ${this.dims}`, {
+        throw new MoonError('bad_config', `model at ${this.origin} ${this.model.dir} makes ${width}-dimensional vectors, expected ${this.dims}`, {
           hint: `set embed.dims = ${width}`,
         });
       }
@@ -182,7 +188,7 @@ export class TransformersEmbedder implements Embedder {
   }
 }
 
-async function loadPipeline(model: LocalOnnxModel): Promise<Extractor> {
+async function loadPipeline(model: LocalOnnxModel, origin: string): Promise<Extractor> {
   let transformers: TransformersModule;
   try {
     const specifier: string = TRANSFORMERS_PACKAGE; // a variable: TypeScript must not look for its types
@@ -197,6 +203,6 @@ async function loadPipeline(model: LocalOnnxModel): Promise<Extractor> {
   try {
     return await transformers.pipeline('feature-extraction', basename(model.dir), { dtype: model.dtype, local_files_only: true });
   } catch (error) {
-    throw new MoonError('bad_config', `embed.model_path: could not load the model at ${model.dir}: ${describeError(error)}`, { cause: error });
+    throw new MoonError('bad_config', `${origin}: could not load the model at ${model.dir}: ${describeError(error)}`, { cause: error });
   }
 }

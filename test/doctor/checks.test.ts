@@ -32,6 +32,7 @@ function healthy(): DoctorFacts {
     watcher: { state: 'running', lock: '/home/u/.moon/logs/moon-watch.daemon.lock', pid: 4242, started_at_epoch_secs: 1, build_uuid: 'b', moon_home: '/home/u/.moon', legacy: false },
     engine: { kind: 'sqlite', location: '/home/u/.moon/moon.db', exists: true, probe: { ok: true, detail: '12 tables' } },
     hookServer: { mode: 'auto', socketFits: true, running: { pid: 5151, started_ms: Date.UTC(2026, 10, 29, 9) } },
+    embedding: { meaning: { provider: 'none', model: null, dir: null, present: null, pull: null }, pulled: [], transformersInstalled: null, modelPathExists: null },
   };
 }
 
@@ -45,7 +46,7 @@ describe('doctor checks (pure functions of the facts)', () => {
   test('a healthy machine: every check ok, OpenClaw skipped as not installed', () => {
     const results = runChecks(healthy());
     expect(results.filter((result) => result.status !== 'ok')).toEqual([{ id: 'agent:openclaw', status: 'skip', detail: 'OpenClaw: not found on this machine' }]);
-    expect(results.map((result) => result.id)).toEqual(['node', 'sqlite', 'config', 'home', 'permissions', 'sources', 'agent:claude-code', 'agent:codex', 'agent:openclaw', 'watcher', 'hooks:server', 'engine']);
+    expect(results.map((result) => result.id)).toEqual(['node', 'sqlite', 'config', 'home', 'permissions', 'sources', 'agent:claude-code', 'agent:codex', 'agent:openclaw', 'watcher', 'hooks:server', 'embed', 'engine']);
   });
 
   test('Node older than 20.19 fails with the fix', () => {

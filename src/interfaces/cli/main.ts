@@ -14,6 +14,7 @@ import { registerMcp } from './commands/mcp-command.js';
 import { registerGc, registerMemory } from './commands/memory-command.js';
 import { registerHook } from './commands/hook-command.js';
 import { registerMigrate } from './commands/migrate-command.js';
+import { registerModels } from './commands/models-command.js';
 import { registerIndex } from './commands/index-command.js';
 import { registerInstall } from './commands/install-command.js';
 import { registerDoctor } from './commands/doctor-command.js';
@@ -137,6 +138,7 @@ export function registerProgram(program: Command, context: CliContext): Command 
   registerGc(program, context);
   registerContext(program, context);
   registerRlm(program, context);
+  registerModels(program, context);
   return program;
 }
 

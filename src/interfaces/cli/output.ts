@@ -23,8 +23,8 @@ export function printJson(io: CliIO, value: unknown): void {
   io.out(JSON.stringify(value, null, 2));
 }
 
-/** A one-line progress bar on stderr, drawn only on a terminal. */
-export function createProgress(io: CliIO, label: string): ((done: number, total: number) => void) & { finish(): void } {
+/** A one-line progress bar on stderr, drawn only on a terminal; `format` writes the counts (bytes, …). */
+export function createProgress(io: CliIO, label: string, format: (count: number) => string = String): ((done: number, total: number) => void) & { finish(): void } {
   let last = 0;
   const draw = (done: number, total: number): void => {
     if (!io.isTTY) return;
@@ -33,7 +33,7 @@ export function createProgress(io: CliIO, label: string): ((done: number, total:
     last = now;
     const width = 30;
     const filled = total === 0 ? width : Math.round((done / total) * width);
-    process.stderr.write(`\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`);
+    process.stderr.write(`\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${format(done)}/${format(total)}\u001b[K`);
   };
   return Object.assign(draw, {
     finish() {

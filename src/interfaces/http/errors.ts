@@ -13,6 +13,7 @@ const STATUS: Record<string, ContentfulStatusCode> = {
   bad_config: 500,
   not_found: 404,
   busy: 503,
+  model_missing: 503,
   unreadable: 500,
   io: 500,
   store: 503,

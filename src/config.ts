@@ -153,7 +153,7 @@ const schema = z
         strategy: z.enum(['hybrid', 'bm25']).default('hybrid'),
         /**
          * The session fields (src/fields/) hybrid recall ranks sessions by beside their messages, of title, summary,
-         * digest, files, errors; default all but digest (store/types.ts DEFAULT_SESSION_FIELDS says why). `[]` (or
+         * digest, files, errors; default title, files, errors (store/types.ts DEFAULT_SESSION_FIELDS says why). `[]` (or
          * `["none"]`, as MOON_RECALL_SESSION_FIELDS=none) ranks by messages alone.
          */
         session_fields: z

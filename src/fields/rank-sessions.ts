@@ -39,10 +39,10 @@ export async function rankSessionsByFields(
   if (options.fields.length === 0) return [];
   const terms = toFieldQueryTerms(words);
   if (terms.length === 0) return [];
-  const counts = await port.countTerms(terms);
+  const counts = await port.countTerms(terms, options.fields);
   const kept = selectFieldTerms(terms, counts, FIELD_POSTING_BUDGET);
   if (kept.length === 0) return [];
-  const [stats, postings] = [await port.readStats(), await port.listPostings(kept)];
+  const [stats, postings] = [await port.readStats(), await port.listPostings(kept, options.fields)];
   const sessions = new Map([...counts].map(([term, count]) => [term, count.sessions]));
   const ranked = scoreSessions({ terms: kept, allTerms: terms, stats, sessions, postings, fields: options.fields }).slice(0, options.limit);
   // Explain names the words as the query had them ("exporter"), not as the index stems them ("export").

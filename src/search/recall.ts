@@ -55,10 +55,11 @@ export const POOL = { messageMin: 50, perMessage: 5, sessionMin: 100, perSession
 export const SIGNAL_WEIGHTS = { lexical: 1.0, trigram: 0.4, vector: 0.8, temporalWithText: 0.3, temporalOnly: 1.0, session: 0.6 };
 
 /**
- * The session signal (fields/rank-sessions.ts): sessions ranked by their fields, at most `sessions` of them; of the
- * best `fetch`, those no list brought a message of have their best messages looked up.
+ * The session signal (fields/rank-sessions.ts): sessions ranked by their fields, at most `sessions` of them. Of the
+ * best `fetch`, those whose fields hold at least `strong` of the query's weight and that no list brought a message
+ * of have their messages looked up (a weaker match of the fields alone is no reason to show a session).
  */
-export const SESSION_SIGNAL = { sessions: 50, fetch: 10 };
+export const SESSION_SIGNAL = { sessions: 50, fetch: 5, strong: 0.5 };
 
 export async function recall(environment: RecallEnvironment, options: RecallOptions): Promise<RecallResult> {
   const plan = await planRecall(environment, options);
@@ -325,36 +326,22 @@ async function rankSessions(environment: RecallEnvironment, plan: RecallPlan): P
 }
 
 /**
- * A session its fields rank high but whose messages no list brought (the words a person uses for the session as a
- * whole, scattered over its messages or only in its summary): its best messages for the query's words, under the
- * same filters, added to the words list after everything it held — weak matches there, found for their session.
- * A session none of whose messages holds a word is shown by its latest messages under the filters: returned for
- * the session signal alone (a session matched on its summary or title only).
+ * A session its fields match strongly (at least SESSION_SIGNAL.strong of the query's weight) but no list brought a
+ * message of — the words a person uses for the session as a whole, in its summary or title, or scattered over
+ * messages each too weak for the lists: shown by its latest messages under the filters, returned for the session
+ * signal alone. (Looking up its best messages for the words instead was measured: a word list restricted to a few
+ * sessions cannot prune, and it added 5–20 ms to a query on a 100k-message index, more for paths.)
  */
 async function addSessionMessages(store: SearchPort, plan: RecallPlan, sessions: readonly RankedSession[], words: SignalList): Promise<Candidate[]> {
   const present = new Set<string>();
   for (const candidate of words.candidates) present.add(candidate.entry.sessionId);
-  const missing = sessions.slice(0, SESSION_SIGNAL.fetch).map((session) => session.sessionId).filter((id) => !present.has(id));
+  const missing = sessions
+    .slice(0, SESSION_SIGNAL.fetch)
+    .filter((session) => session.coverage >= SESSION_SIGNAL.strong && !present.has(session.sessionId))
+    .map((session) => session.sessionId);
   if (missing.length === 0) return [];
-  const found = await store.searchLexical({
-    any: plan.terms,
-    all: plan.required,
-    none: plan.excluded,
-    filters: { ...plan.filters, sessionIds: missing },
-    limit: missing.length * plan.perSession,
-    context: true,
-  });
-  const seen = new Set(words.candidates.map((candidate) => candidate.rowid));
-  words.candidates = [...words.candidates, ...found.filter((candidate) => !seen.has(candidate.rowid))];
-  const held = new Set(found.map((candidate) => candidate.entry.sessionId));
-  const silent = missing.filter((id) => !held.has(id));
-  if (silent.length === 0) return [];
-  const latest: Candidate[] = [];
-  for (const id of silent) {
-    const filters = { ...plan.filters, sessionIds: [id] };
-    latest.push(...(await store.searchTime({ filters, all: plan.required, none: plan.excluded, centerMs: null, limit: plan.perSession })));
-  }
-  return latest;
+  const filters = { ...plan.filters, sessionIds: missing };
+  return store.searchTime({ filters, all: plan.required, none: plan.excluded, centerMs: null, limit: missing.length * plan.perSession });
 }
 
 /**

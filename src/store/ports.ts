@@ -322,10 +322,10 @@ export interface SessionFieldPort {
   /** Replace each session's fields whole (a session that no longer exists is skipped). */
   put(docs: readonly SessionFieldDoc[]): Promise<void>;
   readStats(): Promise<SessionFieldStats>;
-  /** For each term: how many (session, field) postings it has, and in how many sessions. */
-  countTerms(terms: readonly string[]): Promise<Map<string, { postings: number; sessions: number }>>;
-  /** Every posting of these terms, ordered by term, session, field. */
-  listPostings(terms: readonly string[]): Promise<SessionFieldPosting[]>;
+  /** For each term: how many (session, field) postings it has in `fields`, and in how many sessions. */
+  countTerms(terms: readonly string[], fields: readonly SessionField[]): Promise<Map<string, { postings: number; sessions: number }>>;
+  /** Every posting of these terms in `fields`, ordered by term, session, field. */
+  listPostings(terms: readonly string[], fields: readonly SessionField[]): Promise<SessionFieldPosting[]>;
   /** The texts of these sessions' fields (explain quotes them); a session without fields is absent. */
   readTexts(sessionIds: readonly string[]): Promise<Map<string, Record<SessionField, string>>>;
   /** Ids of sessions whose fields are missing or were made by an older builder than `version`. */

@@ -82,12 +82,15 @@ export interface FileCommit extends Omit<SessionWrite, 'session'> {
 export const SESSION_FIELDS = ['title', 'summary', 'digest', 'files', 'errors'] as const;
 export type SessionField = (typeof SESSION_FIELDS)[number];
 /**
- * The fields recall ranks sessions by unless configured otherwise. The digest is made and stored but left out:
- * its lines are excerpts of the session's own messages (the first request, sentences that state a decision, the
- * last answer), and ranking sessions by them lowered pooled LongMemEval dev from 0.557 to 0.504 recall_all@5 and
- * LoCoMo dev turn R@5 from 0.708 to 0.700 (docs/benchmarks.md, issue 34).
+ * The fields recall ranks sessions by unless configured otherwise: those that label the session — its title, the
+ * files it touched, the errors it hit — rather than retell it. The summary and the digest are made and stored
+ * but left out: they retell the session's own messages (a compaction summary narrates the conversation, its
+ * subagents' work included; the digest quotes its first request, decisions and last answer), so ranking sessions by
+ * them counts those words twice. Measured (docs/benchmarks.md, issue 34): the summary moved questions about a
+ * subagent's work to its parent, whose summary retells it; the digest lowered pooled LongMemEval dev from 0.557 to
+ * 0.504 recall_all@5 and LoCoMo dev turn R@5 from 0.708 to 0.700.
  */
-export const DEFAULT_SESSION_FIELDS: readonly SessionField[] = ['title', 'summary', 'files', 'errors'];
+export const DEFAULT_SESSION_FIELDS: readonly SessionField[] = ['title', 'files', 'errors'];
 
 /** One session's fields as the index holds them: the texts (explain quotes them), and their terms counted. */
 export interface SessionFieldDoc {

@@ -78,8 +78,11 @@ beforeAll(async () => {
 
 afterAll(() => cleanup());
 
+/** The summary is opt-in (store/types.ts DEFAULT_SESSION_FIELDS): these cases ask for it. */
+const WITH_SUMMARY = { MOON_RECALL_SESSION_FIELDS: 'title,summary,files,errors' };
+
 async function recallSessions(query: string, env: Record<string, string> = {}, extra: string[] = []): Promise<RecallResult> {
-  const run = await runMoon(['recall', query, '--json', ...extra], { MOON_HOME: home, ...env });
+  const run = await runMoon(['recall', query, '--json', ...extra], { MOON_HOME: home, ...WITH_SUMMARY, ...env });
   expect(run.code, run.stderr).toBe(0);
   return JSON.parse(run.stdout) as RecallResult;
 }
@@ -110,13 +113,21 @@ describe('session fields', () => {
     expect(without.matches[0]?.metadata.session_id).toBe('exporter-config');
   });
 
+  test('by default the summary is not ranked (it retells the messages); the title, files and errors are', async () => {
+    const query = 'which session moved the invoice exporter to parquet';
+    const run = await runMoon(['recall', query, '--json'], { MOON_HOME: home });
+    expect((JSON.parse(run.stdout) as RecallResult).matches[0]?.metadata.session_id).toBe('exporter-config');
+    const byTitle = await runMoon(['recall', 'nightly ledger speed', '--json'], { MOON_HOME: home });
+    expect((JSON.parse(byTitle.stdout) as RecallResult).matches[0]?.metadata.session_id).toBe('exporter-rewrite');
+  });
+
   test('the title and the files touched name the session too', async () => {
     expect((await recallSessions('nightly ledger speed'))?.matches[0]?.metadata.session_id).toBe('exporter-rewrite');
     expect((await recallSessions('which session changed the invoice writer'))?.matches[0]?.metadata.session_id).toBe('exporter-rewrite');
   });
 
   test('a session matched by its summary alone is returned, and --explain names the fields that matched', async () => {
-    const run = await runMoon(['recall', 'exporter parquet', '--explain'], { MOON_HOME: home });
+    const run = await runMoon(['recall', 'exporter parquet', '--explain'], { MOON_HOME: home, ...WITH_SUMMARY });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/session fields: summary \(exporter, parquet\)/);
     // The session's messages hold neither word: it is returned for its summary, its latest messages shown.

@@ -6,6 +6,7 @@ import { SESSION_FIELDS, type SessionFieldPosting } from '../../src/store/types.
 import { describeEachEngine, useFreshEngine } from './engines.js';
 import { CHECKOUT, FEED, FLAKY, at, commitCorpus, fileCommit } from './fixtures.js';
 
+const ALL = [...SESSION_FIELDS];
 const NO_TEXT = { title: '', summary: '', digest: '', files: '', errors: '' };
 
 describeEachEngine('SessionFieldPort', (factory) => {
@@ -14,8 +15,8 @@ describeEachEngine('SessionFieldPort', (factory) => {
   test('an empty store: no sessions with fields, no postings, nothing stale', async () => {
     const port = ctx.engine.fields;
     expect(await port.readStats()).toEqual({ sessions: 0, totalLengths: { title: 0, summary: 0, digest: 0, files: 0, errors: 0 } });
-    expect(await port.countTerms(['checkout'])).toEqual(new Map([['checkout', { postings: 0, sessions: 0 }]]));
-    expect(await port.listPostings(['checkout'])).toEqual([]);
+    expect(await port.countTerms(['checkout'], ALL)).toEqual(new Map([['checkout', { postings: 0, sessions: 0 }]]));
+    expect(await port.listPostings(['checkout'], ALL)).toEqual([]);
     expect(await port.listStale(FIELDS_VERSION)).toEqual([]);
   });
 
@@ -29,14 +30,14 @@ describeEachEngine('SessionFieldPort', (factory) => {
     const stats = await ctx.engine.fields.readStats();
     expect(stats.sessions).toBe(2);
     for (const field of SESSION_FIELDS) expect(stats.totalLengths[field]).toBe(checkout.lengths[field] + flaky.lengths[field]);
-    expect(await ctx.engine.fields.countTerms(['checkout', 'ghost', 'flaki'])).toEqual(
+    expect(await ctx.engine.fields.countTerms(['checkout', 'ghost', 'flaki'], ALL)).toEqual(
       new Map([
         ['checkout', { postings: 3, sessions: 2 }],
         ['ghost', { postings: 0, sessions: 0 }],
         ['flaki', { postings: 1, sessions: 1 }],
       ]),
     );
-    const postings = await ctx.engine.fields.listPostings(['checkout']);
+    const postings = await ctx.engine.fields.listPostings(['checkout'], ALL);
     const expected: SessionFieldPosting[] = [
       { term: 'checkout', sessionId: CHECKOUT.session.id, field: 'title', tf: 1, length: checkout.lengths.title },
       { term: 'checkout', sessionId: CHECKOUT.session.id, field: 'digest', tf: 2, length: checkout.lengths.digest },
@@ -44,6 +45,9 @@ describeEachEngine('SessionFieldPort', (factory) => {
     ];
     expected.sort((a, b) => (a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : SESSION_FIELDS.indexOf(a.field) - SESSION_FIELDS.indexOf(b.field)));
     expect(postings).toEqual(expected);
+    // Only the fields asked for: their postings, and the sessions holding the term in them.
+    expect(await ctx.engine.fields.countTerms(['checkout'], ['errors', 'files'])).toEqual(new Map([['checkout', { postings: 1, sessions: 1 }]]));
+    expect(await ctx.engine.fields.listPostings(['checkout'], ['title'])).toEqual([expected.find((item) => item.field === 'title')]);
     const texts = await ctx.engine.fields.readTexts([CHECKOUT.session.id, 'no-such-session']);
     expect([...texts.keys()]).toEqual([CHECKOUT.session.id]);
     expect(texts.get(CHECKOUT.session.id)?.title).toBe('Checkout flow');
@@ -55,10 +59,10 @@ describeEachEngine('SessionFieldPort', (factory) => {
     await commitCorpus(ctx.engine);
     await ctx.engine.fields.put([toFieldDoc(FEED.session.id, { ...NO_TEXT, title: 'rss feed parser' })]);
     await ctx.engine.fields.put([toFieldDoc(FEED.session.id, { ...NO_TEXT, title: 'atom feed' })]);
-    expect((await ctx.engine.fields.countTerms(['rss'])).get('rss')).toEqual({ postings: 0, sessions: 0 });
-    expect((await ctx.engine.fields.countTerms(['atom'])).get('atom')).toEqual({ postings: 1, sessions: 1 });
+    expect((await ctx.engine.fields.countTerms(['rss'], ALL)).get('rss')).toEqual({ postings: 0, sessions: 0 });
+    expect((await ctx.engine.fields.countTerms(['atom'], ALL)).get('atom')).toEqual({ postings: 1, sessions: 1 });
     await ctx.engine.forget.forget([FEED.session.id], 'test', at(9, 0));
-    expect((await ctx.engine.fields.countTerms(['atom'])).get('atom')).toEqual({ postings: 0, sessions: 0 });
+    expect((await ctx.engine.fields.countTerms(['atom'], ALL)).get('atom')).toEqual({ postings: 0, sessions: 0 });
     expect((await ctx.engine.fields.readStats()).sessions).toBe(0);
     expect(await ctx.engine.stats.checkIntegrity()).toEqual([]);
   });

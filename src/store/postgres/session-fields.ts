@@ -48,26 +48,26 @@ export function createPostgresSessionFields(db: PgClient, inTransaction: <T>(wor
       const totalLengths = Object.fromEntries(SESSION_FIELDS.map((field) => [field, Number(row[`len_${field}`] ?? 0)])) as Record<SessionField, number>;
       return { sessions: Number(row.sessions ?? 0), totalLengths };
     },
-    countTerms: async (terms) => {
+    countTerms: async (terms, fields) => {
       const distinct = [...new Set(terms)];
       const rows = await db.query<{ term: string; postings: string; sessions: string }>(
         `SELECT term, count(*) AS postings, count(DISTINCT session_id) AS sessions
-         FROM moon.session_field_terms WHERE term = ANY ($1::text[]) GROUP BY term`,
-        [distinct],
+         FROM moon.session_field_terms WHERE term = ANY ($1::text[]) AND field = ANY ($2::smallint[]) GROUP BY term`,
+        [distinct, toNumbers(fields)],
       );
       const found = new Map(rows.rows.map((row) => [row.term, { postings: Number(row.postings), sessions: Number(row.sessions) }]));
       return new Map(distinct.map((term) => [term, found.get(term) ?? { postings: 0, sessions: 0 }]));
     },
-    listPostings: async (terms) => {
+    listPostings: async (terms, fields) => {
       const distinct = [...new Set(terms)].sort();
       if (distinct.length === 0) return [];
       const rows = await db.query<{ term: string; session_id: string; field: number; tf: number; length: number }>(
         `SELECT t.term, t.session_id, t.field, t.tf,
            CASE t.field ${SESSION_FIELDS.map((field, index) => `WHEN ${index} THEN f.len_${field}`).join(' ')} END AS length
          FROM moon.session_field_terms t JOIN moon.session_fields f ON f.session_id = t.session_id
-         WHERE t.term = ANY ($1::text[])
+         WHERE t.term = ANY ($1::text[]) AND t.field = ANY ($2::smallint[])
          ORDER BY t.term COLLATE "C", t.session_id COLLATE "C", t.field`,
-        [distinct],
+        [distinct, toNumbers(fields)],
       );
       return rows.rows.map(
         (row): SessionFieldPosting => ({
@@ -95,4 +95,9 @@ export function createPostgresSessionFields(db: PgClient, inTransaction: <T>(wor
         )
       ).rows.map((row) => row.id),
   };
+}
+
+/** The fields' numbers (SESSION_FIELDS order), as the table stores them. */
+function toNumbers(fields: readonly SessionField[]): number[] {
+  return fields.map((field) => SESSION_FIELDS.indexOf(field));
 }

@@ -31,14 +31,15 @@ export function createSqliteSessionFields(
     stats: db.prepare<[], Record<string, number | null>>(
       `SELECT count(*) AS sessions, ${lengthColumns.map((column) => `sum(${column}) AS ${column}`).join(', ')} FROM session_fields`,
     ),
-    count: db.prepare<[string], { postings: number; sessions: number }>(
-      'SELECT count(*) AS postings, count(DISTINCT session_id) AS sessions FROM session_field_terms WHERE term = ?',
+    // Fields as a bit mask: one statement whatever fields a query uses.
+    count: db.prepare<[string, number], { postings: number; sessions: number }>(
+      'SELECT count(*) AS postings, count(DISTINCT session_id) AS sessions FROM session_field_terms WHERE term = ? AND (? >> field) & 1 = 1',
     ),
-    postings: db.prepare<[string], { term: string; session_id: string; field: number; tf: number; length: number }>(
+    postings: db.prepare<[string, number], { term: string; session_id: string; field: number; tf: number; length: number }>(
       `SELECT t.term, t.session_id, t.field, t.tf,
          CASE t.field ${SESSION_FIELDS.map((field, index) => `WHEN ${index} THEN f.len_${field}`).join(' ')} END AS length
        FROM session_field_terms t JOIN session_fields f ON f.session_id = t.session_id
-       WHERE t.term = ? ORDER BY t.session_id, t.field`,
+       WHERE t.term = ? AND (? >> t.field) & 1 = 1 ORDER BY t.session_id, t.field`,
     ),
     texts: db.prepare<[string], string>('SELECT texts FROM session_field_texts WHERE session_id = ?').pluck(),
     stale: db.prepare<[number], string>(
@@ -70,15 +71,17 @@ export function createSqliteSessionFields(
       const totalLengths = Object.fromEntries(SESSION_FIELDS.map((field) => [field, Number(row[`len_${field}`] ?? 0)])) as Record<SessionField, number>;
       return { sessions: Number(row.sessions ?? 0), totalLengths };
     },
-    countTerms: async (terms) => {
+    countTerms: async (terms, fields) => {
+      const mask = toMask(fields);
       const counts = new Map<string, { postings: number; sessions: number }>();
-      for (const term of new Set(terms)) counts.set(term, statements().count.get(term) ?? { postings: 0, sessions: 0 });
+      for (const term of new Set(terms)) counts.set(term, statements().count.get(term, mask) ?? { postings: 0, sessions: 0 });
       return counts;
     },
-    listPostings: async (terms) => {
+    listPostings: async (terms, fields) => {
+      const mask = toMask(fields);
       const out: SessionFieldPosting[] = [];
       for (const term of [...new Set(terms)].sort()) {
-        for (const row of statements().postings.all(term)) {
+        for (const row of statements().postings.all(term, mask)) {
           out.push({ term: row.term, sessionId: row.session_id, field: SESSION_FIELDS[row.field]!, tf: row.tf, length: row.length });
         }
       }
@@ -94,4 +97,9 @@ export function createSqliteSessionFields(
     },
     listStale: async (version) => statements().stale.all(version),
   };
+}
+
+/** The fields' numbers as bits (SESSION_FIELDS order). */
+function toMask(fields: readonly SessionField[]): number {
+  return fields.reduce((mask, field) => mask | (1 << SESSION_FIELDS.indexOf(field)), 0);
 }

@@ -22,6 +22,8 @@ export interface GetSessionRequest {
   until?: string;
   /** Zone for times without an offset and the local times shown; default the residential zone. */
   tz?: string;
+  /** Every entry of the session instead of its projection (the web view renders them itself). */
+  allEntries?: boolean;
 }
 
 export interface SessionSlice {
@@ -56,7 +58,7 @@ export async function readSession(
   const stored = resolved.session;
   const zone = resolveZone(request.tz ?? options.timezone);
   const [session] = (await readShownSessions(browse, [stored.id], zone, options.projectionPathFor)) as [ShownSession];
-  const ranged = [request.fromEntry, request.toEntry, request.since, request.until].some((value) => value !== undefined && value.trim() !== '');
+  const ranged = request.allEntries === true || [request.fromEntry, request.toEntry, request.since, request.until].some((value) => value !== undefined && value.trim() !== '');
   if (!ranged) {
     if (!existsSync(session.projection_path)) {
       throw new MoonError('not_found', `no projection for session ${stored.id} at ${session.projection_path}`, { hint: 'run `moon index` to write it' });

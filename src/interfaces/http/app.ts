@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { bodyLimit } from 'hono/body-limit';
-import { MAX_ENTRY_IDS, type Moon, MoonError, checkProjectFolder, markForeground, describeRecallScope, parseRecallRequest, scopeRecallOptions, toMarkerRecord, toMarkerScopeRecord, toRecallOutput } from '../../index.js';
+import { MAX_ENTRY_IDS, type Moon, MoonError, checkProjectFolder, markForeground, describeRecallScope, parseRecallRequest, readWebAssets, scopeRecallOptions, toMarkerRecord, toMarkerScopeRecord, toRecallOutput } from '../../index.js';
 import { requireToken } from './auth.js';
 import { DEFAULT_HOST } from './defaults.js';
 import { sendError, sendThrown } from './errors.js';
@@ -73,6 +73,11 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
     });
   };
 
+  // The web view (web/, docs/web.md): its page, script and stylesheet, behind the same checks as every route.
+  const assets = readWebAssets();
+  for (const [path, asset] of assets) {
+    app.get(path, () => new Response(asset.body, { headers: { 'content-type': asset.type, ...PAGE_HEADERS } }));
+  }
   app.get('/v1/health', async (c) => c.json({ ok: true, version: options.version, engine: moon.config.store.url ? 'postgres' : 'sqlite', home: moon.paths.home }));
   app.get('/openapi.json', (c) => c.json(buildOpenApi(options.version)));
 
@@ -211,6 +216,7 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
       since: c.req.query('since'),
       until: c.req.query('until'),
       tz: c.req.query('tz'),
+      allEntries: c.req.query('entries') === 'all',
     });
     if (!found.found) return sendError(c, 404, 'not_found', found.message);
     return history(found);
@@ -245,6 +251,18 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
 }
 
 
+
+/**
+ * What the web view's files may do: load only from this server (no inline script, no other site, no frame around
+ * them), and never be read as another type.
+ */
+const PAGE_HEADERS = {
+  'content-security-policy': "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-cache',
+};
 
 /** The longest id (session, message) a request may name, and the longest other query parameter. */
 const MAX_ID_CHARS = 512;

@@ -1,0 +1,176 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { BIN, REPO, makeTempDir, spawnMoon } from '../helpers/cli.js';
+
+/**
+ * The web view end to end (issue 35): `moon serve` on the examples' home, Debian's chromium driven by
+ * playwright-core (never `playwright install`). Where no chromium is installed the browser cases are skipped and
+ * say why — unless MOON_TEST_BROWSER=required (CI, which installs it), where they fail instead.
+ */
+const CHROMIUM = process.env.MOON_TEST_CHROMIUM ?? '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+const required = process.env.MOON_TEST_BROWSER === 'required';
+const TOKEN = 'web-view-token-0123456789abcdef0123456789';
+const DEPLOY_SESSION = '5f3c2a1e-8b7d-4c6a-9e21-3d4f5a6b7c8d';
+
+let cleanup: () => void;
+let home: string;
+const servers: ChildProcess[] = [];
+let browser: Browser | null = null;
+
+/** `moon serve --port 0` on the home; resolves to its base URL. */
+function serve(env: Record<string, string> = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], {
+      env: { PATH: process.env.PATH, MOON_HOME: home, MOON_RESIDENTIAL_TIMEZONE: 'UTC', ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    servers.push(child);
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /serving (http:\/\/\S+)/.exec(stderr);
+      if (match) resolve(match[1]!);
+    });
+    child.on('exit', (code) => reject(new Error(`moon serve exited ${code}: ${stderr}`)));
+  });
+}
+
+/** A raw GET with the headers given (fetch will not send a foreign Host). */
+function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; type: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+beforeAll(async () => {
+  const temp = makeTempDir('moon-web-');
+  cleanup = temp.cleanup;
+  home = join(temp.path, 'home');
+  const indexed = await spawnMoon(['index', join(REPO, 'examples')], { MOON_HOME: home, MOON_RESIDENTIAL_TIMEZONE: 'UTC' });
+  expect(indexed.code, indexed.stderr).toBe(0);
+  if (hasChromium) {
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  for (const child of servers) child.kill();
+  cleanup();
+});
+
+describe('the web view behind the API\'s checks', () => {
+  test('the page, its script and stylesheet are served from the build, with a policy that allows nothing else', async () => {
+    const url = await serve();
+    const page = await fetch(`${url}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    expect(page.headers.get('content-security-policy')).toMatch(/default-src 'self'/);
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    const html = await page.text();
+    expect(html).toContain('/app.js');
+    expect(html).not.toMatch(/https?:\/\//);
+    const script = await fetch(`${url}/app.js`);
+    expect(script.headers.get('content-type')).toMatch(/javascript/);
+    expect((await script.text()).length).toBeGreaterThan(1000);
+  });
+
+  test('a refused Host or Origin gets no page', async () => {
+    const url = await serve();
+    const { port } = new URL(url);
+    const rebound = await rawGet(`${url}/`, { host: `attacker.example:${port}` });
+    expect(rebound.status).toBe(421);
+    expect(rebound.type).toMatch(/json/);
+    expect(rebound.body).not.toContain('<html');
+    const crossSite = await rawGet(`${url}/`, { host: `127.0.0.1:${port}`, origin: 'https://attacker.example' });
+    expect(crossSite.status).toBe(403);
+    expect(crossSite.body).not.toContain('<html');
+    const script = await rawGet(`${url}/app.js`, { host: `127.0.0.1:${port}`, 'sec-fetch-site': 'cross-site' });
+    expect(script.status).toBe(403);
+  });
+
+  test('with a token: no page without it; /?token= once keeps it in an HttpOnly cookie and leaves the address bar', async () => {
+    const url = await serve({ MOON_HTTP_TOKEN: TOKEN });
+    expect((await fetch(`${url}/`)).status).toBe(401);
+    expect((await fetch(`${url}/?token=wrong-token`, { redirect: 'manual' })).status).toBe(401);
+    const opened = await fetch(`${url}/?token=${TOKEN}`, { redirect: 'manual' });
+    expect(opened.status).toBe(303);
+    expect(opened.headers.get('location')).toBe('/');
+    const cookie = opened.headers.get('set-cookie') ?? '';
+    expect(cookie).toMatch(/moon_token=/);
+    expect(cookie).toMatch(/HttpOnly/i);
+    expect(cookie).toMatch(/SameSite=Strict/i);
+    const withCookie = await fetch(`${url}/v1/sessions`, { headers: { cookie: cookie.split(';')[0]! } });
+    expect(withCookie.status).toBe(200);
+  });
+});
+
+describe.skipIf(!hasChromium && !required)(`in a browser (${hasChromium ? CHROMIUM : `skipped: no chromium at ${CHROMIUM}`})`, () => {
+  test('the timeline lists the examples\' sessions by day, each linking to its session', async () => {
+    const url = await serve();
+    const page = await browser!.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`${url}/`);
+    const card = page.locator(`article[data-session="${DEPLOY_SESSION}"]`);
+    await card.waitFor();
+    expect(await card.textContent()).toMatch(/Cloudflare Workers/);
+    expect(await page.locator('main h2').count()).toBeGreaterThan(1);
+    await card.locator('a').first().click();
+    await page.locator('main h1').filter({ hasText: 'Cloudflare Workers' }).waitFor();
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  test('search finds the README\'s example as it is typed, marks the words, and opens the session at the message', async () => {
+    const url = await serve();
+    const page = await browser!.newPage();
+    await page.goto(`${url}/#/search`);
+    await page.locator('input[type="search"]').fill('why did the build fail');
+    const hit = page.locator(`article[data-session="${DEPLOY_SESSION}"]`).first();
+    await hit.waitFor();
+    expect(await page.locator('article').first().getAttribute('data-session')).toBe(DEPLOY_SESSION);
+    expect(await hit.textContent()).toContain('TS2339');
+    expect(await hit.locator('mark').first().textContent()).toMatch(/build/i);
+    await hit.locator('a', { hasText: 'open at this message' }).first().click();
+    const target = page.locator('.entry.target');
+    await target.waitFor();
+    expect(await target.getAttribute('data-id')).toBeTruthy();
+    await page.close();
+  });
+
+  test('the explain view says which signal put a match there', async () => {
+    const url = await serve();
+    const page = await browser!.newPage();
+    await page.goto(`${url}/#/search?q=${encodeURIComponent('stripe webhook 401')}&explain=1`);
+    const line = page.locator('.explain').first();
+    await line.waitFor();
+    expect(await line.textContent()).toMatch(/lexical #\d+/);
+    await page.close();
+  });
+
+  test('keyboard: "/" goes to the search box from any page', async () => {
+    const url = await serve();
+    const page = await browser!.newPage();
+    await page.goto(`${url}/`);
+    await page.locator('article').first().waitFor();
+    await page.keyboard.press('/');
+    await page.waitForFunction('document.activeElement?.getAttribute("type") === "search"');
+    expect(page.url()).toContain('#/search');
+    await page.close();
+  });
+});

@@ -1,0 +1,132 @@
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { type SessionGot, type ShownEntry, getJson } from '../api.js';
+import { describeSession, formatDuration, formatTime } from '../format.js';
+import { ErrorNote } from './shared.js';
+
+/** Entries rendered at a time: a 5,000-message session opens at once and grows as it is read. */
+const PAGE = 200;
+
+/** One session: its messages in order, each tool call folded with its outcome; opened at a message from a search hit. */
+export function SessionPage({ id, at }: { id: string; at: string | null }) {
+  const [got, setGot] = useState<SessionGot | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [shown, setShown] = useState(PAGE);
+  useEffect(() => {
+    getJson<SessionGot>(`/v1/sessions/${encodeURIComponent(id)}`, { entries: 'all' }).then(setGot, setError);
+  }, [id]);
+  const entries = got?.entries ?? [];
+  const target = at === null ? -1 : entries.findIndex((entry) => entry.id === at);
+  // Opened at a message: enough of the session is rendered to hold it.
+  useEffect(() => {
+    if (target >= shown) setShown(target + PAGE / 2);
+  }, [target]);
+  useEffect(() => {
+    if (target < 0) return;
+    document.getElementById(`m-${at}`)?.scrollIntoView({ block: 'center' });
+  }, [target, shown >= target]);
+  const files = useMemo(() => listFiles(entries), [entries]);
+  if (error) return <ErrorNote error={error} />;
+  if (!got) return <p class="loading">Loading session…</p>;
+  const session = got.session;
+  return (
+    <section>
+      <h1>{describeSession(session.title, session.first_prompt, 200)}</h1>
+      <div class="meta">
+        <span class="badge">{session.source}</span>
+        {session.project ? <span>{session.project}</span> : null}
+        <span>{formatTime(session.start)}</span>
+        <span>{formatDuration(toMs(session.start), toMs(session.end))}</span>
+        <span>{entries.length} messages</span>
+        <CopyButton label="Copy session id" value={session.session_id} />
+      </div>
+      {files.length > 0 ? (
+        <details class="card">
+          <summary>Files touched ({files.length})</summary>
+          <ul>
+            {files.map((file) => (
+              <li key={file}>
+                <code>{file}</code>
+              </li>
+            ))}
+          </ul>
+        </details>
+      ) : null}
+      {entries.slice(0, shown).map((entry) => (
+        <EntryView key={`${entry.id}-${entry.time}-${entry.role}`} entry={entry} focus={entry.id === at} />
+      ))}
+      {shown < entries.length ? (
+        <button type="button" onClick={() => setShown(shown + PAGE)}>
+          Show {Math.min(PAGE, entries.length - shown)} more of {entries.length - shown}
+        </button>
+      ) : null}
+    </section>
+  );
+}
+
+function EntryView({ entry, focus }: { entry: ShownEntry; focus: boolean }) {
+  const classes = `entry ${entry.role}${focus ? ' target' : ''}`;
+  const header = (
+    <div class="meta">
+      <strong>{entry.role === 'tool' && entry.tool ? entry.tool : entry.role}</strong>
+      <span>{formatTime(entry.time)}</span>
+      <CopyButton label="Copy id" value={entry.id} />
+    </div>
+  );
+  if (entry.role === 'tool') {
+    const outcome = describeOutcome(entry);
+    return (
+      <div class={classes} id={`m-${entry.id}`} data-id={entry.id}>
+        {header}
+        <details open={focus}>
+          <summary>
+            <code>{entry.target ?? entry.text.slice(0, 200)}</code> <span class={`outcome-${outcome.kind}`}>{outcome.label}</span>
+          </summary>
+          {entry.text && entry.text !== entry.target ? <pre>{entry.text}</pre> : null}
+          {entry.result ? <pre>{entry.result}</pre> : null}
+        </details>
+      </div>
+    );
+  }
+  return (
+    <div class={classes} id={`m-${entry.id}`} data-id={entry.id}>
+      {header}
+      <div class="text">{entry.text}</div>
+    </div>
+  );
+}
+
+function toMs(iso: string | null): number | null {
+  const ms = iso ? Date.parse(iso) : Number.NaN;
+  return Number.isNaN(ms) ? null : ms;
+}
+
+function describeOutcome(entry: ShownEntry): { kind: 'ok' | 'failed' | 'unknown'; label: string } {
+  if (typeof entry.exit_code === 'number') return entry.exit_code === 0 ? { kind: 'ok', label: 'exit 0' } : { kind: 'failed', label: `exit ${entry.exit_code}` };
+  if (entry.status && /^(error|failed|failure)$/i.test(entry.status)) return { kind: 'failed', label: entry.status };
+  if (entry.result?.startsWith('[error]')) return { kind: 'failed', label: 'error' };
+  return entry.result ? { kind: 'ok', label: entry.status ?? 'done' } : { kind: 'unknown', label: 'no result' };
+}
+
+const FILE_TOOLS = /^(read|write|edit|multiedit|notebookedit|apply_patch|write_file|edit_file|create_file|read_file|view|str_replace_based_edit_tool)$/i;
+
+function listFiles(entries: readonly ShownEntry[]): string[] {
+  const files = new Set<string>();
+  for (const entry of entries) if (entry.role === 'tool' && entry.tool && FILE_TOOLS.test(entry.tool) && entry.target) files.add(entry.target);
+  return [...files];
+}
+
+function CopyButton({ label, value }: { label: string; value: string }) {
+  const [done, setDone] = useState(false);
+  return (
+    <button
+      type="button"
+      class="copy"
+      title={value}
+      onClick={() => {
+        void navigator.clipboard?.writeText(value).then(() => setDone(true), () => setDone(false));
+      }}
+    >
+      {done ? 'Copied' : label}
+    </button>
+  );
+}

@@ -4,10 +4,14 @@ import { type Route, linkTo, readRoute } from './route.js';
 import { SearchPage } from './pages/search.js';
 import { SessionPage } from './pages/session.js';
 import { TimelinePage } from './pages/timeline.js';
+import { MemoryPage } from './pages/memory.js';
+import { FixesPage } from './pages/fixes.js';
 
 const PAGES: { page: Route['page']; label: string }[] = [
   { page: 'timeline', label: 'Timeline' },
   { page: 'search', label: 'Search' },
+  { page: 'memory', label: 'Memory' },
+  { page: 'fixes', label: 'Fixes' },
 ];
 
 function App() {
@@ -49,6 +53,10 @@ function App() {
           <SessionPage key={route.arg} id={route.arg} at={route.params.get('at')} />
         ) : route.page === 'search' ? (
           <SearchPage params={route.params} />
+        ) : route.page === 'memory' ? (
+          <MemoryPage />
+        ) : route.page === 'fixes' ? (
+          <FixesPage />
         ) : (
           <TimelinePage params={route.params} />
         )}

@@ -3,16 +3,18 @@
  * every view is a link that can be copied, bookmarked and opened with the back button.
  */
 export interface Route {
-  page: 'timeline' | 'session' | 'search';
+  page: 'timeline' | 'session' | 'search' | 'memory' | 'fixes';
   /** The path after the page name (a session id). */
   arg: string | null;
   params: URLSearchParams;
 }
 
+const PAGES = ['timeline', 'session', 'search', 'memory', 'fixes'] as const;
+
 export function readRoute(hash: string = location.hash): Route {
   const [path = '', query = ''] = hash.replace(/^#\/?/, '').split('?', 2);
   const [name = '', ...rest] = path.split('/');
-  const page = name === 'session' || name === 'search' ? name : 'timeline';
+  const page = (PAGES as readonly string[]).includes(name) ? (name as Route['page']) : 'timeline';
   const arg = rest.length > 0 ? decodeURIComponent(rest.join('/')) : null;
   return { page, arg, params: new URLSearchParams(query) };
 }

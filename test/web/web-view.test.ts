@@ -163,6 +163,50 @@ describe.skipIf(!hasChromium && !required)(`in a browser (${hasChromium ? CHROMI
     await page.close();
   });
 
+  test('every page loads on the examples\' home without an error in the page', async () => {
+    const url = await serve();
+    const page = await browser!.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    for (const [hash, heading] of [
+      ['#/timeline', 'Timeline'],
+      ['#/search', 'Search'],
+      [`#/session/${DEPLOY_SESSION}`, 'Cloudflare Workers'],
+      ['#/memory', 'Memory'],
+      ['#/fixes', 'Fixes'],
+    ] as const) {
+      await page.goto(`${url}/${hash}`);
+      await page.locator('main h1').filter({ hasText: heading }).waitFor();
+    }
+    // The examples' build error and the edit that fixed it, with its evidence.
+    await page.goto(`${url}/#/fixes`);
+    const fix = page.locator('article[data-signature*="TS2339"]');
+    await fix.waitFor();
+    expect(await fix.textContent()).toMatch(/verified/);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  test('a draft memory is approved from the page, and `moon memory list` shows it approved', async () => {
+    const env = { MOON_HOME: home, MOON_RESIDENTIAL_TIMEZONE: 'UTC' };
+    const added = await spawnMoon(['memory', 'add', 'Stripe keys are wrangler secrets, never [vars] in wrangler.toml', '--namespace', 'path:/home/dev/shop', '--json'], env);
+    expect(added.code, added.stderr).toBe(0);
+    const id = (JSON.parse(added.stdout) as { id: string }).id;
+    const url = await serve();
+    const page = await browser!.newPage();
+    await page.goto(`${url}/#/memory`);
+    const card = page.locator(`article[data-memory="${id}"]`);
+    await card.waitFor();
+    expect(await card.getAttribute('data-state')).toBe('draft');
+    await card.locator('button', { hasText: 'Approve' }).click();
+    await card.waitFor({ state: 'detached' });
+    const listed = await spawnMoon(['memory', 'list', '--all-projects', '--state', 'approved', '--json'], env);
+    expect(listed.code, listed.stderr).toBe(0);
+    const approved = (JSON.parse(listed.stdout) as { memories: { id: string; review_state: string }[] }).memories.find((memory) => memory.id === id);
+    expect(approved?.review_state).toBe('approved');
+    await page.close();
+  });
+
   test('keyboard: "/" goes to the search box from any page', async () => {
     const url = await serve();
     const page = await browser!.newPage();

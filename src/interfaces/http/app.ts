@@ -7,6 +7,7 @@ import { DEFAULT_HOST } from './defaults.js';
 import { sendError, sendThrown } from './errors.js';
 import { checkToken, guardRequests } from './guard.js';
 import { buildOpenApi } from './openapi.js';
+import { addWebRoutes } from './web-routes.js';
 import { limitRate } from './rate-limit.js';
 
 /**
@@ -78,6 +79,7 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
   for (const [path, asset] of assets) {
     app.get(path, () => new Response(asset.body, { headers: { 'content-type': asset.type, ...PAGE_HEADERS } }));
   }
+  addWebRoutes(app, moon, history);
   app.get('/v1/health', async (c) => c.json({ ok: true, version: options.version, engine: moon.config.store.url ? 'postgres' : 'sqlite', home: moon.paths.home }));
   app.get('/openapi.json', (c) => c.json(buildOpenApi(options.version)));
 

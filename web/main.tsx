@@ -6,12 +6,14 @@ import { SessionPage } from './pages/session.js';
 import { TimelinePage } from './pages/timeline.js';
 import { MemoryPage } from './pages/memory.js';
 import { FixesPage } from './pages/fixes.js';
+import { UsagePage } from './pages/usage.js';
 
 const PAGES: { page: Route['page']; label: string }[] = [
   { page: 'timeline', label: 'Timeline' },
   { page: 'search', label: 'Search' },
   { page: 'memory', label: 'Memory' },
   { page: 'fixes', label: 'Fixes' },
+  { page: 'usage', label: 'Usage' },
 ];
 
 function App() {
@@ -57,6 +59,8 @@ function App() {
           <MemoryPage />
         ) : route.page === 'fixes' ? (
           <FixesPage />
+        ) : route.page === 'usage' ? (
+          <UsagePage />
         ) : (
           <TimelinePage params={route.params} />
         )}

@@ -3,13 +3,13 @@
  * every view is a link that can be copied, bookmarked and opened with the back button.
  */
 export interface Route {
-  page: 'timeline' | 'session' | 'search' | 'memory' | 'fixes';
+  page: 'timeline' | 'session' | 'search' | 'memory' | 'fixes' | 'usage';
   /** The path after the page name (a session id). */
   arg: string | null;
   params: URLSearchParams;
 }
 
-const PAGES = ['timeline', 'session', 'search', 'memory', 'fixes'] as const;
+const PAGES = ['timeline', 'session', 'search', 'memory', 'fixes', 'usage'] as const;
 
 export function readRoute(hash: string = location.hash): Route {
   const [path = '', query = ''] = hash.replace(/^#\/?/, '').split('?', 2);

@@ -1,5 +1,6 @@
 import { Ledger } from '../archive/ledger.js';
 import { projectionPathFor } from '../archive/paths.js';
+import type { ContextUsageSession } from '../browse/context-usage.js';
 import type { EntriesRequest, EntriesResult } from '../browse/entries.js';
 import type { MarkersRequest, MarkersResult } from '../browse/markers.js';
 import type { GetSessionRequest, GetSessionResult } from '../browse/session-slice.js';
@@ -24,6 +25,8 @@ export interface HistoryPlane {
   recall(options: RecallOptions): Promise<RecallResult>;
   /** Indexed sessions, newest first, with their time range, title, message count and tools. */
   sessions(request?: SessionsRequest): Promise<SessionListing>;
+  /** The newest sessions' context usage, snapshot by snapshot (browse/context-usage.ts). */
+  contextUsage(request?: { limit?: number }): Promise<ContextUsageSession[]>;
   /** A session's projection, or the entries around one message or time; an unknown session is `{ found: false }`. */
   show(request: ShowRequest): Promise<ShowResult>;
   /**
@@ -81,6 +84,10 @@ export function createHistory(shared: Shared): HistoryPlane {
     async getEntries(request) {
       const [source, { readEntries }] = await Promise.all([openStore(true), import('../browse/entries.js')]);
       return readEntries(source.browse, request, { timezone: zone, projectionPathFor: projectionOf });
+    },
+    async contextUsage(request = {}) {
+      const [source, { readContextUsage }] = await Promise.all([openStore(true), import('../browse/context-usage.js')]);
+      return readContextUsage(source.browse, source.copy, request.limit ?? 30);
     },
     async getSession(request) {
       const [source, { readSession }] = await Promise.all([openStore(true), import('../browse/session-slice.js')]);

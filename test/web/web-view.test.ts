@@ -16,6 +16,8 @@ const hasChromium = existsSync(CHROMIUM);
 const required = process.env.MOON_TEST_BROWSER === 'required';
 const TOKEN = 'web-view-token-0123456789abcdef0123456789';
 const DEPLOY_SESSION = '5f3c2a1e-8b7d-4c6a-9e21-3d4f5a6b7c8d';
+/** Forgotten by one case: no other case reads it. */
+const LEDGER_SESSION = '019c8b2e-4a1f-7d3c-b5e6-2f8a9c0d1e3b';
 
 let cleanup: () => void;
 let home: string;
@@ -174,6 +176,7 @@ describe.skipIf(!hasChromium && !required)(`in a browser (${hasChromium ? CHROMI
       [`#/session/${DEPLOY_SESSION}`, 'Cloudflare Workers'],
       ['#/memory', 'Memory'],
       ['#/fixes', 'Fixes'],
+      ['#/usage', 'Usage'],
     ] as const) {
       await page.goto(`${url}/${hash}`);
       await page.locator('main h1').filter({ hasText: heading }).waitFor();
@@ -204,6 +207,26 @@ describe.skipIf(!hasChromium && !required)(`in a browser (${hasChromium ? CHROMI
     expect(listed.code, listed.stderr).toBe(0);
     const approved = (JSON.parse(listed.stdout) as { memories: { id: string; review_state: string }[] }).memories.find((memory) => memory.id === id);
     expect(approved?.review_state).toBe('approved');
+    await page.close();
+  });
+
+  test('forget from the session page asks first: dismissed, nothing changes; confirmed, the session is gone', async () => {
+    const env = { MOON_HOME: home, MOON_RESIDENTIAL_TIMEZONE: 'UTC' };
+    const url = await serve();
+    const page = await browser!.newPage();
+    await page.goto(`${url}/#/session/${LEDGER_SESSION}`);
+    const forget = page.locator('button', { hasText: 'Forget' });
+    await forget.waitFor();
+    page.once('dialog', (dialog) => void dialog.dismiss());
+    await forget.click();
+    const kept = await spawnMoon(['sessions', '--json'], env);
+    expect(kept.stdout).toContain(LEDGER_SESSION);
+    page.once('dialog', (dialog) => void dialog.accept());
+    await forget.click();
+    await page.locator('main h1').filter({ hasText: 'Timeline' }).waitFor();
+    const after = await spawnMoon(['sessions', '--json'], env);
+    expect(after.code, after.stderr).toBe(0);
+    expect(after.stdout).not.toContain(LEDGER_SESSION);
     await page.close();
   });
 

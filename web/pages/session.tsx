@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { type SessionGot, type ShownEntry, getJson } from '../api.js';
+import { type SessionGot, type ShownEntry, getJson, postJson } from '../api.js';
+import { linkTo } from '../route.js';
 import { describeSession, formatDuration, formatTime } from '../format.js';
 import { ErrorNote } from './shared.js';
 
@@ -11,8 +12,10 @@ export function SessionPage({ id, at }: { id: string; at: string | null }) {
   const [got, setGot] = useState<SessionGot | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [shown, setShown] = useState(PAGE);
+  const [markers, setMarkers] = useState<Marker[]>([]);
   useEffect(() => {
     getJson<SessionGot>(`/v1/sessions/${encodeURIComponent(id)}`, { entries: 'all' }).then(setGot, setError);
+    getJson<{ markers: Marker[] }>('/v1/markers', { session_id: id, limit: 200 }).then((answer) => setMarkers(answer.markers), () => setMarkers([]));
   }, [id]);
   const entries = got?.entries ?? [];
   const target = at === null ? -1 : entries.findIndex((entry) => entry.id === at);
@@ -38,7 +41,20 @@ export function SessionPage({ id, at }: { id: string; at: string | null }) {
         <span>{formatDuration(toMs(session.start), toMs(session.end))}</span>
         <span>{entries.length} messages</span>
         <CopyButton label="Copy session id" value={session.session_id} />
+        <ForgetButton id={session.session_id} onError={setError} />
       </div>
+      {markers.length > 0 ? (
+        <details class="card" open>
+          <summary>Markers and decisions ({markers.length})</summary>
+          <ul>
+            {markers.map((marker) => (
+              <li key={`${marker.entry_id}-${marker.line}-${marker.type}`}>
+                <span class="badge">{marker.type}</span> <a href={linkTo('session', session.session_id, { at: marker.entry_id })}>{marker.content}</a>
+              </li>
+            ))}
+          </ul>
+        </details>
+      ) : null}
       {files.length > 0 ? (
         <details class="card">
           <summary>Files touched ({files.length})</summary>
@@ -127,6 +143,31 @@ function CopyButton({ label, value }: { label: string; value: string }) {
       }}
     >
       {done ? 'Copied' : label}
+    </button>
+  );
+}
+
+interface Marker {
+  type: string;
+  content: string;
+  entry_id: string;
+  line: number;
+}
+
+/** `moon forget` for this session, after the person confirms: its messages, index rows and projection go. */
+function ForgetButton({ id, onError }: { id: string; onError: (error: unknown) => void }) {
+  return (
+    <button
+      type="button"
+      class="danger"
+      onClick={() => {
+        if (!confirm(`Forget session ${id}? Its messages, index and projection are removed from moon, and it is not indexed again.`)) return;
+        postJson('/v1/forget', { session_id: id, confirm: true }).then(() => {
+          location.hash = linkTo('timeline');
+        }, onError);
+      }}
+    >
+      Forget…
     </button>
   );
 }

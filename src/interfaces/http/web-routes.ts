@@ -53,6 +53,13 @@ export function addWebRoutes(app: Hono, moon: Moon, answer: (value: unknown) => 
     return answer(await moon.memory.listDigests({ allNamespaces: true, limit }));
   });
 
+  app.get('/v1/usage', async (c) => {
+    const limit = Number(c.req.query('limit') ?? '30');
+    if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw new MoonError('bad_input', 'limit: a whole number from 1 to 200');
+    const [sessions, hooks] = await Promise.all([moon.history.contextUsage({ limit }), moon.agents.hookUsage()]);
+    return answer({ sessions, hooks: hooks.days });
+  });
+
   app.post('/v1/forget', async (c) => {
     const request = parseBody(FORGET_REQUEST, await c.req.text());
     return answer(await moon.upkeep.forget({ sessions: request.session_id }));

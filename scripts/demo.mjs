@@ -162,7 +162,13 @@ function printNextSteps(opened) {
   console.log(`  ${prefix} ${cli} sessions`);
   console.log(`  ${prefix} ${cli} recall "postgres 16 migration"`);
   console.log(`  ${prefix} ${cli} show ${opened ? opened.sessionId.slice(0, 8) : '<session>'}`);
+  console.log(`\n${bold('== The web view')}: timeline, sessions, search, memory review, fixes, usage`);
+  console.log(`  ${prefix} ${cli} serve`);
+  console.log(`  then open ${WEB_URL}`);
 }
+
+/** Where \`moon serve\` answers by default (loopback, port 7077): the URL the demo ends with. */
+const WEB_URL = 'http://127.0.0.1:7077/';
 
 let exitCode = 0;
 let opened = null;

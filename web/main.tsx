@@ -69,4 +69,7 @@ function App() {
   );
 }
 
-render(<App />, document.getElementById('app')!);
+const root = document.getElementById('app')!;
+// The page's own "Loading" line goes: Preact renders into an empty element.
+root.textContent = '';
+render(<App />, root);

@@ -13,7 +13,7 @@ export type { MarkerField, StoredMarker } from './markers/types.js';
 export { type Wire, toWireKeys } from './records/wire.js';
 export { lowerPriority } from './runtime/priority.js';
 export { markForeground } from './runtime/foreground.js';
-export { type WebAsset, readWebAssets } from './runtime/web-assets.js';
+export { type WebAsset, WEB_FILES, readWebAssets } from './runtime/web-assets.js';
 export type { EvidenceState, FixEvidence, FixPattern, PatternState } from './records/fixes.js';
 export { extractErrorSignatures, normalizeErrorSignature } from './fixes/signature.js';
 export type { Namespace, RecordEnvelope, RecordKind, RunRef, SecurityScope, TrustClass } from './records/envelope.js';

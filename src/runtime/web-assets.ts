@@ -8,7 +8,7 @@ export interface WebAsset {
   type: string;
 }
 
-const FILES: Record<string, string> = {
+export const WEB_FILES: Record<string, string> = {
   '/': 'index.html',
   '/app.js': 'app.js',
   '/app.css': 'app.css',
@@ -29,7 +29,7 @@ export function readWebAssets(): Map<string, WebAsset> {
   const assets = new Map<string, WebAsset>();
   const dir = [fromBuild('web/'), fromBuild('../dist/web/')].find((url) => existsSync(new URL('index.html', url)));
   if (!dir) return assets;
-  for (const [path, file] of Object.entries(FILES)) {
+  for (const [path, file] of Object.entries(WEB_FILES)) {
     const url = new URL(file, dir);
     if (!existsSync(url)) continue;
     assets.set(path, { body: readFileSync(fileURLToPath(url)), type: TYPES[file.split('.').pop()!]! });

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { bodyLimit } from 'hono/body-limit';
-import { MAX_ENTRY_IDS, type Moon, MoonError, checkProjectFolder, markForeground, describeRecallScope, parseRecallRequest, readWebAssets, scopeRecallOptions, toMarkerRecord, toMarkerScopeRecord, toRecallOutput } from '../../index.js';
+import { MAX_ENTRY_IDS, type Moon, MoonError, checkProjectFolder, markForeground, describeRecallScope, parseRecallRequest, readWebAssets, WEB_FILES, scopeRecallOptions, toMarkerRecord, toMarkerScopeRecord, toRecallOutput } from '../../index.js';
 import { requireToken } from './auth.js';
 import { DEFAULT_HOST } from './defaults.js';
 import { sendError, sendThrown } from './errors.js';
@@ -76,8 +76,12 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
 
   // The web view (web/, docs/web.md): its page, script and stylesheet, behind the same checks as every route.
   const assets = readWebAssets();
-  for (const [path, asset] of assets) {
-    app.get(path, () => new Response(asset.body, { headers: { 'content-type': asset.type, ...PAGE_HEADERS } }));
+  for (const path of Object.keys(WEB_FILES)) {
+    app.get(path, (c) => {
+      const asset = assets.get(path);
+      if (!asset) return sendError(c, 503, 'not_built', 'the web view is not built', 'run `npm run build` in the clone');
+      return new Response(asset.body, { headers: { 'content-type': asset.type, ...PAGE_HEADERS } });
+    });
   }
   addWebRoutes(app, moon, history);
   app.get('/v1/health', async (c) => c.json({ ok: true, version: options.version, engine: moon.config.store.url ? 'postgres' : 'sqlite', home: moon.paths.home }));

@@ -87,6 +87,7 @@ export function buildOpenApi(version: string): Record<string, unknown> {
             query('to_entry', 'last message id of the slice'),
             query('since', 'entries at or after this time'),
             query('until', 'entries before this time'),
+            query('entries', '`all`: every message instead of the projection'),
           ],
           responses: { 200: json({ type: 'object' }, 'ShowResult'), ...errors },
         },
@@ -137,6 +138,42 @@ export function buildOpenApi(version: string): Record<string, unknown> {
             query('limit', 'at most this many (default 50)'),
           ],
           responses: { 200: json({ type: 'object' }, '{scope, counts, markers} (docs/formats.md)'), ...errors },
+        },
+      },
+      '/': { get: { summary: 'the web view (docs/web.md)', parameters: [query('token', 'MOON_HTTP_TOKEN, once: kept in an HttpOnly cookie, then redirected to /')], responses: { 200: { description: 'the page (text/html)' }, 303: { description: 'token taken: on to /' } } } },
+      '/app.js': { get: { summary: "the web view's script", responses: { 200: { description: 'text/javascript' } } } },
+      '/app.css': { get: { summary: "the web view's stylesheet", responses: { 200: { description: 'text/css' } } } },
+      '/v1/memories/all': {
+        get: { summary: "every project's long-term memories, for review", parameters: [query('state', 'draft, approved, deprecated (comma-separated)')], responses: { 200: json({ type: 'object' }, '{memories}'), ...errors } },
+      },
+      '/v1/memories/{id}': {
+        get: { summary: 'one long-term memory and its previous versions', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: json({ type: 'object' }, '{memory, versions}'), ...errors } },
+      },
+      '/v1/memories/state': {
+        post: {
+          summary: "set a long-term memory's review state (a person's review, as moon memory approve|deprecate)",
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['id', 'state'], properties: { id: { type: 'string' }, state: { enum: ['draft', 'approved', 'deprecated'] } } } } } },
+          responses: { 200: json({ type: 'object' }, '{memory}'), ...errors },
+        },
+      },
+      '/v1/memories/text': {
+        post: {
+          summary: "replace a long-term memory's text (the previous one kept as a version)",
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['id', 'text'], properties: { id: { type: 'string' }, text: { type: 'string' } } } } } },
+          responses: { 200: json({ type: 'object' }, '{memory}'), ...errors },
+        },
+      },
+      '/v1/memory-files': { get: { summary: "the home's MEMORY.md and daily memory files", responses: { 200: json({ type: 'object' }, '{files}'), ...errors } } },
+      '/v1/memory-files/{name}': {
+        get: { summary: 'one memory file by name', parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' }, description: 'MEMORY.md or YYYY-MM-DD.md' }], responses: { 200: json({ type: 'object' }, '{name, text}'), ...errors } },
+      },
+      '/v1/digests': { get: { summary: 'run digests of every project, newest first', parameters: [query('limit', 'at most this many (default 50)')], responses: { 200: json({ type: 'object' }, '{scope, digests}'), ...errors } } },
+      '/v1/usage': { get: { summary: "the newest sessions' context usage and the hooks' runs and tokens per day", parameters: [query('limit', 'sessions (default 30)')], responses: { 200: json({ type: 'object' }, '{sessions, hooks}'), ...errors } } },
+      '/v1/forget': {
+        post: {
+          summary: 'forget one session (as moon forget <id>)',
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['session_id', 'confirm'], properties: { session_id: { type: 'string' }, confirm: { const: true } } } } } },
+          responses: { 200: json({ type: 'object' }, 'ForgetReport'), ...errors },
         },
       },
       '/v1/entries': {

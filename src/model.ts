@@ -13,7 +13,8 @@ export type Role = 'user' | 'assistant' | 'tool' | 'system';
 export const ROLES: readonly Role[] = ['user', 'assistant', 'tool', 'system'];
 
 /** Side-effect priority of a tool action (seed 000 §3.5): writes, edits, exec and config patches are high. */
-export type Priority = 'high' | 'normal';
+export const PRIORITIES = ['high', 'normal'] as const;
+export type Priority = (typeof PRIORITIES)[number];
 
 export interface Session {
   id: string;

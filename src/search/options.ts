@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { MoonError } from '../errors.js';
-import { ROLES, type Role, type SourceName } from '../model.js';
+import { ROLES, type Priority, type Role, type SourceName } from '../model.js';
 import { SOURCE_NAMES } from '../sources/index.js';
 import { parseTimeQuery } from './time-query.js';
 
@@ -22,6 +22,8 @@ export interface RecallOptions {
   source?: SourceName[];
   role?: Role[];
   tool?: string[];
+  /** Only messages of these side-effect priorities (seed 000 §3.5: `high` for tool calls that change things). */
+  priority?: Priority[];
   /** Only messages carrying an `@/` marker of one of these types (`decision`, `bug`, …). */
   marker?: string[];
   /** ISO date or date-time; a date alone means its start in `tz`. */

@@ -183,6 +183,7 @@ async function planRecall(environment: RecallEnvironment, options: RecallOptions
     projects: toList(options.project),
     sources: toList(options.source),
     roles: toList(options.role),
+    priorities: toList(options.priority),
     tools: toList(options.tool),
     markerTypes: checkMarkerTypes(toList(options.marker), environment.markerTypes),
     sinceMs: options.since ? parseTimeBound('since', options.since, zone, nowMs) : undefined,

@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { MoonError, describeError } from '../errors.js';
-import { ROLES } from '../model.js';
+import { PRIORITIES, ROLES } from '../model.js';
 import { SOURCE_NAMES } from '../sources/index.js';
 import type { RecallOptions } from './options.js';
 
@@ -77,6 +77,9 @@ export const RECALL_REQUEST_FIELDS = {
     .optional(),
   role: oneOrMany(oneOf(ROLES as unknown as ['user', 'assistant', 'tool', 'system'], 'a role'), 'a role')
     .describe(`Only messages of these roles: ${ROLES.join(', ')}`)
+    .optional(),
+  priority: oneOrMany(oneOf(PRIORITIES as unknown as ['high', 'normal'], 'a priority'), 'a priority')
+    .describe('Only messages of these side-effect priorities: high (tool calls that change things: edits, writes, deploys), normal')
     .optional(),
   tool: oneOrMany(text('a tool name'), 'a string').describe('Only calls of these tools (e.g. Bash, Edit, exec_command)').optional(),
   marker: oneOrMany(markerType, 'a marker type')
@@ -172,6 +175,7 @@ export function toRecallOptions(request: RecallRequest): RecallOptions {
     source: nonEmpty(listOf(request.source)),
     role: nonEmpty(listOf(request.role)),
     tool: nonEmpty(listOf(request.tool)),
+    priority: nonEmpty(listOf(request.priority)) as ('high' | 'normal')[] | undefined,
     marker: nonEmpty(listOf(request.marker)),
     since: request.since,
     until: request.until,

@@ -244,6 +244,8 @@ export interface SearchFilters {
   excludeRowids?: number[];
   /** Only entries carrying an `@/` marker of one of these types (MarkerPort). */
   markerTypes?: string[];
+  /** Only entries of these side-effect priorities (an entry without one never matches). */
+  priorities?: string[];
 }
 
 /**

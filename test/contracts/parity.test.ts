@@ -111,6 +111,7 @@ const LEXICAL: { name: string; query: LexicalQuery }[] = [
       ['roles user', { roles: ['user'] }],
       ['sources codex', { sources: ['codex'] }],
       ['tools bash', { tools: ['bash'] }],
+      ['priorities high', { priorities: ['high'] }],
       ['excludeSessionIds', { excludeSessionIds: ['shop-release', 'ops-cache'] }],
       ['sinceMs', { sinceMs: at(5, 0) }],
       ['windows', { windows: [{ startMs: at(2, 0), endMs: at(3, 0) }, { startMs: at(6, 9), endMs: at(6, 12) }] }],

@@ -219,6 +219,7 @@ describeEachEngine('SearchPort', (factory) => {
       { name: 'sources', filters: { sources: ['claude-code'] }, expected: entryIds(CHECKOUT, 1, 3, 7) },
       { name: 'roles', filters: { roles: ['user'] }, expected: ['blog-feed.5', 'shop-checkout.1', 'shop-release.1'] },
       { name: 'tools, any case', filters: { tools: ['BASH'] }, expected: entryIds(CHECKOUT, 3, 7) },
+      { name: 'priorities', filters: { priorities: ['high'], projects: ['shop'] }, expected: [...entryIds(CHECKOUT, 3, 7), 'shop-release.3'] },
       { name: 'sinceMs (inclusive)', filters: { sinceMs: at(8, 16, 0) }, expected: entryIds(RELEASE, 1, 3, 4) },
       { name: 'untilMs (exclusive)', filters: { untilMs: at(5, 14, 30) }, expected: entryIds(CHECKOUT, 1, 3, 7) },
       { name: 'sinceMs and untilMs', filters: { sinceMs: at(2, 9, 1), untilMs: at(5, 14, 40) }, expected: ['blog-feed.5', 'shop-checkout.3', 'shop-checkout.7'] },

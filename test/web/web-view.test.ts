@@ -155,6 +155,19 @@ describe.skipIf(!hasChromium && !required)(`in a browser (${hasChromium ? CHROMI
     await page.close();
   });
 
+  test('facets narrow the search: priority high keeps the calls that changed things', async () => {
+    const url = await serve();
+    const page = await browser!.newPage();
+    await page.goto(`${url}/#/search`);
+    await page.locator('label', { hasText: 'Priority' }).locator('select').selectOption('high');
+    await page.locator('input[type="search"]').fill('deploy');
+    await page.locator('article').first().waitFor();
+    const lines = await page.locator('article .entry .text').allTextContents();
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line).toMatch(/^\[tool:/);
+    await page.close();
+  });
+
   test('the explain view says which signal put a match there', async () => {
     const url = await serve();
     const page = await browser!.newPage();

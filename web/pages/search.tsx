@@ -4,6 +4,9 @@ import { formatTime } from '../format.js';
 import { linkTo } from '../route.js';
 import { ErrorNote, Marked, markableWords } from './shared.js';
 
+/** The built-in `@/` marker types (a configured one is still found by words). */
+const MARKERS = ['decision', 'breaking', 'security', 'bug', 'api', 'pattern', 'perf', 'todo', 'ref'];
+
 /** Recall as you type (debounced), with the facets recall takes and its explain view. */
 const DEBOUNCE_MS = 250;
 
@@ -14,6 +17,8 @@ interface Facets {
   source: string;
   role: string;
   tool: string;
+  marker: string;
+  priority: string;
   since: string;
   until: string;
   explain: boolean;
@@ -27,6 +32,8 @@ export function SearchPage({ params }: { params: URLSearchParams }) {
     source: params.get('source') ?? '',
     role: params.get('role') ?? '',
     tool: params.get('tool') ?? '',
+    marker: params.get('marker') ?? '',
+    priority: params.get('priority') ?? '',
     since: params.get('since') ?? '',
     until: params.get('until') ?? '',
     explain: params.get('explain') === '1',
@@ -105,6 +112,25 @@ export function SearchPage({ params }: { params: URLSearchParams }) {
           <input value={facets.tool} placeholder="Bash, Edit…" onChange={(event) => set({ tool: event.currentTarget.value })} />
         </label>
         <label>
+          Marker
+          <select value={facets.marker} onChange={(event) => set({ marker: event.currentTarget.value })}>
+            <option value="">any</option>
+            {MARKERS.map((marker) => (
+              <option key={marker} value={marker}>
+                @/{marker}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Priority
+          <select value={facets.priority} onChange={(event) => set({ priority: event.currentTarget.value })}>
+            <option value="">any</option>
+            <option value="high">high (changes things)</option>
+            <option value="normal">normal</option>
+          </select>
+        </label>
+        <label>
           Since
           <input value={facets.since} placeholder="last week" onChange={(event) => set({ since: event.currentTarget.value })} />
         </label>
@@ -137,6 +163,8 @@ function buildRequest(facets: Facets): Record<string, unknown> {
   if (facets.source) request.source = facets.source;
   if (facets.role) request.role = facets.role;
   if (facets.tool) request.tool = facets.tool;
+  if (facets.marker) request.marker = facets.marker;
+  if (facets.priority) request.priority = facets.priority;
   if (facets.since) request.since = facets.since;
   if (facets.until) request.until = facets.until;
   return request;

@@ -31,6 +31,17 @@ export function TimelinePage({ params }: { params: URLSearchParams }) {
       clearInterval(timer);
     };
   }, [filters.project, filters.source, filters.since, filters.until]);
+  const [markers, setMarkers] = useState<Map<string, number>>(new Map());
+  useEffect(() => {
+    getJson<{ markers: { session_id: string }[] }>('/v1/markers', { since: filters.since, until: filters.until, limit: 1000 }).then(
+      (answer) => {
+        const counts = new Map<string, number>();
+        for (const marker of answer.markers) counts.set(marker.session_id, (counts.get(marker.session_id) ?? 0) + 1);
+        setMarkers(counts);
+      },
+      () => setMarkers(new Map()),
+    );
+  }, [filters.since, filters.until, list]);
   const days = groupByDay(list?.sessions ?? []);
   return (
     <section>
@@ -74,7 +85,7 @@ export function TimelinePage({ params }: { params: URLSearchParams }) {
         <div key={day}>
           <h2>{day}</h2>
           {sessions.map((session) => (
-            <SessionCard key={session.session_id} session={session} />
+            <SessionCard key={session.session_id} session={session} markers={markers.get(session.session_id) ?? 0} />
           ))}
         </div>
       ))}
@@ -83,7 +94,7 @@ export function TimelinePage({ params }: { params: URLSearchParams }) {
   );
 }
 
-function SessionCard({ session }: { session: SessionSummary }) {
+function SessionCard({ session, markers }: { session: SessionSummary; markers: number }) {
   const tools = session.tools.map((tool) => `${tool.name} ×${tool.count}`).join(', ');
   return (
     <article class="card" data-session={session.session_id}>
@@ -97,6 +108,7 @@ function SessionCard({ session }: { session: SessionSummary }) {
         <span>{formatDuration(session.start_ms, session.end_ms)}</span>
         <span>{session.message_count} messages</span>
         {tools ? <span>{tools}</span> : null}
+        {markers > 0 ? <span class="badge">{markers} @/ markers</span> : null}
         {session.parent_session_id ? <span class="badge">subagent</span> : null}
       </div>
     </article>

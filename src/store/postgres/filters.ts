@@ -30,6 +30,7 @@ export function renderFilters(filters: SearchFilters, params: Params, terms: { a
   inList('e.session_id', filters.sessionIds);
   inList('e.session_id', filters.excludeSessionIds, true);
   inList('e.role', filters.roles);
+  inList('e.priority', filters.priorities);
   if (filters.tools && filters.tools.length > 0) {
     where.push(`lower(e.tool_name) = ANY (${params.add(filters.tools.map((tool) => tool.toLowerCase()))}::text[])`);
   }

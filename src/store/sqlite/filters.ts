@@ -29,6 +29,7 @@ export function renderFilters(filters: SearchFilters, terms: { all?: string[]; n
   inList('e.session_id', filters.sessionIds);
   inList('e.session_id', filters.excludeSessionIds, true);
   inList('e.role', filters.roles);
+  inList('e.priority', filters.priorities);
   if (filters.tools && filters.tools.length > 0) {
     where.push(`lower(e.tool_name) IN (${filters.tools.map(() => '?').join(', ')})`);
     params.push(...filters.tools.map((tool) => tool.toLowerCase()));

@@ -21,6 +21,7 @@ interface RecallFlags {
   source: string[];
   role: string[];
   tool: string[];
+  priority: string[];
   marker: string[];
   since?: string;
   until?: string;
@@ -49,6 +50,7 @@ export function registerRecall(program: Command, context: CliContext): void {
     .option('--source <name>', `only ${describeNames(SOURCE_NAMES)} (repeatable)`, collect, [])
     .option('--role <role>', 'only user, assistant, tool or system (repeatable)', collect, [])
     .option('--tool <name>', 'only this tool (repeatable)', collect, [])
+    .option('--priority <priority>', 'only high (tool calls that change things) or normal (repeatable)', collect, [])
     .option('--marker <type>', 'only messages carrying an @/ marker of this type, e.g. decision or bug (repeatable, or a comma list)', collect, [])
     .option('--since <when>', 'only at or after this time: ISO date/time, or words like yesterday, "last week", "3 days ago"')
     .option('--until <when>', 'only before this time: ISO date/time, or words like yesterday (the start of that day)')
@@ -130,6 +132,7 @@ function toRecallOptions(query: string, flags: RecallFlags): RecallOptions {
       source: flags.source,
       role: flags.role,
       tool: flags.tool,
+      priority: flags.priority,
       marker: flags.marker,
       since: flags.since,
       until: flags.until,

@@ -3,6 +3,10 @@ import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Hono } from 'hono';
 import { createHttpApp } from '../../src/interfaces/http/app.js';
+import { WEB_FILES } from '../../src/runtime/web-assets.js';
+
+/** The web view's files: answered with the built file, not JSON. */
+const WEB_PATHS = new Set(Object.keys(WEB_FILES));
 import { type ConfinedWorld, MARKER, type McpLink, SECRET, answerText, makeConfinedWorld } from '../mcp/confined-world.js';
 import { propertyRuns } from './runs.js';
 
@@ -222,6 +226,12 @@ describe('HTTP: every route the app holds', () => {
           const text = await response.text();
           tally(`${route.method} ${route.path} ${response.status}`);
           expect(response.status, `${route.method} ${url.slice(0, 200)} → ${text.slice(0, 300)}`).toBeLessThan(500);
+          // The web view's own files (docs/web.md): the built page, script or stylesheet, whatever was asked.
+          if (WEB_PATHS.has(route.path) && response.ok) {
+            expect(response.headers.get('content-type')).toMatch(/^text\/(html|javascript|css)/);
+            expectNothingOutside(text);
+            return;
+          }
           const body = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
           if (response.status >= 400) {
             expect(typeof body.error?.code, text.slice(0, 300)).toBe('string');

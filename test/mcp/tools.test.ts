@@ -59,7 +59,7 @@ describe('moon mcp', () => {
     const recall = tools.find((tool) => tool.name === 'recall')!;
     // every option of the shared request schema, and the scope switch
     expect(Object.keys(recall.inputSchema.properties ?? {}).sort()).toEqual(
-      ['all_projects', 'exclude', 'exclude_session', 'explain', 'group', 'limit', 'marker', 'now', 'per_session', 'project', 'query', 'require', 'role', 'session', 'since', 'source', 'strategy', 'tool', 'tz', 'until'].sort(),
+      ['all_projects', 'exclude', 'exclude_session', 'explain', 'group', 'limit', 'marker', 'now', 'per_session', 'priority', 'project', 'query', 'require', 'role', 'session', 'since', 'source', 'strategy', 'tool', 'tz', 'until'].sort(),
     );
     expect(recall.inputSchema.required).toEqual(['query']);
     expect(tools.find((tool) => tool.name === 'get_entries')!.inputSchema.required).toEqual(['ids']);

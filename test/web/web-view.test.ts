@@ -16,6 +16,18 @@ const hasChromium = existsSync(CHROMIUM);
 const required = process.env.MOON_TEST_BROWSER === 'required';
 const TOKEN = 'web-view-token-0123456789abcdef0123456789';
 const DEPLOY_SESSION = '5f3c2a1e-8b7d-4c6a-9e21-3d4f5a6b7c8d';
+/**
+ * The README's recall examples (README.md, "Try it on the bundled examples") and the session each promises — as
+ * test/cli/readme-examples.test.ts has them for the CLI. The ledger session is forgotten last, by its own case.
+ */
+const README_EXAMPLES: Record<string, string> = {
+  '"what happened at 05:39 AEDT"': '5f3c2a1e',
+  '"why did the build fail"': '5f3c2a1e',
+  '"stripe webhook 401 early in the session"': 'a7d41c09',
+  '"postgres backup in January 2026"': '3e8f1a2b',
+  'setSystemTime --tool apply_patch': '019c8b2e',
+  '"deploy last Saturday morning"': '5f3c2a1e',
+};
 /** Forgotten by one case: no other case reads it. */
 const LEDGER_SESSION = '019c8b2e-4a1f-7d3c-b5e6-2f8a9c0d1e3b';
 
@@ -152,6 +164,18 @@ describe.skipIf(!hasChromium && !required)(`in a browser (${hasChromium ? CHROMI
     const target = page.locator('.entry.target');
     await target.waitFor();
     expect(await target.getAttribute('data-id')).toBeTruthy();
+    await page.close();
+  });
+
+  test.each(Object.entries(README_EXAMPLES))('the README\'s example %s, typed into the search page, finds its session', async (example, prefix) => {
+    const url = await serve();
+    const page = await browser!.newPage();
+    await page.goto(`${url}/#/search`);
+    const tool = /--tool (\S+)/.exec(example)?.[1];
+    if (tool) await page.locator('label', { hasText: 'Tool' }).locator('input').fill(tool);
+    await page.locator('input[type="search"]').fill(example.replace(/--tool \S+/, '').replace(/"/g, '').trim());
+    await page.locator('article').first().waitFor();
+    expect(await page.locator('article').first().getAttribute('data-session')).toMatch(new RegExp(`^${prefix}`));
     await page.close();
   });
 

@@ -218,6 +218,11 @@ describe.skipIf(!hasChromium && !required)(`in a browser (${hasChromium ? CHROMI
       await page.goto(`${url}/${hash}`);
       await page.locator('main h1').filter({ hasText: heading }).waitFor();
     }
+    // The session page shows the projection's decisions beside the messages.
+    await page.goto(`${url}/#/session/${DEPLOY_SESSION}`);
+    const decisions = page.locator('details', { hasText: 'Decisions & Outcomes' });
+    await decisions.waitFor();
+    expect(await decisions.textContent()).toMatch(/wrangler secret put/);
     // The examples' build error and the edit that fixed it, with its evidence.
     await page.goto(`${url}/#/fixes`);
     const fix = page.locator('article[data-signature*="TS2339"]');

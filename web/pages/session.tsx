@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { type SessionGot, type ShownEntry, getJson, postJson } from '../api.js';
 import { linkTo } from '../route.js';
 import { describeSession, formatDuration, formatTime } from '../format.js';
+import { Markdown } from '../markdown.js';
 import { ErrorNote } from './shared.js';
 
 /** Entries rendered at a time: a 5,000-message session opens at once and grows as it is read. */
@@ -13,9 +14,11 @@ export function SessionPage({ id, at }: { id: string; at: string | null }) {
   const [error, setError] = useState<unknown>(null);
   const [shown, setShown] = useState(PAGE);
   const [markers, setMarkers] = useState<Marker[]>([]);
+  const [outline, setOutline] = useState<{ title: string; body: string }[]>([]);
   useEffect(() => {
     getJson<SessionGot>(`/v1/sessions/${encodeURIComponent(id)}`, { entries: 'all' }).then(setGot, setError);
     getJson<{ markers: Marker[] }>('/v1/markers', { session_id: id, limit: 200 }).then((answer) => setMarkers(answer.markers), () => setMarkers([]));
+    getJson<{ projection: string | null }>(`/v1/sessions/${encodeURIComponent(id)}`).then((answer) => setOutline(readOutline(answer.projection ?? '')), () => setOutline([]));
   }, [id]);
   const entries = got?.entries ?? [];
   const target = at === null ? -1 : entries.findIndex((entry) => entry.id === at);
@@ -43,6 +46,12 @@ export function SessionPage({ id, at }: { id: string; at: string | null }) {
         <CopyButton label="Copy session id" value={session.session_id} />
         <ForgetButton id={session.session_id} onError={setError} />
       </div>
+      {outline.map((section) => (
+        <details key={section.title} class="card" open={section.title.startsWith('Decisions')}>
+          <summary>{section.title}</summary>
+          <Markdown text={section.body} />
+        </details>
+      ))}
       {markers.length > 0 ? (
         <details class="card" open>
           <summary>Markers and decisions ({markers.length})</summary>
@@ -170,4 +179,18 @@ function ForgetButton({ id, onError }: { id: string; onError: (error: unknown) =
       Forget…
     </button>
   );
+}
+
+/** The projection's sections a reader wants beside the messages: its decisions and outcomes, and what compactions left. */
+const OUTLINE = ['Decisions & Outcomes', 'Compaction Notes'];
+
+function readOutline(projection: string): { title: string; body: string }[] {
+  const sections: { title: string; body: string }[] = [];
+  const parts = projection.split(/^## /m).slice(1);
+  for (const part of parts) {
+    const newline = part.indexOf('\n');
+    const title = (newline < 0 ? part : part.slice(0, newline)).trim();
+    if (OUTLINE.includes(title)) sections.push({ title, body: newline < 0 ? '' : part.slice(newline + 1).trim() });
+  }
+  return sections;
 }

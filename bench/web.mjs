@@ -8,10 +8,9 @@
 //
 //   node bin/moon.js index bench/corpora/100k --home /tmp/h100k
 //   node bench/web.mjs /tmp/h100k [--chromium /usr/bin/chromium]
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium, serveHome } from '../scripts/lib/web-run.mjs';
 import { QUERIES } from './queries.mjs';
 
 const home = process.argv[2];
@@ -22,21 +21,9 @@ if (!home) {
 const at = process.argv.indexOf('--chromium');
 const executablePath = at > 0 ? process.argv[at + 1] : '/usr/bin/chromium';
 const bin = join(fileURLToPath(new URL('..', import.meta.url)), 'bin', 'moon.js');
-const server = spawn(process.execPath, [bin, 'serve', '--port', '0'], { env: { PATH: process.env.PATH, MOON_HOME: home }, stdio: ['ignore', 'ignore', 'pipe'] });
-const url = await new Promise((resolve, reject) => {
-  let stderr = '';
-  server.stderr.on('data', (chunk) => {
-    stderr += chunk;
-    const match = /serving (http:\/\/\S+)/.exec(stderr);
-    if (match) resolve(match[1]);
-  });
-  server.on('exit', (code) => reject(new Error(`moon serve exited ${code}: ${stderr}`)));
-});
+const { url, child: server } = await serveHome(home);
 const pct = (list, p) => [...list].sort((a, b) => a - b)[Math.floor(p * (list.length - 1))];
-const browser = await chromium.launch({
-  executablePath,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchChromium(executablePath);
 try {
   const firstPage = [];
   for (let round = 0; round < 5; round++) {
@@ -103,15 +90,7 @@ async function openLongSession(browser) {
   const { spawnSync } = await import('node:child_process');
   const indexed = spawnSync(process.execPath, [bin, 'index', join(root, 'corpus'), '--home', longHome], { encoding: 'utf8' });
   if (indexed.status !== 0) throw new Error(indexed.stderr);
-  const longServer = spawn(process.execPath, [bin, 'serve', '--port', '0'], { env: { PATH: process.env.PATH, MOON_HOME: longHome }, stdio: ['ignore', 'ignore', 'pipe'] });
-  const longUrl = await new Promise((resolve) => {
-    let stderr = '';
-    longServer.stderr.on('data', (chunk) => {
-      stderr += chunk;
-      const match = /serving (http:\/\/\S+)/.exec(stderr);
-      if (match) resolve(match[1]);
-    });
-  });
+  const { url: longUrl, child: longServer } = await serveHome(longHome);
   const open = [];
   let longestTask = 0;
   let rendered = 0;

@@ -5,12 +5,12 @@
 // timeline in dark mode.
 //
 //   npm run build && node scripts/web-screenshots.mjs [--chromium /usr/bin/chromium]
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium, serveHome } from './lib/web-run.mjs';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const bin = join(repo, 'bin', 'moon.js');
@@ -27,20 +27,8 @@ const moon = (...args) => {
 moon('index', join(repo, 'examples'));
 moon('memory', 'add', 'Stripe keys are wrangler secrets, never [vars] in wrangler.toml', '--namespace', 'path:/home/dev/shop');
 
-const server = spawn(process.execPath, [bin, 'serve', '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-const url = await new Promise((resolve, reject) => {
-  let stderr = '';
-  server.stderr.on('data', (chunk) => {
-    stderr += chunk;
-    const match = /serving (http:\/\/\S+)/.exec(stderr);
-    if (match) resolve(match[1]);
-  });
-  server.on('exit', (code) => reject(new Error(`moon serve exited ${code}: ${stderr}`)));
-});
-const browser = await chromium.launch({
-  executablePath,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const { url, child: server } = await serveHome(home);
+const browser = await launchChromium(executablePath);
 mkdirSync(out, { recursive: true });
 const SESSION = '5f3c2a1e-8b7d-4c6a-9e21-3d4f5a6b7c8d';
 const shots = [

@@ -22,7 +22,7 @@ export interface GetSessionRequest {
   until?: string;
   /** Zone for times without an offset and the local times shown; default the residential zone. */
   tz?: string;
-  /** Every entry of the session instead of its projection (the web view renders them itself). */
+  /** Every entry of the session, and its projection beside them when it is written (the web view reads both). */
   allEntries?: boolean;
 }
 
@@ -39,7 +39,7 @@ export interface SessionGot {
   found: true;
   timezone: string;
   session: ShownSession;
-  /** Without a range: the session's projection (markdown). With one: null. */
+  /** Without a range: the session's projection (markdown). With one: null; with allEntries: it too, when written. */
   projection: string | null;
   /** With a range: what it was, and the entries in it in session order. */
   slice: SessionSlice | null;
@@ -92,7 +92,7 @@ export async function readSession(
     found: true,
     timezone: zone,
     session,
-    projection: null,
+    projection: request.allEntries === true && existsSync(session.projection_path) ? readFileSync(session.projection_path, 'utf8') : null,
     slice: {
       from_entry: request.fromEntry?.trim() || null,
       to_entry: request.toEntry?.trim() || null,

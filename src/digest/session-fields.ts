@@ -4,6 +4,7 @@ import { extractFixEvents } from '../fixes/extract.js';
 import type { SessionField, SessionFieldDoc } from '../store/types.js';
 import { toFieldDoc } from '../fields/field-doc.js';
 import { expandIdentifiers } from '../text/identifiers.js';
+import { sliceHead } from '../text/limits.js';
 
 /**
  * The fields a session is summarised by — the words a person uses later for the session as a whole, which its
@@ -43,11 +44,11 @@ export interface FieldInput {
 export function buildSessionFields(input: FieldInput): Record<SessionField, string> {
   const { session, entries, anchors } = input;
   return {
-    title: clip([session.title, session.agentDescription].filter(isText).join('\n'), FIELD_CHARS.title),
-    summary: clip(listSummaries(entries, anchors).join('\n\n'), FIELD_CHARS.summary),
-    digest: clip(describeDigest(input), FIELD_CHARS.digest),
-    files: clip(listFiles(entries, session.cwd).join('\n'), FIELD_CHARS.files),
-    errors: clip(listErrors(session.id, entries).join('\n'), FIELD_CHARS.errors),
+    title: sliceHead([session.title, session.agentDescription].filter(isText).join('\n'), FIELD_CHARS.title),
+    summary: sliceHead(listSummaries(entries, anchors).join('\n\n'), FIELD_CHARS.summary),
+    digest: sliceHead(describeDigest(input), FIELD_CHARS.digest),
+    files: sliceHead(listFiles(entries, session.cwd).join('\n'), FIELD_CHARS.files),
+    errors: sliceHead(listErrors(session.id, entries).join('\n'), FIELD_CHARS.errors),
   };
 }
 
@@ -59,7 +60,7 @@ export function buildFieldDoc(input: FieldInput): SessionFieldDoc {
 function listSummaries(entries: readonly Entry[], anchors: readonly CompactionAnchor[]): string[] {
   const notes = anchors.map((anchor) => anchor.note.trim()).filter((note) => note.length >= SUMMARY_MIN_CHARS);
   const recaps = entries.filter((entry) => entry.kind === 'recap').map((entry) => entry.text.trim());
-  return [...notes, ...recaps].filter(isText).map((text) => clip(text, SUMMARY_EACH_CHARS));
+  return [...notes, ...recaps].filter(isText).map((text) => sliceHead(text, SUMMARY_EACH_CHARS));
 }
 
 function describeDigest(input: FieldInput): string {
@@ -108,11 +109,4 @@ function listErrors(sessionId: string, entries: readonly Entry[]): string[] {
 
 function isText(value: string | null | undefined): value is string {
   return typeof value === 'string' && value.trim() !== '';
-}
-
-/** The head of `text`, never splitting a surrogate pair. */
-function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const end = /[\uD800-\uDBFF]/.test(text[max - 1]!) ? max - 1 : max;
-  return text.slice(0, end);
 }

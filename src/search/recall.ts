@@ -307,7 +307,7 @@ async function rankCandidates(environment: RecallEnvironment, plan: RecallPlan):
   }
   const sessions = await rankSessions(environment, plan);
   if (sessions.length === 0) return fuseSignals(lists, plan.boosts);
-  const quiet = await addSessionMessages(environment.search, plan, sessions, lists[0]!);
+  const quiet = await readQuietSessions(environment.search, plan, sessions, lists[0]!);
   lists.push(listSessionSignal(sessions, lists, quiet));
   const fused = fuseSignals(lists, plan.boosts);
   const fieldsOf = new Map(sessions.map((session) => [session.sessionId, session.fields]));
@@ -327,15 +327,14 @@ async function rankSessions(environment: RecallEnvironment, plan: RecallPlan): P
 }
 
 /**
- * A session its fields match strongly (at least SESSION_SIGNAL.strong of the query's weight) but no list brought a
- * message of — the words a person uses for the session as a whole, in its summary or title, or scattered over
+ * A session its fields match strongly (at least SESSION_SIGNAL.strong of the query's weight) but of which the words
+ * list holds no message — the words a person uses for the session as a whole, in its summary or title, or scattered over
  * messages each too weak for the lists: shown by its latest messages under the filters, returned for the session
  * signal alone. (Looking up its best messages for the words instead was measured: a word list restricted to a few
  * sessions cannot prune, and it added 5–20 ms to a query on a 100k-message index, more for paths.)
  */
-async function addSessionMessages(store: SearchPort, plan: RecallPlan, sessions: readonly RankedSession[], words: SignalList): Promise<Candidate[]> {
-  const present = new Set<string>();
-  for (const candidate of words.candidates) present.add(candidate.entry.sessionId);
+async function readQuietSessions(store: SearchPort, plan: RecallPlan, sessions: readonly RankedSession[], words: SignalList): Promise<Candidate[]> {
+  const present = new Set(words.candidates.map((candidate) => candidate.entry.sessionId));
   const missing = sessions
     .slice(0, SESSION_SIGNAL.fetch)
     .filter((session) => session.coverage >= SESSION_SIGNAL.strong && !present.has(session.sessionId))

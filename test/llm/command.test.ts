@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { MoonError } from '../../src/errors.js';
+import { failure } from '../helpers/moon-error.js';
 import { createProvider } from '../../src/llm/index.js';
 import { CommandProvider, parseCommandLine, readCommandOutput } from '../../src/llm/command.js';
 import { isProcessAlive } from '../../src/lock/pid-lock.js';
@@ -15,15 +15,6 @@ afterAll(() => rmSync(home, { recursive: true, force: true }));
 
 function stub(mode: string, extra: Record<string, string> = {}, timeoutMs = 20_000): CommandProvider {
   return new CommandProvider({ command: [process.execPath, STUB], timeoutMs, env: { PATH: process.env.PATH, STUB_MODE: mode, ...extra } });
-}
-
-async function failure(promise: Promise<unknown>): Promise<MoonError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(MoonError);
-  return error as MoonError;
 }
 
 describe('the command provider against a stub agent CLI', () => {

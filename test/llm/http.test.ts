@@ -1,18 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { MoonError } from '../../src/errors.js';
+import { failure } from '../helpers/moon-error.js';
 import { computeRetryDelay, parseRetryAfter, postJson, type PostJsonOptions } from '../../src/net/http.js';
 import { sendJson, sendText, startLoopbackServer } from '../helpers/loopback-server.js';
 
 const base: PostJsonOptions = { subject: 'test', model: 'm', timeoutMs: 5_000, retryBaseMs: 5 };
-
-async function failure(promise: Promise<unknown>): Promise<MoonError> {
-  const error = await promise.then(
-    () => new Error('expected a failure'),
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(MoonError);
-  return error as MoonError;
-}
 
 describe('postJson', () => {
   it('posts the body as JSON with the given headers and returns the parsed answer', async () => {

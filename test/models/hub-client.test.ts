@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { MoonError } from '../../src/errors.js';
+import { failure } from '../helpers/moon-error.js';
 import { type Hub, describeHub, downloadFile, fileUrl, listHubFiles, treeUrl } from '../../src/models/hub-client.js';
 import { gitBlobSha1, sha256 } from '../../src/models/verify.js';
 import { makeTempDir } from '../helpers/cli.js';
@@ -19,15 +19,6 @@ const part = (): string => join(scratch.path, `file-${++counter}.part`);
 
 function hubOf(endpoint: string, token?: string): Hub {
   return describeHub({ endpoint, tokenEnv: 'TEST_HUB_TOKEN' }, token ? { TEST_HUB_TOKEN: token } : {}, 'the offline way');
-}
-
-async function failure(promise: Promise<unknown>): Promise<MoonError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(MoonError);
-  return error as MoonError;
 }
 
 describe('the hub protocol', () => {

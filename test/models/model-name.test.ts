@@ -4,6 +4,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createEmbedder } from '../../src/embed/index.js';
 import { MoonError } from '../../src/errors.js';
+import { failure } from '../helpers/moon-error.js';
 import { describeHub } from '../../src/models/hub-client.js';
 import { DEFAULT_MODEL_NAME, locateNamedModel, modelDirOf, resolvePullTarget, toModelName } from '../../src/models/model-name.js';
 import { describeRecallMeaning } from '../../src/models/recall-meaning.js';
@@ -19,15 +20,6 @@ function writeModel(dir: string, only?: (path: string) => boolean): void {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), data);
   }
-}
-
-async function failure(promise: Promise<unknown>): Promise<MoonError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(MoonError);
-  return error as MoonError;
 }
 
 describe('model names', () => {

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { MoonError } from '../../src/errors.js';
+import { failure } from '../helpers/moon-error.js';
 import { describeHub } from '../../src/models/hub-client.js';
 import { listModels } from '../../src/models/list-models.js';
 import { readManifest } from '../../src/models/manifest.js';
@@ -27,15 +27,6 @@ function newHome(): { home: string; models: string } {
 
 function pull(hub: ModelHub, place: { home: string; models: string }, request: PullRequest = {}) {
   return pullModel({ home: place.home, modelsDir: place.models, hub: describeHub({ endpoint: hub.endpoint, tokenEnv: 'NO_TOKEN' }, {}), nowMs: NOW }, { spec: REPO, ...request });
-}
-
-async function failure(promise: Promise<unknown>): Promise<MoonError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(MoonError);
-  return error as MoonError;
 }
 
 const byteRequests = (hub: ModelHub): number => hub.requests.filter((request) => request.server === 'cdn' || request.url.includes('/resolve/')).length;

@@ -1,10 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium, serveHome } from '../../scripts/lib/web-run.mjs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { BIN, REPO, makeTempDir, spawnMoon } from '../helpers/cli.js';
+import { REPO, makeTempDir, spawnMoon } from '../helpers/cli.js';
 
 /**
  * The web view end to end (issue 35): `moon serve` on the examples' home, Debian's chromium driven by
@@ -37,21 +38,10 @@ const servers: ChildProcess[] = [];
 let browser: Browser | null = null;
 
 /** `moon serve --port 0` on the home; resolves to its base URL. */
-function serve(env: Record<string, string> = {}): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], {
-      env: { PATH: process.env.PATH, MOON_HOME: home, MOON_RESIDENTIAL_TIMEZONE: 'UTC', ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    servers.push(child);
-    let stderr = '';
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = /serving (http:\/\/\S+)/.exec(stderr);
-      if (match) resolve(match[1]!);
-    });
-    child.on('exit', (code) => reject(new Error(`moon serve exited ${code}: ${stderr}`)));
-  });
+async function serve(env: Record<string, string> = {}): Promise<string> {
+  const { url, child } = await serveHome(home, env);
+  servers.push(child);
+  return url;
 }
 
 /** A raw GET with the headers given (fetch will not send a foreign Host). */
@@ -74,10 +64,7 @@ beforeAll(async () => {
   const indexed = await spawnMoon(['index', join(REPO, 'examples')], { MOON_HOME: home, MOON_RESIDENTIAL_TIMEZONE: 'UTC' });
   expect(indexed.code, indexed.stderr).toBe(0);
   if (hasChromium) {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium(CHROMIUM);
   }
 }, 120_000);
 

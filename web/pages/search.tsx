@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { type Explanation, type RecallMatch, type RecallResult, postJson } from '../api.js';
 import { formatTime } from '../format.js';
 import { linkTo } from '../route.js';
-import { ErrorNote, Marked, markableWords } from './shared.js';
+import { AgentOptions, ErrorNote, Marked, markableWords } from './shared.js';
 
 /** The built-in `@/` marker types (a configured one is still found by words). */
 const MARKERS = ['decision', 'breaking', 'security', 'bug', 'api', 'pattern', 'perf', 'todo', 'ref'];
@@ -91,11 +91,7 @@ export function SearchPage({ params }: { params: URLSearchParams }) {
         <label>
           Agent
           <select value={facets.source} onChange={(event) => set({ source: event.currentTarget.value })}>
-            <option value="">any</option>
-            <option value="claude-code">Claude Code</option>
-            <option value="codex">Codex</option>
-            <option value="openclaw">OpenClaw</option>
-            <option value="puffin">Puffin</option>
+            <AgentOptions />
           </select>
         </label>
         <label>

@@ -16,9 +16,11 @@ export function SessionPage({ id, at }: { id: string; at: string | null }) {
   const [markers, setMarkers] = useState<Marker[]>([]);
   const [outline, setOutline] = useState<{ title: string; body: string }[]>([]);
   useEffect(() => {
-    getJson<SessionGot>(`/v1/sessions/${encodeURIComponent(id)}`, { entries: 'all' }).then(setGot, setError);
+    getJson<SessionGot>(`/v1/sessions/${encodeURIComponent(id)}`, { entries: 'all' }).then((answer) => {
+      setGot(answer);
+      setOutline(readOutline(answer.projection ?? ''));
+    }, setError);
     getJson<{ markers: Marker[] }>('/v1/markers', { session_id: id, limit: 200 }).then((answer) => setMarkers(answer.markers), () => setMarkers([]));
-    getJson<{ projection: string | null }>(`/v1/sessions/${encodeURIComponent(id)}`).then((answer) => setOutline(readOutline(answer.projection ?? '')), () => setOutline([]));
   }, [id]);
   const entries = got?.entries ?? [];
   const target = at === null ? -1 : entries.findIndex((entry) => entry.id === at);

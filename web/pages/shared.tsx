@@ -1,5 +1,26 @@
 import { ApiError } from '../api.js';
 
+/** The agents moon reads, as a select's options (any first): one list for every filter. */
+const AGENTS: [value: string, label: string][] = [
+  ['claude-code', 'Claude Code'],
+  ['codex', 'Codex'],
+  ['openclaw', 'OpenClaw'],
+  ['puffin', 'Puffin'],
+];
+
+export function AgentOptions() {
+  return (
+    <>
+      <option value="">any</option>
+      {AGENTS.map(([value, label]) => (
+        <option key={value} value={value}>
+          {label}
+        </option>
+      ))}
+    </>
+  );
+}
+
 /** An error from the API as people read it: what went wrong, and the hint when moon gave one. */
 export function ErrorNote({ error }: { error: unknown }) {
   if (error === null || error === undefined) return null;

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { type SessionSummary, type SessionList, getJson } from '../api.js';
 import { describeSession, formatDay, formatDuration, formatTime } from '../format.js';
 import { linkTo } from '../route.js';
-import { ErrorNote } from './shared.js';
+import { AgentOptions, ErrorNote } from './shared.js';
 
 /** How often the list is read again while the page is open: new sessions appear as the watcher indexes them. */
 const REFRESH_MS = 10_000;
@@ -61,11 +61,7 @@ export function TimelinePage({ params }: { params: URLSearchParams }) {
         <label>
           Agent
           <select name="source" defaultValue={filters.source}>
-            <option value="">any</option>
-            <option value="claude-code">Claude Code</option>
-            <option value="codex">Codex</option>
-            <option value="openclaw">OpenClaw</option>
-            <option value="puffin">Puffin</option>
+            <AgentOptions />
           </select>
         </label>
         <label>

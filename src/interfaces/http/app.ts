@@ -8,6 +8,7 @@ import { sendError, sendThrown } from './errors.js';
 import { checkToken, guardRequests } from './guard.js';
 import { buildOpenApi } from './openapi.js';
 import { addWebRoutes } from './web-routes.js';
+import { parseJsonBody } from './body.js';
 import { limitRate } from './rate-limit.js';
 
 /**
@@ -109,10 +110,8 @@ export function createHttpApp(moon: Moon, options: HttpOptions): Hono {
 
   // Long-term memory: a draft from an agent (a person approves it), and search; fix patterns for an error.
   app.post('/v1/memories', async (c) => {
-    const request = REMEMBER_REQUEST.safeParse(await readJson(c.req.text()));
-    if (!request.success) throw new MoonError('bad_input', describeIssue(request.error.issues[0]!));
+    const { text, scope, cwd, session_id: sessionId, message_ids: messageIds } = parseJsonBody(REMEMBER_REQUEST, await c.req.text());
     const memory = await moon.memory.longTerm();
-    const { text, scope, cwd, session_id: sessionId, message_ids: messageIds } = request.data;
     const result = await memory.add({ text, scope, cwd: checkProjectFolder(cwd, 'cwd'), sessionIds: sessionId ? [sessionId] : undefined, messageIds });
     return history({ outcome: result.outcome, memory: result.memory });
   });
@@ -282,18 +281,6 @@ const REMEMBER_REQUEST = z.strictObject({
   session_id: z.string().min(1).max(200).optional(),
   message_ids: z.array(z.string().min(1).max(200)).max(50).optional(),
 });
-
-async function readJson(text: Promise<string>): Promise<unknown> {
-  try {
-    return JSON.parse(await text);
-  } catch (error) {
-    throw new MoonError('bad_input', `the body is not JSON: ${(error as Error).message}`);
-  }
-}
-
-function describeIssue(issue: z.core.$ZodIssue): string {
-  return `${issue.path.join('.') || 'body'}: ${issue.message}`;
-}
 
 const CONTEXT_REQUEST = z.strictObject({
   task: z.string().min(1).max(4000),

@@ -87,7 +87,7 @@ export function buildOpenApi(version: string): Record<string, unknown> {
             query('to_entry', 'last message id of the slice'),
             query('since', 'entries at or after this time'),
             query('until', 'entries before this time'),
-            query('entries', '`all`: every message instead of the projection'),
+            query('entries', '`all`: every message, with the projection beside them'),
           ],
           responses: { 200: json({ type: 'object' }, 'ShowResult'), ...errors },
         },

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { type Moon, MoonError } from '../../index.js';
+import { parseJsonBody } from './body.js';
 
 /**
  * The routes the web view needs beyond the agents' API (docs/web.md): long-term memory review over every project
@@ -27,13 +28,13 @@ export function addWebRoutes(app: Hono, moon: Moon, answer: (value: unknown) => 
   });
 
   app.post('/v1/memories/state', async (c) => {
-    const request = parseBody(STATE_REQUEST, await c.req.text());
+    const request = parseJsonBody(STATE_REQUEST, await c.req.text());
     const memory = await moon.memory.longTerm();
     return answer({ memory: await memory.setState({ ...readAll, id: request.id, state: request.state }) });
   });
 
   app.post('/v1/memories/text', async (c) => {
-    const request = parseBody(TEXT_REQUEST, await c.req.text());
+    const request = parseJsonBody(TEXT_REQUEST, await c.req.text());
     const memory = await moon.memory.longTerm();
     return answer({ memory: await memory.edit({ ...readAll, id: request.id, text: request.text }) });
   });
@@ -61,7 +62,7 @@ export function addWebRoutes(app: Hono, moon: Moon, answer: (value: unknown) => 
   });
 
   app.post('/v1/forget', async (c) => {
-    const request = parseBody(FORGET_REQUEST, await c.req.text());
+    const request = parseJsonBody(FORGET_REQUEST, await c.req.text());
     return answer(await moon.upkeep.forget({ sessions: request.session_id }));
   });
 }
@@ -71,21 +72,6 @@ const STATE_REQUEST = z.strictObject({ id: z.string().min(1).max(200), state: z.
 const TEXT_REQUEST = z.strictObject({ id: z.string().min(1).max(200), text: z.string().min(3).max(4000) });
 /** Forgetting names one whole session id, and says so twice: the page asks the person first. */
 const FORGET_REQUEST = z.strictObject({ session_id: z.string().min(8).max(512), confirm: z.literal(true) });
-
-function parseBody<T>(schema: z.ZodType<T>, text: string): T {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch (error) {
-    throw new MoonError('bad_input', `the body is not JSON: ${(error as Error).message}`);
-  }
-  const parsed = schema.safeParse(body);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new MoonError('bad_input', `${issue.path.join('.') || 'body'}: ${issue.message}`);
-  }
-  return parsed.data;
-}
 
 /** `MEMORY.md` and the daily files `YYYY-MM-DD.md`: the only names served, each a file in the home's own folders. */
 const DAILY = /^\d{4}-\d{2}-\d{2}\.md$/;
